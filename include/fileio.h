@@ -1,0 +1,24 @@
+/* fileio: whole-file reads and atomic writes (temp file + rename). */
+#ifndef PIPEPLAN_FILEIO_H
+#define PIPEPLAN_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Read a whole file into a NUL-terminated buffer (caller frees). Returns
+ * NULL with "PATH: reason" in err. A file holding a NUL byte is refused. */
+char *fileio_read(const char *path, size_t *len, char *err, size_t errlen);
+
+/* Called with a stream on the temporary file; returns 0 or -1. */
+typedef int (*fileio_writer)(FILE *out, void *ctx);
+
+/* Write PATH atomically: the writer fills a temporary file in the same
+ * directory, which is flushed, synced and renamed over PATH only when
+ * everything succeeded; on any failure the temporary is removed and PATH
+ * is untouched. Unless `force`, an existing PATH is an error. Returns 0,
+ * or -1 with "PATH: reason" in err. */
+int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
+                        void *ctx, char *err, size_t errlen);
+
+#endif

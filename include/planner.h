@@ -1,0 +1,48 @@
+/* planner: every planner behind one call, with a status a user can trust.
+ * A baseline's status is "feasible" when its plan fits and "no_fit" when
+ * it does not; "optimal" is reserved for a solver that proved it.
+ * Pure C, no I/O. */
+#ifndef PIPEPLAN_PLANNER_H
+#define PIPEPLAN_PLANNER_H
+
+#include <stdbool.h>
+#include "plan.h"
+
+enum plan_status {
+    PLAN_OPTIMAL, PLAN_FEASIBLE, PLAN_NO_FIT, PLAN_INFEASIBLE, PLAN_TIMEOUT, PLAN_ERROR
+};
+
+struct planner_result {
+    const char *planner;     /* registry name, static */
+    enum plan_status status;
+    struct plan *plan;       /* owned; NULL only on error */
+    bool believed_fit;       /* what the planner's own rule believed */
+    double bound;            /* proven lower bound on the objective, or NAN */
+    double seconds;          /* wall time of the planner */
+    char message[320];       /* why, for errors and surprises */
+};
+
+/* Registry of the layer-level planners, in display order. */
+int planner_count(void);
+const char *planner_name(int i);
+const char *planner_title(const char *name);   /* "mem-aware DP", ... */
+bool planner_exists(const char *name);
+
+/* Run one planner. Returns 0 and fills *res (free with
+ * planner_result_clear), or -1 for an unknown name. */
+int planner_run(const char *name, const struct problem *pb, struct planner_result *res);
+void planner_result_clear(struct planner_result *res);
+
+const char *planner_status_name(enum plan_status s);
+
+/* Order: fitting plans before others, then by objective. */
+int planner_result_compare(const struct planner_result *a, const struct planner_result *b);
+
+/* The smallest uniform per-GPU cap (bytes) at which some plan of the
+ * memory-aware planners fits, found by bisection over the cap; *fit_plan
+ * receives that plan (owned by the caller) and *fit_planner its planner.
+ * Returns the cap, or NAN when none fits even without a cap. */
+double planner_min_cap(const struct problem *pb, struct plan **fit_plan,
+                       const char **fit_planner);
+
+#endif

@@ -1,0 +1,80 @@
+/* problem: the numbers a planner needs, built from a network, a platform
+ * and the run knobs. Immutable once built; a knob change builds a new one.
+ * Pure C, no I/O.
+ *
+ * Units inside the model: times in milliseconds, sizes in bytes, both as
+ * double (bytes are exact integers well below 2^53). */
+#ifndef PIPEPLAN_PROBLEM_H
+#define PIPEPLAN_PROBLEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "spec.h"
+
+enum layout_kind { LAYOUT_ANY = 0, LAYOUT_CONTIGUOUS = 1 };
+
+/* Run knobs. A zero (or negative for the enums) means "as in the files". */
+struct knobs {
+    int gpus;
+    uint64_t memory;         /* uniform per-GPU cap, bytes */
+    long micro_batches;
+    int schedule;            /* enum spec_schedule, or -1 */
+    int layout;              /* enum layout_kind, or -1 (= any) */
+    int blocks;              /* ILP coarsening: 0 = none, -1 = automatic */
+    double weight_factor;
+};
+
+void knobs_init(struct knobs *k);   /* everything "as in the files" */
+
+struct problem {
+    char *network;           /* network name */
+    long micro_batch;        /* samples per micro-batch */
+    int L;                   /* chain elements (layers, or blocks) */
+    double *f, *b;           /* [L] forward / backward ms */
+    double *w;               /* [L] parameter bytes */
+    double *a;               /* [L] bytes crossing the cut after i (a[L-1] unused) */
+    double *s;               /* [L] stored bytes */
+    double *c;               /* [L] ms to send the cut after i: latency + a/bw; c[L-1] = 0 */
+    char **names;            /* [L] layer (or block) names */
+    int *first;              /* [L+1]: element i covers original layers first[i]..first[i+1]-1 */
+    int P;                   /* GPUs */
+    double *cap;             /* [P] memory per GPU, bytes */
+    double *reserved;        /* [P] reserved bytes per GPU */
+    long m;                  /* micro-batches per iteration */
+    enum spec_schedule schedule;
+    enum layout_kind layout;
+    double phi;              /* weight memory factor */
+    double bandwidth;        /* bytes/s */
+    double latency_ms;
+};
+
+/* Build from specs and knobs (knobs may be NULL). Returns NULL with a
+ * message in err when a knob is out of range (or the specs hold
+ * something no planner can use: no layers, a negative time, zero
+ * bandwidth). knobs->blocks is only checked here: the result keeps every
+ * layer, and a planner that wants blocks calls problem_coarsen(). */
+struct problem *problem_create(const struct spec_network *net,
+                               const struct spec_platform *plat,
+                               const struct knobs *knobs,
+                               char *err, size_t errlen);
+struct problem *problem_copy(const struct problem *pb);
+void problem_free(struct problem *pb);
+
+/* Coarsen into at most `blocks` elements: sums of f, b, w, s; a block's cut
+ * is the cut after its last layer; cut points with small activations are
+ * preferred. blocks <= 0 or >= L returns a copy. */
+struct problem *problem_coarsen(const struct problem *pb, int blocks);
+
+/* T_lb = max(sum(f+b)/P, max(f+b)). */
+double problem_lower_bound(const struct problem *pb);
+
+/* Sum of f+b over all elements. */
+double problem_compute_ms(const struct problem *pb);
+
+/* Duration of operation o: o < L is F_o, o >= L is B_{o-L}. */
+static inline double problem_op_duration(const struct problem *pb, int o)
+{
+    return o < pb->L ? pb->f[o] : pb->b[o - pb->L];
+}
+
+#endif

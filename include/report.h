@@ -1,0 +1,22 @@
+/* report: plans as text for people (table) and JSON for machines. The
+ * JSON shape is the contract of `pipeplan solve --json` and of exports. */
+#ifndef PIPEPLAN_REPORT_H
+#define PIPEPLAN_REPORT_H
+
+#include <stdio.h>
+#include "planner.h"
+
+struct report {
+    const struct problem *pb;        /* the layer-level problem */
+    int blocks;                      /* elements the ILP worked on (L if none) */
+    const struct planner_result *results;
+    int nresults;
+    double min_cap;                  /* NAN unless nothing fits */
+    const char *min_cap_planner;
+};
+
+/* Returns 0, or -1 on a stream error. */
+int report_json(FILE *out, const struct report *r);
+int report_table(FILE *out, const struct report *r);
+
+#endif

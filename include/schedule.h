@@ -1,0 +1,27 @@
+/* schedule: turn any allocation into a valid periodic 1F1B schedule.
+ * Pure C, no I/O. */
+#ifndef PIPEPLAN_SCHEDULE_H
+#define PIPEPLAN_SCHEDULE_H
+
+#include "plan.h"
+
+/* Given pl->gpu, choose the period T and start times that satisfy every
+ * constraint of MODEL.md section 2 (chain order with transfer delays,
+ * per-GPU send/receive load <= T, modular non-overlap on each GPU), with T
+ * as small as it can find (starting from the largest per-GPU compute, send
+ * and receive load) and in-flight counts low (list scheduling in chain
+ * order, each op at the earliest time its GPU is free modulo T, or flush
+ * against another op when that is what fits; then forward ops moved as
+ * late and backward ops as early as allowed, and a bounded search for
+ * deliberate waits that lower memory over the caps, then the objective,
+ * then the worst GPU's margin). Deterministic. Then calls plan_evaluate().
+ * Returns 0, or -1 if the allocation is malformed. */
+int schedule_build(struct plan *pl, const struct problem *pb);
+
+/* Same with a fixed period T: returns -1 when T is below a GPU's compute,
+ * send or receive load or the list scheduler cannot place every operation
+ * at that T (it always can once T reaches the whole chain's time with its
+ * transfers); pl is then left as it was. */
+int schedule_build_at(struct plan *pl, const struct problem *pb, double T);
+
+#endif

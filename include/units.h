@@ -1,0 +1,46 @@
+/* units: exact parsing and human formatting of times, sizes and bandwidths.
+ *
+ * Spec files always write units; parsing is exact for decimal sizes
+ * (37.6KB is 37600 bytes) and rejects anything that would not fit in 64
+ * bits. Pure C, no I/O. */
+#ifndef PIPEPLAN_UNITS_H
+#define PIPEPLAN_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Each parser returns 0 on success, or -1 with a short reason in err
+ * (e.g. "missing unit", "negative value") that the caller wraps with the
+ * file and line. Leading/trailing blanks are allowed, a blank between the
+ * number and the unit too. */
+
+/* "1.9ms", "250us", "0.5 s" -> milliseconds. */
+int units_parse_time(const char *text, double *ms, char *err, size_t errlen);
+
+/* "37.6KB", "16GiB", "512B" -> bytes; fractional bytes round to nearest. */
+int units_parse_size(const char *text, uint64_t *bytes, char *err, size_t errlen);
+
+/* "25GB/s", "100Gbit/s", "800MB/s" -> bytes per second. */
+int units_parse_bandwidth(const char *text, double *bytes_per_s, char *err, size_t errlen);
+
+/* A bare non-negative integer count ("8"), in [min, max]. */
+int units_parse_count(const char *text, long min, long max, long *value,
+                      char *err, size_t errlen);
+
+/* A bare non-negative finite real ("4", "2.5"). */
+int units_parse_real(const char *text, double *value, char *err, size_t errlen);
+
+/* Human formatting into buf; returns buf. Sizes in binary units
+ * ("11.2 GiB", "37.6 KiB", "512 B"), times in ms/s/us. */
+char *units_format_size(double bytes, char *buf, size_t len);
+char *units_format_time(double ms, char *buf, size_t len);
+char *units_format_bandwidth(double bytes_per_s, char *buf, size_t len);
+
+/* Exact spec-file spelling: the shortest of B, KB, MB, GB (x1000) or KiB,
+ * MiB, GiB (x1024) that writes bytes without loss, e.g. "37600B" ->
+ * "37.6KB". Used by writers so files round-trip byte for byte. */
+char *units_write_size(uint64_t bytes, char *buf, size_t len);
+/* Milliseconds with up to 6 decimals, trailing zeros trimmed ("1.9ms"). */
+char *units_write_time(double ms, char *buf, size_t len);
+
+#endif

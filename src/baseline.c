@@ -1,0 +1,626 @@
+/* baseline: the splits today's frameworks pick, each scheduled and judged
+ * with the common model (MODEL.md section 7). All splits are contiguous:
+ * stage k is one interval of layers on GPU k. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "schedule.h"
+
+/* Relative tolerance of the ceil() in the wait-free copy count, so that a
+ * period snapped to lifetime / n still counts n copies. Far below the
+ * search tolerance, so the search never settles inside it. */
+#define COPIES_TOL 1e-12
+/* The dp period search stops when its bracket is this tight (relative). */
+#define SEARCH_TOL 1e-9
+#define SEARCH_MAX_STEPS 200
+/* Bound on the periods tried when the dp's split must be rescheduled
+ * longer to fit (each try runs the schedule builder). */
+#define DP_RESCHEDULE_STEPS 32
+/* ... and how close (relative) the bisection back goes. */
+#define DP_REFINE_TOL 1e-3
+
+static bool problem_usable(const struct problem *pb)
+{
+    return pb && pb->L >= 1 && pb->P >= 1;
+}
+
+static int stage_limit(const struct problem *pb)
+{
+    return pb->P < pb->L ? pb->P : pb->L;
+}
+
+/* pre[i] = sum of x over layers before i, so an interval sum is a
+ * difference: every stage sum is computed the same way in every pass. */
+static double *prefix_new(const struct problem *pb, const double *x,
+                          const double *y)
+{
+    double *pre = malloc(((size_t)pb->L + 1) * sizeof *pre);
+    if (!pre)
+        return NULL;
+    pre[0] = 0;
+    for (int i = 0; i < pb->L; i++)
+        pre[i + 1] = pre[i] + x[i] + (y ? y[i] : 0);
+    return pre;
+}
+
+/* An optional per-stage limit: factor_k * (lim[j] - lim[i]) <= bound[k],
+ * with factor_k = S - k when by_depth (PipeDream's rule), else 1. */
+struct stage_rule {
+    const double *lim;
+    const double *bound;
+    bool by_depth;
+};
+
+static bool rule_admits(const struct stage_rule *r, int S, int k, int i, int j)
+{
+    if (!r)
+        return true;
+    double factor = r->by_depth ? (double)(S - k) : 1.0;
+    return factor * (r->lim[j] - r->lim[i]) <= r->bound[k];
+}
+
+/* Exactly S non-empty stages minimising the largest stage cost
+ * (cost[j] - cost[i]) under an optional rule. Writes gpu[] and returns the
+ * optimum, or INFINITY (gpu untouched) when the rule admits no split, or
+ * NAN when out of memory. Ties go to the longest last stage, recursively. */
+static double split_minmax(const struct problem *pb, int S, const double *cost,
+                           const struct stage_rule *rule, int *gpu)
+{
+    int L = pb->L;
+    size_t cells = ((size_t)S + 1) * ((size_t)L + 1);
+    double *best = malloc(cells * sizeof *best);
+    int *from = malloc(cells * sizeof *from);
+    if (!best || !from) {
+        free(best);
+        free(from);
+        return NAN;
+    }
+    for (size_t x = 0; x < cells; x++) {
+        best[x] = INFINITY;
+        from[x] = -1;
+    }
+    best[0] = 0; /* zero stages cover zero layers */
+    for (int k = 1; k <= S; k++) {
+        /* stage k-1 ends at j; later stages need one layer each */
+        for (int j = k; j <= L - (S - k); j++) {
+            double *cell = &best[(size_t)k * (L + 1) + j];
+            for (int i = j - 1; i >= k - 1; i--) {
+                double c = cost[j] - cost[i];
+                if (c > *cell)
+                    break; /* stages only get dearer to the left */
+                /* the limited quantity too only grows to the left */
+                if (!rule_admits(rule, S, k - 1, i, j))
+                    break;
+                double prev = best[(size_t)(k - 1) * (L + 1) + i];
+                if (prev == INFINITY)
+                    continue;
+                double v = prev > c ? prev : c;
+                if (v <= *cell) {
+                    *cell = v;
+                    from[(size_t)k * (L + 1) + j] = i;
+                }
+            }
+        }
+    }
+    double opt = best[(size_t)S * (L + 1) + L];
+    if (opt < INFINITY) {
+        int j = L;
+        for (int k = S; k >= 1; k--) {
+            int i = from[(size_t)k * (L + 1) + j];
+            for (int l = i; l < j; l++)
+                gpu[l] = k - 1;
+            j = i;
+        }
+    }
+    free(best);
+    free(from);
+    return opt;
+}
+
+int baseline_uniform_allocation(const struct problem *pb, int *gpu)
+{
+    if (!problem_usable(pb) || !gpu)
+        return -1;
+    int S = stage_limit(pb);
+    int base = pb->L / S, extra = pb->L % S;
+    int l = 0;
+    for (int k = 0; k < S; k++)
+        for (int n = base + (k < extra); n > 0; n--)
+            gpu[l++] = k;
+    return 0;
+}
+
+int baseline_time_allocation(const struct problem *pb, int *gpu)
+{
+    if (!problem_usable(pb) || !gpu)
+        return -1;
+    double *load = prefix_new(pb, pb->f, pb->b);
+    if (!load)
+        return -1;
+    double opt = split_minmax(pb, stage_limit(pb), load, NULL, gpu);
+    free(load);
+    return isnan(opt) ? -1 : 0;
+}
+
+int baseline_parameters_allocation(const struct problem *pb, int *gpu)
+{
+    if (!problem_usable(pb) || !gpu)
+        return -1;
+    int S = stage_limit(pb);
+    double *load = prefix_new(pb, pb->f, pb->b);
+    double *wpre = prefix_new(pb, pb->w, NULL);
+    double *bound = malloc((size_t)S * sizeof *bound);
+    int rc = -1;
+    if (load && wpre && bound) {
+        double wmax = split_minmax(pb, S, wpre, NULL, gpu);
+        if (!isnan(wmax)) {
+            /* second pass: least compute among the splits reaching wmax;
+             * the first pass's split qualifies, so this cannot fail */
+            for (int k = 0; k < S; k++)
+                bound[k] = wmax;
+            struct stage_rule rule = { wpre, bound, false };
+            double t = split_minmax(pb, S, load, &rule, gpu);
+            rc = isnan(t) ? -1 : 0;
+        }
+    }
+    free(load);
+    free(wpre);
+    free(bound);
+    return rc;
+}
+
+int baseline_pipedream_allocation(const struct problem *pb, int *gpu)
+{
+    if (!problem_usable(pb) || !gpu)
+        return -1;
+    int L = pb->L, Smax = stage_limit(pb);
+    double *load = prefix_new(pb, pb->f, pb->b);
+    double *sw = prefix_new(pb, pb->s, pb->w);
+    double *bound = malloc((size_t)Smax * sizeof *bound);
+    int *trial = malloc((size_t)L * sizeof *trial);
+    int rc = -1;
+    if (!load || !sw || !bound || !trial)
+        goto out;
+    for (int k = 0; k < Smax; k++)
+        bound[k] = pb->cap[k] - pb->reserved[k];
+    struct stage_rule rule = { sw, bound, true };
+    double best = INFINITY;
+    for (int S = 1; S <= Smax; S++) {
+        double v = split_minmax(pb, S, load, &rule, trial);
+        if (isnan(v))
+            goto out;
+        /* more stages must be strictly faster to win */
+        if (v < INFINITY && (best == INFINITY || v < best - PLAN_EPS)) {
+            best = v;
+            memcpy(gpu, trial, (size_t)L * sizeof *gpu);
+        }
+    }
+    if (best < INFINITY) {
+        rc = 1;
+    } else {
+        double v = split_minmax(pb, Smax, load, NULL, gpu);
+        rc = isnan(v) ? -1 : 0;
+    }
+out:
+    free(load);
+    free(sw);
+    free(bound);
+    free(trial);
+    return rc;
+}
+
+/* ---- memory-aware DP ---------------------------------------------------
+ *
+ * For a period T, a suffix of the chain starting at layer i and split into
+ * t stages is summarised by X, the transfer time of its cuts (every cut
+ * after a layer >= i). The layers of the stage [i, j) in front of a suffix
+ * starting at j all see the same cuts: the one after j-1 and the suffix's,
+ * so their wait-free lifetimes are (compute from l to the end) + 2X(i).
+ * Copy counts grow with X and nothing else in front depends on the suffix,
+ * so the suffix with the least X dominates: one value per (i, t) keeps the
+ * DP exact. Equal X goes to the suffix with more memory headroom (a real
+ * schedule may need more copies than the wait-free count). */
+
+struct dp {
+    const struct problem *pb;
+    int L, Smax;
+    bool same_room;        /* cap - reserved equal on GPUs 0..Smax-1 */
+    double *load;          /* [L+1] prefix of f+b */
+    double *X, *slack;     /* [(Smax+1)(L+1)] per (t, i) */
+    int *next;             /* end of the first stage of that suffix */
+    int *trial;            /* [L] */
+};
+
+static double dp_copies(double life, double T)
+{
+    if (life <= 0)
+        return 1;
+    double q = life / T;
+    double n = ceil(q - COPIES_TOL * (q > 1 ? q : 1));
+    return n < 1 ? 1 : n;
+}
+
+/* Fill the tables at period T. S > 0: plans of exactly S stages on GPUs
+ * 0..S-1 (caps differ); S == 0: any count up to Smax (caps equal, so the
+ * stage's GPU does not matter). */
+static void dp_fill(struct dp *d, double T, int S)
+{
+    const struct problem *pb = d->pb;
+    int L = d->L, tmax = S > 0 ? S : d->Smax;
+    bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
+    size_t row = (size_t)L + 1;
+    for (size_t x = 0; x < ((size_t)d->Smax + 1) * row; x++) {
+        d->X[x] = INFINITY;
+        d->slack[x] = -INFINITY;
+        d->next[x] = -1;
+    }
+    d->X[L] = 0;
+    d->slack[L] = INFINITY;
+    for (int t = 1; t <= tmax; t++) {
+        int g = S > 0 ? S - t : 0;
+        int ilo = S > 0 ? S - t : 0;
+        double room = pb->cap[g] - pb->reserved[g];
+        for (int j = 1; j <= L; j++) {
+            size_t from = (size_t)(t - 1) * row + j;
+            if (d->X[from] == INFINITY)
+                continue;
+            double out_c = j < L ? pb->c[j - 1] : 0;
+            double out_buf = j < L ? 2 * pb->a[j - 1] : 0;
+            double X = out_c + d->X[from];
+            double layers = 0;
+            for (int i = j - 1; i >= ilo; i--) {
+                if (d->load[j] - d->load[i] > T)
+                    break;
+                double life = d->load[L] - d->load[i] + 2 * X;
+                double n = dp_copies(life, T);
+                double u = async ? n : fmin(n, (double)pb->m);
+                double v = async ? n : 1;
+                layers += (pb->phi + v - 1) * pb->w[i] + pb->s[i] * u;
+                if (layers > room)
+                    break; /* every layer adds memory */
+                if (S > 0 && t == S && i != 0)
+                    continue;
+                double in_c = i > 0 ? pb->c[i - 1] : 0;
+                if (in_c + out_c > T)
+                    continue;
+                double mem = layers + out_buf + (i > 0 ? 2 * pb->a[i - 1] : 0);
+                if (mem > room)
+                    continue;
+                double sl = fmin(d->slack[from], room - mem);
+                size_t to = (size_t)t * row + i;
+                if (X < d->X[to] || (X == d->X[to] && sl > d->slack[to])) {
+                    d->X[to] = X;
+                    d->slack[to] = sl;
+                    d->next[to] = j;
+                }
+            }
+        }
+    }
+}
+
+static void dp_trace(const struct dp *d, int t, int *gpu)
+{
+    size_t row = (size_t)d->L + 1;
+    int i = 0;
+    for (int k = 0; i < d->L; k++, t--) {
+        int j = d->next[(size_t)t * row + i];
+        for (int l = i; l < j; l++)
+            gpu[l] = k;
+        i = j;
+    }
+}
+
+static void dp_consider(const struct dp *d, int t, double *bestX,
+                        double *bestSlack, int *gpu)
+{
+    size_t at = (size_t)t * ((size_t)d->L + 1);
+    double X = d->X[at], sl = d->slack[at];
+    if (X < *bestX || (X < INFINITY && X == *bestX && sl > *bestSlack)) {
+        *bestX = X;
+        *bestSlack = sl;
+        dp_trace(d, t, gpu);
+    }
+}
+
+/* Whether some contiguous plan fits at T; the chosen one goes to gpu[]:
+ * least transfer time, then most headroom, then fewest stages. */
+static bool dp_feasible(struct dp *d, double T, int *gpu)
+{
+    double bestX = INFINITY, bestSlack = -INFINITY;
+    if (d->same_room) {
+        dp_fill(d, T, 0);
+        for (int t = 1; t <= d->Smax; t++)
+            dp_consider(d, t, &bestX, &bestSlack, gpu);
+    } else {
+        for (int S = 1; S <= d->Smax; S++) {
+            dp_fill(d, T, S);
+            dp_consider(d, S, &bestX, &bestSlack, gpu);
+        }
+    }
+    return bestX < INFINITY;
+}
+
+/* The least period at which the wait-free model still admits gpu[] with
+ * the copy counts it has at T: the largest of its loads, its link loads
+ * and lifetime / count over its layers (a hair above T when T was inside
+ * the count tolerance). */
+static double dp_snap(const struct dp *d, const int *gpu, double T)
+{
+    const struct problem *pb = d->pb;
+    int L = d->L;
+    double need = 0, X = 0;
+    int j = L;
+    while (j > 0) {
+        int i = j - 1;
+        while (i > 0 && gpu[i - 1] == gpu[j - 1])
+            i--;
+        double out_c = j < L ? pb->c[j - 1] : 0;
+        double in_c = i > 0 ? pb->c[i - 1] : 0;
+        X += out_c;
+        need = fmax(need, d->load[j] - d->load[i]);
+        need = fmax(need, in_c + out_c);
+        for (int l = i; l < j; l++) {
+            double life = d->load[L] - d->load[l] + 2 * X;
+            if (life > 0)
+                need = fmax(need, life / dp_copies(life, T));
+        }
+        j = i;
+    }
+    return need;
+}
+
+static void dp_free(struct dp *d)
+{
+    free(d->load);
+    free(d->X);
+    free(d->slack);
+    free(d->next);
+    free(d->trial);
+}
+
+int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period)
+{
+    if (!problem_usable(pb) || !gpu)
+        return -1;
+    struct dp d = { .pb = pb, .L = pb->L, .Smax = stage_limit(pb) };
+    size_t cells = ((size_t)d.Smax + 1) * ((size_t)d.L + 1);
+    d.load = prefix_new(pb, pb->f, pb->b);
+    d.X = malloc(cells * sizeof *d.X);
+    d.slack = malloc(cells * sizeof *d.slack);
+    d.next = malloc(cells * sizeof *d.next);
+    d.trial = malloc((size_t)d.L * sizeof *d.trial);
+    if (!d.load || !d.X || !d.slack || !d.next || !d.trial) {
+        dp_free(&d);
+        return -1;
+    }
+    d.same_room = true;
+    for (int p = 1; p < d.Smax; p++)
+        if (pb->cap[p] - pb->reserved[p] != pb->cap[0] - pb->reserved[0])
+            d.same_room = false;
+
+    /* Above every wait-free lifetime each layer keeps one copy, the least
+     * memory any period allows: if nothing fits there, nothing fits. */
+    double transfers = 0;
+    for (int i = 0; i + 1 < d.L; i++)
+        transfers += pb->c[i];
+    double hi = d.load[d.L] + 2 * transfers;
+    if (hi <= 0)
+        hi = 1;
+    if (!dp_feasible(&d, hi, gpu)) {
+        dp_free(&d);
+        return baseline_time_allocation(pb, gpu) < 0 ? -1 : 0;
+    }
+    hi = dp_snap(&d, gpu, hi);
+
+    /* Feasibility is monotone in T: bisect, snapping every success down to
+     * the period its plan really needs, so the bracket closes on one of the
+     * finitely many values (a load, a link load, a lifetime / count). */
+    double lb = problem_lower_bound(pb);
+    double lo = lb > 0 ? lb * (1 - 1e-9) : 0;
+    for (int step = 0; step < SEARCH_MAX_STEPS && hi - lo > SEARCH_TOL * hi;
+         step++) {
+        double mid = lo + (hi - lo) / 2;
+        if (dp_feasible(&d, mid, d.trial)) {
+            memcpy(gpu, d.trial, (size_t)d.L * sizeof *gpu);
+            hi = dp_snap(&d, gpu, mid);
+        } else {
+            lo = mid;
+        }
+    }
+    if (period)
+        *period = hi;
+    dp_free(&d);
+    return 1;
+}
+
+/* ---- plans ------------------------------------------------------------ */
+
+static struct plan *plan_from_allocation(const struct problem *pb,
+                                         const int *gpu)
+{
+    struct plan *pl = plan_new(pb->L, pb->P);
+    if (!pl)
+        return NULL;
+    memcpy(pl->gpu, gpu, (size_t)pb->L * sizeof *gpu);
+    if (schedule_build(pl, pb) != 0) {
+        plan_free(pl);
+        return NULL;
+    }
+    return pl;
+}
+
+typedef int (*allocation_fn)(const struct problem *pb, int *gpu);
+
+static struct plan *baseline_run(const struct problem *pb, allocation_fn fn,
+                                 bool *believed_fit)
+{
+    if (!problem_usable(pb))
+        return NULL;
+    int *gpu = malloc((size_t)pb->L * sizeof *gpu);
+    if (!gpu)
+        return NULL;
+    int rc = fn(pb, gpu);
+    struct plan *pl = rc < 0 ? NULL : plan_from_allocation(pb, gpu);
+    if (pl && believed_fit)
+        *believed_fit = rc != 0;
+    free(gpu);
+    return pl;
+}
+
+/* The three rules without a memory model always "believe" they fit. */
+static int uniform_rule(const struct problem *pb, int *gpu)
+{
+    return baseline_uniform_allocation(pb, gpu) < 0 ? -1 : 1;
+}
+
+static int parameters_rule(const struct problem *pb, int *gpu)
+{
+    return baseline_parameters_allocation(pb, gpu) < 0 ? -1 : 1;
+}
+
+static int time_rule(const struct problem *pb, int *gpu)
+{
+    return baseline_time_allocation(pb, gpu) < 0 ? -1 : 1;
+}
+
+struct plan *baseline_uniform(const struct problem *pb)
+{
+    return baseline_run(pb, uniform_rule, NULL);
+}
+
+struct plan *baseline_parameters(const struct problem *pb)
+{
+    return baseline_run(pb, parameters_rule, NULL);
+}
+
+struct plan *baseline_time(const struct problem *pb)
+{
+    return baseline_run(pb, time_rule, NULL);
+}
+
+struct plan *baseline_pipedream(const struct problem *pb, bool *believed_fit)
+{
+    return baseline_run(pb, baseline_pipedream_allocation, believed_fit);
+}
+
+/* Whether every GPU would fit at period T if the activation lifetimes of
+ * pl's schedule stayed as they are. mem[] is scratch for P values. */
+static bool dp_fits_at(const struct plan *pl, const struct problem *pb,
+                       double T, double *mem)
+{
+    bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
+    for (int p = 0; p < pl->P; p++)
+        mem[p] = pl->gpus[p].reserved + pl->gpus[p].buffers;
+    for (int i = 0; i < pl->L; i++) {
+        double life = pl->start[pl->L + i] + pb->b[i] - pl->start[i];
+        int n = plan_inflight_count(life, T);
+        double u = async ? n : fmin(n, (double)pb->m);
+        double v = async ? n : 1;
+        mem[pl->gpu[i]] += (pb->phi + v - 1) * pb->w[i] + pb->s[i] * u;
+    }
+    for (int p = 0; p < pl->P; p++)
+        if (mem[p] > pb->cap[p])
+            return false;
+    return true;
+}
+
+/* The least period at which pl would fit with its lifetimes unchanged
+ * (bisection, then down to the lifetime / count that really binds), or
+ * INFINITY when one copy of everything does not fit either. */
+static double dp_predict_period(const struct plan *pl, const struct problem *pb,
+                                double *mem)
+{
+    double lo = pl->T, hi = pl->T;
+    for (int i = 0; i < pl->L; i++)
+        hi = fmax(hi, pl->start[pl->L + i] + pb->b[i] - pl->start[i]);
+    if (!dp_fits_at(pl, pb, hi, mem))
+        return INFINITY;
+    for (int step = 0; step < SEARCH_MAX_STEPS && hi - lo > SEARCH_TOL * hi;
+         step++) {
+        double mid = lo + (hi - lo) / 2;
+        if (dp_fits_at(pl, pb, mid, mem))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    double need = pl->T;
+    for (int i = 0; i < pl->L; i++) {
+        double life = pl->start[pl->L + i] + pb->b[i] - pl->start[i];
+        if (life > 0)
+            need = fmax(need, life / plan_inflight_count(life, hi));
+    }
+    return fmin(need, hi);
+}
+
+/* The list scheduler picks the least period it can place and ignores
+ * memory, but the dp's split is only worth its period if it fits. When
+ * the shortest schedule does not fit, schedule again from the dp's own
+ * period (no schedule of this split fits below it) upwards, each time at
+ * the period where the last schedule's lifetimes would fit; lifetimes
+ * often shrink as T grows, so then bisect back towards the last period
+ * that did not fit. */
+static struct plan *dp_schedule(const struct problem *pb, const int *gpu,
+                                double period)
+{
+    struct plan *pl = plan_from_allocation(pb, gpu);
+    if (!pl || pl->fits)
+        return pl;
+    struct plan *alt = plan_copy(pl);
+    double *mem = malloc((size_t)pb->P * sizeof *mem);
+    double T = fmax(period, pl->T), bad = T;
+    bool found = false;
+    for (int step = 0; alt && mem && step < DP_RESCHEDULE_STEPS; step++) {
+        if (found) {
+            if (T - bad <= DP_REFINE_TOL * T)
+                break;
+            T = bad + (T - bad) / 2;
+        }
+        if (schedule_build_at(alt, pb, T) != 0) {
+            bad = T;
+            T = found ? pl->T : T * (1 + 1.0 / 256);
+            continue;
+        }
+        if (alt->fits) {
+            struct plan *swap = pl;
+            pl = alt;
+            alt = swap;
+            found = true;
+            T = pl->T;
+            continue;
+        }
+        bad = T;
+        if (found) {
+            T = pl->T;
+            continue;
+        }
+        double next = dp_predict_period(alt, pb, mem);
+        if (next == INFINITY)
+            break;
+        T = fmax(next, T * (1 + 1.0 / 4096));
+    }
+    plan_free(alt);
+    free(mem);
+    return pl;
+}
+
+struct plan *baseline_dp(const struct problem *pb, bool *believed_fit)
+{
+    if (!problem_usable(pb))
+        return NULL;
+    int *gpu = malloc((size_t)pb->L * sizeof *gpu);
+    if (!gpu)
+        return NULL;
+    double period = 0;
+    int rc = baseline_dp_allocation(pb, gpu, &period);
+    struct plan *pl = NULL;
+    if (rc == 1)
+        pl = dp_schedule(pb, gpu, period);
+    else if (rc == 0)
+        pl = plan_from_allocation(pb, gpu);
+    if (pl && believed_fit)
+        *believed_fit = rc == 1;
+    free(gpu);
+    return pl;
+}

@@ -1,0 +1,194 @@
+/* pipeplan check: validate spec files and print a one-screen summary. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fileio.h"
+#include "spec.h"
+#include "units.h"
+
+enum file_kind { FILE_UNKNOWN, FILE_NETWORK, FILE_PLATFORM };
+
+/* The first section header decides what a file is. */
+static enum file_kind detect_kind(const char *text, int *line)
+{
+    *line = 1;
+    for (const char *p = text; *p; (*line)++) {
+        while (*p == ' ' || *p == '\t' || *p == '\r')
+            p++;
+        if (*p == '[') {
+            p++;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (strncmp(p, "network", 7) == 0 || strncmp(p, "layer", 5) == 0)
+                return FILE_NETWORK;
+            if (strncmp(p, "platform", 8) == 0 || strncmp(p, "training", 8) == 0 ||
+                strncmp(p, "gpu", 3) == 0)
+                return FILE_PLATFORM;
+            return FILE_UNKNOWN;
+        }
+        if (*p != ';' && *p != '#' && *p != '\n' && *p != '\0')
+            return FILE_UNKNOWN;
+        const char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return FILE_UNKNOWN;
+}
+
+static void summary_network(FILE *out, const char *label, const struct spec_network *net)
+{
+    char b1[32], b2[32], b3[32];
+    double fwd = 0, bwd = 0;
+    uint64_t stored = 0, largest = 0;
+    int largest_at = 0;
+    for (int i = 0; i < net->nlayers; i++) {
+        const struct spec_layer *l = &net->layers[i];
+        fwd += l->forward_ms;
+        bwd += l->backward_ms;
+        stored += l->stored;
+        if (l->activation > largest) {
+            largest = l->activation;
+            largest_at = i;
+        }
+    }
+    fprintf(out, "%s: network %s, %d layers, micro-batch of %ld samples\n", label,
+            net->name, net->nlayers, net->micro_batch);
+    fprintf(out, "  compute      %s per micro-batch (forward %s, backward %s)\n",
+            units_format_time(fwd + bwd, b1, sizeof b1), units_format_time(fwd, b2, sizeof b2),
+            units_format_time(bwd, b3, sizeof b3));
+    fprintf(out, "  weights      %s of parameters\n",
+            units_format_size((double)spec_network_weights(net), b1, sizeof b1));
+    fprintf(out, "  activations  largest %s (after %s), %s stored per micro-batch\n",
+            units_format_size((double)largest, b1, sizeof b1), net->layers[largest_at].name,
+            units_format_size((double)stored, b2, sizeof b2));
+    if (net->source)
+        fprintf(out, "  source       %s\n", net->source);
+}
+
+static void summary_platform(FILE *out, const char *label, const struct spec_platform *pl)
+{
+    char b1[32], b2[32], b3[32];
+    fprintf(out, "%s: platform %s, %d GPUs\n", label, pl->name, pl->gpus);
+    fprintf(out, "  memory       %s per GPU, %s reserved\n",
+            units_format_size((double)pl->memory, b1, sizeof b1),
+            units_format_size((double)pl->reserved, b2, sizeof b2));
+    for (int g = 0; g < pl->gpus; g++)
+        if (pl->gpu_memory[g] != pl->memory)
+            fprintf(out, "  gpu %-8d %s (override)\n", g,
+                    units_format_size((double)pl->gpu_memory[g], b1, sizeof b1));
+    fprintf(out, "  links        %s, %s latency\n",
+            units_format_bandwidth(pl->bandwidth, b1, sizeof b1),
+            units_format_time(pl->latency_ms, b3, sizeof b3));
+    if (pl->optimizer == SPEC_OPT_FACTOR)
+        fprintf(out, "  training     %ld micro-batches, %s schedule, weight factor %g\n",
+                pl->micro_batches, spec_schedule_name(pl->schedule), pl->weight_factor);
+    else
+        fprintf(out, "  training     %ld micro-batches, %s schedule, %s (weight factor %g)\n",
+                pl->micro_batches, spec_schedule_name(pl->schedule),
+                spec_optimizer_name(pl->optimizer), pl->weight_factor);
+}
+
+struct checked {
+    enum file_kind kind;
+    struct spec_network *net;
+    struct spec_platform *plat;
+};
+
+/* Load one file of either kind; on error print it and return -1. */
+static int check_text(const char *text, const char *label, struct checked *c)
+{
+    char err[SPEC_ERR_LEN];
+    int line;
+    memset(c, 0, sizeof *c);
+    c->kind = detect_kind(text, &line);
+    if (c->kind == FILE_UNKNOWN) {
+        if (strspn(text, " \t\r\n") == strlen(text))
+            fprintf(stderr, "%s:1: empty file (expected a network or a platform file)\n",
+                    label);
+        else
+            fprintf(stderr, "%s:%d: not a spec file (expected a [network] or [platform] "
+                    "section first)\n", label, line);
+        return -1;
+    }
+    if (c->kind == FILE_NETWORK)
+        c->net = spec_network_parse(text, label, err, sizeof err);
+    else
+        c->plat = spec_platform_parse(text, label, err, sizeof err);
+    if (!c->net && !c->plat) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void checked_print(FILE *out, const char *label, const struct checked *c)
+{
+    if (c->kind == FILE_NETWORK)
+        summary_network(out, label, c->net);
+    else
+        summary_platform(out, label, c->plat);
+}
+
+static void checked_free(struct checked *c)
+{
+    spec_network_free(c->net);
+    spec_platform_free(c->plat);
+}
+
+int cmd_check(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0) {
+        FILE *out = argc < 2 ? stderr : stdout;
+        fprintf(out, "usage: pipeplan check FILE...\n"
+                "Validate network and platform files and summarise them.\n");
+        return argc < 2 ? 2 : 0;
+    }
+    int n = argc - 1, failed = 0;
+    struct checked *all = calloc((size_t)n, sizeof *all);
+    if (!all) {
+        fprintf(stderr, "pipeplan: out of memory\n");
+        return 2;
+    }
+    /* Validate everything first: on any error, nothing goes to stdout. */
+    for (int i = 0; i < n; i++) {
+        char err[SPEC_ERR_LEN];
+        char *text = fileio_read(argv[i + 1], NULL, err, sizeof err);
+        if (!text) {
+            fprintf(stderr, "%s\n", err);
+            failed++;
+            continue;
+        }
+        if (check_text(text, argv[i + 1], &all[i]) < 0)
+            failed++;
+        free(text);
+    }
+    for (int i = 0; i < n && !failed; i++) {
+        if (i > 0)
+            fputc('\n', stdout);
+        checked_print(stdout, argv[i + 1], &all[i]);
+    }
+    for (int i = 0; i < n; i++)
+        checked_free(&all[i]);
+    free(all);
+    return failed ? 2 : 0;
+}
+
+int cmd_default(void)
+{
+    struct checked net, plat;
+    if (check_text(default_network, default_network_path, &net) < 0)
+        return 2;
+    if (check_text(default_platform, default_platform_path, &plat) < 0) {
+        checked_free(&net);
+        return 2;
+    }
+    printf("pipeplan: built-in example (run 'pipeplan --help' for the commands)\n\n");
+    checked_print(stdout, default_network_path, &net);
+    fputc('\n', stdout);
+    checked_print(stdout, default_platform_path, &plat);
+    checked_free(&net);
+    checked_free(&plat);
+    return 0;
+}

@@ -1,0 +1,210 @@
+/* cmd_import: `pipeplan import pipedream GRAPH.txt --micro-batch N ...`,
+ * a profiler's graph turned into a network file. */
+#include "import.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fileio.h"
+#include "spec.h"
+#include "units.h"
+
+#define TAIL_MAX 120    /* comment lines stay well inside a spec line */
+#define MAX_NOTES 8
+
+static const char usage_line[] =
+    "usage: pipeplan import pipedream GRAPH.txt --micro-batch N [-o OUT.ini] [--force]\n"
+    "                                  [--note TEXT]...\n";
+
+static const char help_text[] =
+    "Convert a PipeDream profile (graph.txt) into a pipeplan network file.\n"
+    "\n"
+    "  --micro-batch N  samples per batch the profile was measured at (required;\n"
+    "                   the file does not say: for image models divide the Input\n"
+    "                   node's activation_size by the bytes of one sample)\n"
+    "  -o OUT.ini       write to OUT.ini instead of standard output\n"
+    "  --force          replace an existing OUT.ini\n"
+    "  --note TEXT      add TEXT as a comment line of the header (repeatable)\n"
+    "  --help           show this help\n"
+    "\n"
+    "The DAG is linearised in topological order (smallest node number first);\n"
+    "each cut carries every output still needed later. Input nodes get no\n"
+    "compute time (it is data loading).\n";
+
+struct write_ctx {
+    const struct spec_network *net;
+    const char *const *comments;
+};
+
+static int write_network(FILE *out, void *ctx)
+{
+    const struct write_ctx *c = ctx;
+    return spec_network_write(out, c->net, c->comments);
+}
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("pipeplan import: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fputs(usage_line, stderr);
+    return 2;
+}
+
+/* The last two path components, safe to put in a comment line. */
+static void path_tail(const char *path, char *buf, size_t len)
+{
+    const char *end = path + strlen(path);
+    while (end > path && end[-1] == '/')
+        end--;
+    const char *s = end;
+    for (int slashes = 0; s > path; s--)
+        if (s[-1] == '/' && ++slashes == 2)
+            break;
+    size_t n = (size_t)(end - s), o = 0;
+    if (n > TAIL_MAX) {
+        s += n - (TAIL_MAX - 3);
+        n = TAIL_MAX - 3;
+        o = (size_t)snprintf(buf, len, "...");
+    }
+    for (size_t i = 0; i < n && o + 1 < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        buf[o++] = c < 0x20 || c == 0x7f ? '_' : (char)c;
+    }
+    buf[o] = '\0';
+}
+
+static bool take_value(int argc, char **argv, int *i, const char **slot)
+{
+    if (*i + 1 >= argc) {
+        usage_error("%s needs a value", argv[*i]);
+        return false;
+    }
+    if (*slot) {
+        usage_error("%s given twice", argv[*i]);
+        return false;
+    }
+    *slot = argv[++*i];
+    return true;
+}
+
+int cmd_import(int argc, char **argv)
+{
+    const char *positional[2] = { NULL, NULL }, *out = NULL, *mb_text = NULL;
+    const char *notes[MAX_NOTES];
+    int npos = 0, nnotes = 0;
+    bool force = false, options_done = false;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!options_done && a[0] == '-' && a[1] != '\0') {
+            if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+                fputs(usage_line, stdout);
+                fputs(help_text, stdout);
+                return 0;
+            } else if (strcmp(a, "--micro-batch") == 0) {
+                if (!take_value(argc, argv, &i, &mb_text))
+                    return 2;
+            } else if (strncmp(a, "--micro-batch=", 14) == 0) {
+                if (mb_text)
+                    return usage_error("--micro-batch given twice");
+                mb_text = a + 14;
+            } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+                if (!take_value(argc, argv, &i, &out))
+                    return 2;
+            } else if (strcmp(a, "--note") == 0) {
+                const char *note = NULL;
+                if (!take_value(argc, argv, &i, &note))
+                    return 2;
+                if (nnotes == MAX_NOTES)
+                    return usage_error("at most %d --note lines", MAX_NOTES);
+                if (strlen(note) > TAIL_MAX || strpbrk(note, "\n\r"))
+                    return usage_error("--note must be one line of at most %d bytes", TAIL_MAX);
+                notes[nnotes++] = note;
+            } else if (strcmp(a, "--force") == 0) {
+                force = true;
+            } else if (strcmp(a, "--") == 0) {
+                options_done = true;
+            } else {
+                return usage_error("unknown option '%s'", a);
+            }
+        } else if (npos < 2) {
+            positional[npos++] = a;
+        } else {
+            return usage_error("unexpected argument '%s'", a);
+        }
+    }
+    if (npos == 0)
+        return usage_error("missing the profile format (expected 'pipedream')");
+    if (strcmp(positional[0], "pipedream") != 0)
+        return usage_error("unknown profile format '%s' (expected 'pipedream')",
+                           positional[0]);
+    if (npos < 2)
+        return usage_error("missing GRAPH.txt (PipeDream's graph.txt profile)");
+    if (!mb_text)
+        return usage_error("missing --micro-batch N (the samples per batch the "
+                           "profile was measured at)");
+    long micro_batch;
+    char why[SPEC_ERR_LEN];
+    if (units_parse_count(mb_text, 1, 1000000000L, &micro_batch, why, sizeof why) < 0)
+        return usage_error("bad --micro-batch '%s': %s", mb_text, why);
+
+    const char *graph = positional[1];
+    struct stat st;
+    /* refuse before any work; fileio checks again when it renames */
+    if (out && !force && lstat(out, &st) == 0) {
+        fprintf(stderr, "pipeplan import: %s: already exists (use --force to overwrite)\n",
+                out);
+        return 2;
+    }
+
+    char err[SPEC_ERR_LEN];
+    char *text = fileio_read(graph, NULL, err, sizeof err);
+    if (!text) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    struct spec_network *net = import_pipedream(text, graph, micro_batch, err, sizeof err);
+    free(text);
+    if (!net) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+
+    char tail[TAIL_MAX + 16], from[TAIL_MAX + 64], batch[96];
+    path_tail(graph, tail, sizeof tail);
+    snprintf(from, sizeof from, "source file: %s", tail);
+    snprintf(batch, sizeof batch, "times and sizes refer to a micro-batch of %ld samples",
+             micro_batch);
+    const char *comments[8 + MAX_NOTES] = {
+        "numbers measured by the PipeDream profiler (msr-fiddle/pipedream),",
+        "MIT licence: see LICENSE.pipedream beside this file",
+        from,
+        batch,
+        "the DAG was linearised in topological order, each cut carrying every",
+        "output still needed later; Input nodes have no compute (data loading)",
+    };
+    for (int k = 0; k < nnotes; k++)
+        comments[6 + k] = notes[k];
+    comments[6 + nnotes] = NULL;
+    struct write_ctx ctx = { net, comments };
+    int rc = 0;
+    if (out) {
+        if (fileio_write_atomic(out, force, write_network, &ctx, err, sizeof err) < 0) {
+            fprintf(stderr, "pipeplan import: %s\n", err);
+            rc = 1;
+        }
+    } else if (write_network(stdout, &ctx) < 0 || fflush(stdout) != 0) {
+        fprintf(stderr, "pipeplan import: cannot write to standard output\n");
+        rc = 1;
+    }
+    spec_network_free(net);
+    return rc;
+}

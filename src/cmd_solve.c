@@ -1,0 +1,251 @@
+/* pipeplan solve: run planners headless and print a table or JSON. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "planner.h"
+#include "report.h"
+#include "simulate.h"
+#include "spec.h"
+#include "units.h"
+
+static const char solve_usage[] =
+    "usage: pipeplan solve NETWORK.ini PLATFORM.ini [options]\n"
+    "  --gpus N                 number of GPUs\n"
+    "  --memory SIZE            uniform memory cap per GPU (e.g. 16GiB)\n"
+    "  --micro-batches M        micro-batches per iteration\n"
+    "  --schedule 1f1b|pipedream\n"
+    "  --layout any|contiguous\n"
+    "  --weight-factor PHI      bytes of weight state per parameter byte\n"
+    "  --planner NAME[,NAME...]|all   planners to run (default all)\n"
+    "  --json                   machine-readable output\n";
+
+int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
+{
+    const char *arg = argv[*i];
+    static const char *const names[] = {
+        "--gpus", "--memory", "--micro-batches", "--schedule", "--layout", "--weight-factor",
+        NULL
+    };
+    const char *value = NULL;
+    int which = -1;
+    for (int n = 0; names[n]; n++) {
+        size_t len = strlen(names[n]);
+        if (strncmp(arg, names[n], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
+            which = n;
+            if (arg[len] == '=')
+                value = arg + len + 1;
+            break;
+        }
+    }
+    if (which < 0)
+        return 0;
+    if (!value) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "pipeplan: %s needs a value\n", names[which]);
+            return -1;
+        }
+        value = argv[++*i];
+    }
+    char why[160];
+    long n;
+    uint64_t size;
+    double real;
+    switch (which) {
+    case 0:
+        if (units_parse_count(value, 1, SPEC_MAX_GPUS, &n, why, sizeof why) < 0)
+            goto bad;
+        k->gpus = (int)n;
+        break;
+    case 1:
+        if (units_parse_size(value, &size, why, sizeof why) < 0)
+            goto bad;
+        if (size == 0) {
+            snprintf(why, sizeof why, "must be positive");
+            goto bad;
+        }
+        k->memory = size;
+        break;
+    case 2:
+        if (units_parse_count(value, 1, 1000000, &n, why, sizeof why) < 0)
+            goto bad;
+        k->micro_batches = n;
+        break;
+    case 3:
+        if (strcmp(value, "1f1b") == 0)
+            k->schedule = SPEC_SCHEDULE_1F1B;
+        else if (strcmp(value, "pipedream") == 0)
+            k->schedule = SPEC_SCHEDULE_PIPEDREAM;
+        else {
+            snprintf(why, sizeof why, "expected 1f1b or pipedream");
+            goto bad;
+        }
+        break;
+    case 4:
+        if (strcmp(value, "any") == 0)
+            k->layout = LAYOUT_ANY;
+        else if (strcmp(value, "contiguous") == 0)
+            k->layout = LAYOUT_CONTIGUOUS;
+        else {
+            snprintf(why, sizeof why, "expected any or contiguous");
+            goto bad;
+        }
+        break;
+    default:
+        if (units_parse_real(value, &real, why, sizeof why) < 0)
+            goto bad;
+        if (real < 1 || real > 1000) {
+            snprintf(why, sizeof why, "out of range (expected 1 to 1000)");
+            goto bad;
+        }
+        k->weight_factor = real;
+        break;
+    }
+    return 1;
+bad:
+    fprintf(stderr, "pipeplan: bad %s '%s': %s\n", names[which], value, why);
+    return -1;
+}
+
+/* Comma-separated planner names into a NULL-terminated list (static names). */
+static int parse_planners(const char *list, const char **out, int max)
+{
+    int n = 0;
+    if (strcmp(list, "all") == 0) {
+        for (int i = 0; i < planner_count() && n < max; i++)
+            out[n++] = planner_name(i);
+        return n;
+    }
+    char *copy = strdup(list);
+    if (!copy)
+        return -1;
+    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        int found = -1;
+        for (int i = 0; i < planner_count(); i++)
+            if (strcmp(planner_name(i), tok) == 0)
+                found = i;
+        if (found < 0) {
+            fprintf(stderr, "pipeplan: unknown planner '%s' (expected", tok);
+            for (int i = 0; i < planner_count(); i++)
+                fprintf(stderr, "%s%s", i ? ", " : " ", planner_name(i));
+            fprintf(stderr, " or all)\n");
+            free(copy);
+            return -1;
+        }
+        bool dup = false;
+        for (int j = 0; j < n; j++)
+            dup = dup || out[j] == planner_name(found);
+        if (!dup && n < max)
+            out[n++] = planner_name(found);
+    }
+    free(copy);
+    return n;
+}
+
+int cmd_solve(int argc, char **argv)
+{
+    struct knobs knobs;
+    knobs_init(&knobs);
+    const char *files[2] = { NULL, NULL };
+    const char *planners[16];
+    int nplanners = parse_planners("all", planners, 16);
+    bool json = false;
+    int nfiles = 0;
+
+    for (int i = 1; i < argc; i++) {
+        int r = cli_parse_knob(argc, argv, &i, &knobs);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (strcmp(argv[i], "--json") == 0) {
+            json = true;
+        } else if (strcmp(argv[i], "--help") == 0) {
+            fputs(solve_usage, stdout);
+            return 0;
+        } else if (strncmp(argv[i], "--planner", 9) == 0 &&
+                   (argv[i][9] == '\0' || argv[i][9] == '=')) {
+            const char *v = argv[i][9] == '=' ? argv[i] + 10 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v) {
+                fprintf(stderr, "pipeplan: --planner needs a value\n");
+                return 2;
+            }
+            nplanners = parse_planners(v, planners, 16);
+            if (nplanners <= 0)
+                return 2;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "pipeplan: unknown option '%s'\n%s", argv[i], solve_usage);
+            return 2;
+        } else if (nfiles < 2) {
+            files[nfiles++] = argv[i];
+        } else {
+            fprintf(stderr, "pipeplan: too many files\n%s", solve_usage);
+            return 2;
+        }
+    }
+    if (nfiles != 2) {
+        fprintf(stderr, "%s", solve_usage);
+        return 2;
+    }
+
+    char err[SPEC_ERR_LEN];
+    struct spec_network *net = spec_network_load(files[0], err, sizeof err);
+    if (!net) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    struct spec_platform *plat = spec_platform_load(files[1], err, sizeof err);
+    if (!plat) {
+        fprintf(stderr, "%s\n", err);
+        spec_network_free(net);
+        return 2;
+    }
+    struct problem *pb = problem_create(net, plat, &knobs, err, sizeof err);
+    spec_network_free(net);
+    spec_platform_free(plat);
+    if (!pb) {
+        fprintf(stderr, "pipeplan: %s\n", err);
+        return 2;
+    }
+
+    struct planner_result *results = calloc((size_t)nplanners, sizeof *results);
+    if (!results) {
+        problem_free(pb);
+        fprintf(stderr, "pipeplan: out of memory\n");
+        return 2;
+    }
+    bool any_fits = false;
+    for (int i = 0; i < nplanners; i++) {
+        struct planner_result *res = &results[i];
+        planner_run(planners[i], pb, res);
+        /* every plan is checked by the independent simulator before it is shown */
+        struct sim_report rep;
+        if (res->plan && simulate_plan(res->plan, pb, &rep) != SIM_OK) {
+            res->status = PLAN_ERROR;
+            snprintf(res->message, sizeof res->message, "rejected by the simulator: %s",
+                     rep.reason);
+        }
+        if (res->plan && res->plan->fits && res->status != PLAN_ERROR)
+            any_fits = true;
+    }
+    struct report rep = {
+        .pb = pb, .blocks = pb->L, .results = results, .nresults = nplanners,
+        .min_cap = NAN, .min_cap_planner = NULL,
+    };
+    struct plan *cap_plan = NULL;
+    if (!any_fits)
+        rep.min_cap = planner_min_cap(pb, &cap_plan, &rep.min_cap_planner);
+    int rc = json ? report_json(stdout, &rep) : report_table(stdout, &rep);
+    plan_free(cap_plan);
+    for (int i = 0; i < nplanners; i++)
+        planner_result_clear(&results[i]);
+    free(results);
+    problem_free(pb);
+    if (rc < 0 || fflush(stdout) != 0) {
+        fprintf(stderr, "pipeplan: write error on standard output\n");
+        return 2;
+    }
+    return any_fits ? 0 : 1;
+}

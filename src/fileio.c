@@ -1,0 +1,127 @@
+/* fileio: whole-file reads and atomic writes. */
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *fileio_read(const char *path, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory (expected a file)", path);
+        fclose(f);
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        fclose(f);
+        return NULL;
+    }
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap > ((size_t)1 << 30)) {
+                snprintf(err, errlen, "%s: file too large (over 1 GiB)", path);
+                goto fail;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                goto fail;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+        goto fail;
+    }
+    buf[n] = '\0';
+    if (memchr(buf, '\0', n)) {
+        snprintf(err, errlen, "%s: binary data (a NUL byte; expected a text file)", path);
+        goto fail;
+    }
+    fclose(f);
+    if (len)
+        *len = n;
+    return buf;
+fail:
+    free(buf);
+    fclose(f);
+    return NULL;
+}
+
+int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
+                        void *ctx, char *err, size_t errlen)
+{
+    struct stat st;
+    if (!force && lstat(path, &st) == 0) {
+        snprintf(err, errlen, "%s: already exists (use --force to overwrite)", path);
+        return -1;
+    }
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 16);
+    if (!tmp) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    /* same directory, so rename() is atomic */
+    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    fchmod(fd, 0644);
+    FILE *out = fdopen(fd, "w");
+    if (!out) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    int rc = writer(out, ctx);
+    if (rc == 0 && fflush(out) != 0)
+        rc = -1;
+    if (rc == 0 && fsync(fileno(out)) != 0)
+        rc = -1;
+    int saved = errno;
+    if (fclose(out) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc == 0 && !force && lstat(path, &st) == 0) {
+        snprintf(err, errlen, "%s: appeared while writing (use --force to overwrite)", path);
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: write failed: %s", path,
+                 saved ? strerror(saved) : "error while writing");
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,183 @@
+/* planner: registry and common result handling for every planner. */
+#include "planner.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "baseline.h"
+
+struct entry {
+    const char *name;
+    const char *title;
+    /* baselines without a memory rule always "believe" they fit */
+    struct plan *(*run_plain)(const struct problem *);
+    struct plan *(*run_mem)(const struct problem *, bool *);
+};
+
+static const struct entry registry[] = {
+    { "dp", "mem-aware DP", NULL, baseline_dp },
+    { "pipedream", "PipeDream", NULL, baseline_pipedream },
+    { "time", "time-balanced", baseline_time, NULL },
+    { "parameters", "param-balanced", baseline_parameters, NULL },
+    { "uniform", "uniform", baseline_uniform, NULL },
+};
+
+#define NREG ((int)(sizeof registry / sizeof registry[0]))
+
+int planner_count(void)
+{
+    return NREG;
+}
+
+const char *planner_name(int i)
+{
+    return i >= 0 && i < NREG ? registry[i].name : NULL;
+}
+
+static const struct entry *find(const char *name)
+{
+    for (int i = 0; i < NREG; i++)
+        if (strcmp(registry[i].name, name) == 0)
+            return &registry[i];
+    return NULL;
+}
+
+const char *planner_title(const char *name)
+{
+    const struct entry *e = find(name);
+    return e ? e->title : name;
+}
+
+bool planner_exists(const char *name)
+{
+    return find(name) != NULL;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int planner_run(const char *name, const struct problem *pb, struct planner_result *res)
+{
+    const struct entry *e = find(name);
+    memset(res, 0, sizeof *res);
+    res->bound = NAN;
+    if (!e)
+        return -1;
+    res->planner = e->name;
+    res->believed_fit = true;
+    double t0 = now_seconds();
+    res->plan = e->run_mem ? e->run_mem(pb, &res->believed_fit) : e->run_plain(pb);
+    res->seconds = now_seconds() - t0;
+    if (!res->plan) {
+        res->status = PLAN_ERROR;
+        snprintf(res->message, sizeof res->message, "the planner returned no plan");
+    } else {
+        res->status = res->plan->fits ? PLAN_FEASIBLE : PLAN_NO_FIT;
+    }
+    return 0;
+}
+
+void planner_result_clear(struct planner_result *res)
+{
+    plan_free(res->plan);
+    res->plan = NULL;
+}
+
+const char *planner_status_name(enum plan_status s)
+{
+    switch (s) {
+    case PLAN_OPTIMAL: return "optimal";
+    case PLAN_FEASIBLE: return "feasible";
+    case PLAN_NO_FIT: return "no_fit";
+    case PLAN_INFEASIBLE: return "infeasible";
+    case PLAN_TIMEOUT: return "timeout";
+    default: return "error";
+    }
+}
+
+int planner_result_compare(const struct planner_result *a, const struct planner_result *b)
+{
+    if (!a->plan || !b->plan)
+        return (a->plan == NULL) - (b->plan == NULL);
+    if (a->plan->fits != b->plan->fits)
+        return a->plan->fits ? -1 : 1;
+    double x = a->plan->fits ? a->plan->objective : a->plan->peak_memory;
+    double y = b->plan->fits ? b->plan->objective : b->plan->peak_memory;
+    return (x > y) - (x < y);
+}
+
+/* A copy of the problem with every GPU capped at `cap` bytes. */
+static struct problem *with_cap(const struct problem *pb, double cap)
+{
+    struct problem *q = problem_copy(pb);
+    if (q)
+        for (int p = 0; p < q->P; p++)
+            q->cap[p] = cap;
+    return q;
+}
+
+double planner_min_cap(const struct problem *pb, struct plan **fit_plan,
+                       const char **fit_planner)
+{
+    *fit_plan = NULL;
+    *fit_planner = NULL;
+    double best = INFINITY;
+    /* Every planner's plan fits at its own peak; the cap-aware ones may
+     * find a different split under a smaller cap, hence the bisection. */
+    for (int i = 0; i < NREG; i++) {
+        struct planner_result res;
+        planner_run(registry[i].name, pb, &res);
+        if (res.plan && res.plan->peak_memory < best) {
+            best = res.plan->peak_memory;
+            plan_free(*fit_plan);
+            *fit_plan = res.plan;
+            res.plan = NULL;
+            *fit_planner = registry[i].name;
+        }
+        planner_result_clear(&res);
+    }
+    if (!isfinite(best))
+        return NAN;
+    double lo = 0;
+    for (int p = 0; p < pb->P; p++)
+        lo = fmax(lo, pb->reserved[p]);
+    static const char *const aware[] = { "dp", "pipedream" };
+    for (size_t k = 0; k < sizeof aware / sizeof aware[0]; k++) {
+        double l = lo, h = best;
+        /* 1 MiB resolution is finer than anything a user sets */
+        while (h - l > 1048576.0) {
+            double mid = floor((l + h) / 2);
+            struct problem *q = with_cap(pb, mid);
+            struct planner_result res;
+            if (!q)
+                break;
+            planner_run(aware[k], q, &res);
+            if (res.plan && res.plan->fits) {
+                h = res.plan->peak_memory;
+                if (h < best) {
+                    best = h;
+                    plan_free(*fit_plan);
+                    *fit_plan = res.plan;
+                    res.plan = NULL;
+                    *fit_planner = find(aware[k])->name;
+                }
+            } else {
+                l = mid;
+            }
+            planner_result_clear(&res);
+            problem_free(q);
+        }
+    }
+    /* the returned plan is judged against the cap that was found */
+    struct problem *q = with_cap(pb, best);
+    if (q && *fit_plan)
+        plan_evaluate(*fit_plan, q);
+    problem_free(q);
+    return best;
+}

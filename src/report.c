@@ -1,0 +1,217 @@
+/* report: tables and JSON for plans. */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "units.h"
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* Numbers: finite values with enough digits to round-trip ms figures,
+ * null for NaN/inf (JSON has no such values). */
+static void json_number(FILE *out, double v)
+{
+    if (isfinite(v))
+        fprintf(out, "%.10g", v);
+    else
+        fputs("null", out);
+}
+
+static void json_plan(FILE *out, const struct problem *pb, const struct planner_result *res)
+{
+    const struct plan *pl = res->plan;
+    fprintf(out, "{\"planner\": ");
+    json_string(out, res->planner);
+    fprintf(out, ", \"status\": \"%s\", \"fits\": %s", planner_status_name(res->status),
+            pl && pl->fits ? "true" : "false");
+    fprintf(out, ", \"believed_fit\": %s", res->believed_fit ? "true" : "false");
+    fprintf(out, ", \"period_ms\": ");
+    json_number(out, pl ? pl->T : NAN);
+    fprintf(out, ", \"latency_ms\": ");
+    json_number(out, pl ? pl->latency : NAN);
+    fprintf(out, ", \"iteration_ms\": ");
+    json_number(out, pl ? pl->iteration : NAN);
+    fprintf(out, ", \"throughput\": ");
+    json_number(out, pl ? pl->throughput : NAN);
+    fprintf(out, ", \"bound_ms\": ");
+    json_number(out, res->bound);
+    fprintf(out, ", \"solve_seconds\": ");
+    json_number(out, res->seconds);
+    if (res->message[0]) {
+        fprintf(out, ", \"message\": ");
+        json_string(out, res->message);
+    }
+    if (!pl) {
+        fprintf(out, ", \"assignment\": [], \"gpus\": [], \"schedule\": []}");
+        return;
+    }
+    fprintf(out, ", \"peak_memory\": %.0f", pl->peak_memory);
+    fprintf(out, ",\n   \"assignment\": [");
+    for (int i = 0; i < pl->L; i++)
+        fprintf(out, "%s%d", i ? ", " : "", pl->gpu[i]);
+    fprintf(out, "],\n   \"gpus\": [");
+    for (int p = 0; p < pl->P; p++) {
+        const struct plan_gpu *g = &pl->gpus[p];
+        fprintf(out, "%s{\"gpu\": %d, \"load_ms\": ", p ? ",\n            " : "", p);
+        json_number(out, g->load_ms);
+        fprintf(out, ", \"send_ms\": ");
+        json_number(out, g->send_ms);
+        fprintf(out, ", \"recv_ms\": ");
+        json_number(out, g->recv_ms);
+        fprintf(out, ", \"memory\": {\"weights\": %.0f, \"activations\": %.0f, "
+                "\"buffers\": %.0f, \"reserved\": %.0f, \"total\": %.0f, \"cap\": %.0f}}",
+                g->weights, g->activations, g->buffers, g->reserved, g->total, g->cap);
+    }
+    fprintf(out, "],\n   \"schedule\": [");
+    /* chain order: F_0..F_{L-1}, B_{L-1}..B_0 */
+    for (int k = 0; k < 2 * pl->L; k++) {
+        int o = k < pl->L ? k : 3 * pl->L - 1 - k;
+        int layer = o < pl->L ? o : o - pl->L;
+        fprintf(out, "%s{\"op\": \"%c\", \"layer\": %d, \"gpu\": %d, \"start_ms\": ",
+                k ? ", " : "", o < pl->L ? 'F' : 'B', layer, pl->gpu[layer]);
+        json_number(out, pl->start[o]);
+        fputc('}', out);
+    }
+    fprintf(out, "]}");
+    (void)pb;
+}
+
+int report_json(FILE *out, const struct report *r)
+{
+    const struct problem *pb = r->pb;
+    fprintf(out, "{\"problem\": {\"network\": ");
+    json_string(out, pb->network);
+    fprintf(out, ", \"layers\": %d, \"blocks\": %d, \"gpus\": %d, \"memory\": [",
+            pb->L, r->blocks, pb->P);
+    for (int p = 0; p < pb->P; p++)
+        fprintf(out, "%s%.0f", p ? ", " : "", pb->cap[p]);
+    fprintf(out, "], \"micro_batches\": %ld, \"micro_batch\": %ld, \"schedule\": \"%s\", "
+            "\"layout\": \"%s\", \"weight_factor\": ", pb->m, pb->micro_batch,
+            spec_schedule_name(pb->schedule),
+            pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any");
+    json_number(out, pb->phi);
+    fprintf(out, ", \"lower_bound_ms\": ");
+    json_number(out, problem_lower_bound(pb));
+    fprintf(out, ", \"min_fitting_cap\": ");
+    if (isnan(r->min_cap)) {
+        fputs("null", out);
+    } else {
+        fprintf(out, "%.0f, \"min_fitting_cap_planner\": ", r->min_cap);
+        json_string(out, r->min_cap_planner);
+    }
+    fprintf(out, "},\n \"plans\": [");
+    for (int i = 0; i < r->nresults; i++) {
+        fputs(i ? ",\n  " : "\n  ", out);
+        json_plan(out, pb, &r->results[i]);
+    }
+    fprintf(out, "]}\n");
+    return ferror(out) ? -1 : 0;
+}
+
+static const char *fit_text(const struct planner_result *res, char *buf, size_t len)
+{
+    char b[32];
+    const struct plan *pl = res->plan;
+    if (!pl)
+        snprintf(buf, len, "error");
+    else if (pl->fits)
+        snprintf(buf, len, "fits");
+    else
+        snprintf(buf, len, "needs %s", units_format_size(pl->peak_memory, b, sizeof b));
+    return buf;
+}
+
+int report_table(FILE *out, const struct report *r)
+{
+    const struct problem *pb = r->pb;
+    char b1[32], b2[32], b3[32], b4[32];
+    double lb = problem_lower_bound(pb);
+    bool uniform = true;
+    for (int p = 1; p < pb->P; p++)
+        uniform = uniform && pb->cap[p] == pb->cap[0];
+    fprintf(out, "%s (%d layers) on %d GPUs x %s%s, %s, %s links\n", pb->network, pb->L, pb->P,
+            units_format_size(pb->cap[0], b1, sizeof b1), uniform ? "" : " (varies)",
+            units_format_bandwidth(pb->bandwidth, b2, sizeof b2),
+            units_format_time(pb->latency_ms, b3, sizeof b3));
+    fprintf(out, "%ld micro-batches of %ld, %s schedule, %s layout, weight factor %g; "
+            "lower bound T >= %s\n\n", pb->m, pb->micro_batch, spec_schedule_name(pb->schedule),
+            pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any", pb->phi,
+            units_format_time(lb, b1, sizeof b1));
+    fprintf(out, "%-16s %-9s %10s %10s %10s %9s  %-18s %s\n", "planner", "status", "period",
+            "iteration", "samples/s", "T/T_lb", "memory", "peak GPU");
+    for (int i = 0; i < r->nresults; i++) {
+        const struct planner_result *res = &r->results[i];
+        const struct plan *pl = res->plan;
+        if (!pl) {
+            fprintf(out, "%-16s %-9s %s\n", planner_title(res->planner),
+                    planner_status_name(res->status), res->message);
+            continue;
+        }
+        fprintf(out, "%-16s %-9s %10s %10s %10.1f %9.3f  %-18s %d (%s)\n",
+                planner_title(res->planner), planner_status_name(res->status),
+                units_format_time(pl->T, b1, sizeof b1),
+                units_format_time(pl->iteration, b2, sizeof b2), pl->throughput, pl->T / lb,
+                fit_text(res, b3, sizeof b3), pl->peak_gpu,
+                units_format_size(pl->gpus[pl->peak_gpu].total, b4, sizeof b4));
+    }
+    for (int i = 0; i < r->nresults; i++)
+        if (r->results[i].plan && !r->results[i].believed_fit && r->results[i].plan->fits == false)
+            fprintf(out, "  %s: its own memory rule finds no split that fits; shown: the split "
+                    "it would pick ignoring memory\n", planner_title(r->results[i].planner));
+    if (!isnan(r->min_cap))
+        fprintf(out, "\nNo plan fits. The smallest uniform cap at which a plan fits: %s per GPU "
+                "(%s plan).\n", units_format_size(r->min_cap, b1, sizeof b1),
+                planner_title(r->min_cap_planner));
+
+    const struct planner_result *best = NULL;
+    for (int i = 0; i < r->nresults; i++)
+        if (r->results[i].plan && (!best || planner_result_compare(&r->results[i], best) < 0))
+            best = &r->results[i];
+    if (!best)
+        return ferror(out) ? -1 : 0;
+    const struct plan *pl = best->plan;
+    fprintf(out, "\nBest plan: %s%s\n", planner_title(best->planner),
+            pl->fits ? "" : " (does not fit)");
+    fprintf(out, "%-4s %9s %9s %9s %10s %10s %10s %10s %10s  %s\n", "GPU", "load", "send",
+            "recv", "weights", "activ.", "buffers", "reserved", "total", "layers");
+    for (int p = 0; p < pl->P; p++) {
+        const struct plan_gpu *g = &pl->gpus[p];
+        char c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], c7[32], c8[32], layers[256];
+        size_t n = 0;
+        layers[0] = '\0';
+        for (int i = 0; i < pl->L && n < sizeof layers - 16; i++) {
+            if (pl->gpu[i] != p || (i > 0 && pl->gpu[i - 1] == p))
+                continue;
+            int j = i;
+            while (j + 1 < pl->L && pl->gpu[j + 1] == p)
+                j++;
+            n += (size_t)snprintf(layers + n, sizeof layers - n, "%s%d", n ? "," : "", i);
+            if (j > i)
+                n += (size_t)snprintf(layers + n, sizeof layers - n, "-%d", j);
+        }
+        fprintf(out, "%-4d %9s %9s %9s %10s %10s %10s %10s %10s%s %s\n", p,
+                units_format_time(g->load_ms, c1, sizeof c1),
+                units_format_time(g->send_ms, c2, sizeof c2),
+                units_format_time(g->recv_ms, c3, sizeof c3),
+                units_format_size(g->weights, c4, sizeof c4),
+                units_format_size(g->activations, c5, sizeof c5),
+                units_format_size(g->buffers, c6, sizeof c6),
+                units_format_size(g->reserved, c7, sizeof c7),
+                units_format_size(g->total, c8, sizeof c8), g->total > g->cap + 0.5 ? "!" : " ",
+                layers[0] ? layers : "-");
+    }
+    return ferror(out) ? -1 : 0;
+}

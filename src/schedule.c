@@ -1,0 +1,569 @@
+/* schedule: periodic list scheduling of one micro-batch's chain
+ * F_0..F_{L-1}, B_{L-1}..B_0 (MODEL.md section 2).
+ *
+ * Each operation goes at the earliest time after its predecessor (plus the
+ * transfer when the two sit on different GPUs) at which its interval,
+ * taken modulo T, misses every operation already on its GPU. Two passes
+ * then shrink activation lifetimes without touching validity: forward ops
+ * move as late as their successors allow, backward ops as early as their
+ * predecessors allow. Finally a small local search inserts deliberate
+ * waits earlier in the chain when that lowers memory (a wait before F_j
+ * only lengthens the lifetimes of layers below j, while the wait the list
+ * scheduler was forced into later may lengthen more of them). */
+#include "schedule.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Slack when comparing offsets: far below PLAN_EPS so a checker using
+ * PLAN_EPS accepts what is built here, far above rounding noise. */
+#define SCHED_EPS (PLAN_EPS * 1e-2)
+/* A chain with no time at all still gets a positive period. */
+#define SCHED_MIN_T 1e-3
+/* Bound on the local search, in interval comparisons, so large chains
+ * stay interactive; the search is deterministic within it. */
+#define SCHED_WORK 4000000L
+#define SCHED_ROUNDS 8
+#define SCHED_WAITS 6
+
+struct sched {
+    const struct problem *pb;
+    struct plan *pl;
+    int L, P, n;             /* n = 2L operations */
+    double T;
+    int *order;              /* [n] chain position -> operation */
+    double *delay;           /* [n] extra wait forced before a position */
+    double *off;             /* [n] start modulo T, per operation */
+    int *count;              /* [P] operations placed per GPU */
+    int *base;               /* [P] where each GPU's run starts in slot */
+    int *slot;               /* [n] operations placed, grouped by GPU */
+    long work;
+    bool packed;             /* place flush against other ops only */
+    int fail_gpu;            /* where the last place() gave up */
+    double fail_dur;
+};
+
+static double mod_t(double x, double T)
+{
+    double r = fmod(x, T);
+    if (r < 0.0)
+        r += T;
+    if (r >= T)
+        r -= T;
+    return r;
+}
+
+static int op_layer(const struct sched *s, int o)
+{
+    return o < s->L ? o : o - s->L;
+}
+
+static int op_gpu(const struct sched *s, int o)
+{
+    return s->pl->gpu[op_layer(s, o)];
+}
+
+static double op_dur(const struct sched *s, int o)
+{
+    return problem_op_duration(s->pb, o);
+}
+
+/* Transfer time of cut i, or 0 when both sides share a GPU. */
+static double cut_ms(const struct sched *s, int i)
+{
+    return s->pl->gpu[i] != s->pl->gpu[i + 1] ? s->pb->c[i] : 0.0;
+}
+
+/* Transfer between chain positions k-1 and k (k >= 1). */
+static double chain_gap(const struct sched *s, int k)
+{
+    if (k < s->L)
+        return cut_ms(s, k - 1);
+    if (k == s->L)
+        return 0.0;
+    return cut_ms(s, 2 * s->L - 1 - k);
+}
+
+static double chain_ready(const struct sched *s, int k)
+{
+    if (k == 0)
+        return 0.0;
+    int prev = s->order[k - 1];
+    return s->pl->start[prev] + op_dur(s, prev) + chain_gap(s, k);
+}
+
+/* Whether [y, y+d) and [r, r+e) modulo T share any instant. Empty
+ * intervals only clash with the inside of another one. */
+static bool clash(double y, double d, double r, double e, double T)
+{
+    if (d <= SCHED_EPS && e <= SCHED_EPS)
+        return false;
+    if (d <= SCHED_EPS) {
+        double x = mod_t(y - r, T);
+        return x > SCHED_EPS && x < e - SCHED_EPS;
+    }
+    if (e <= SCHED_EPS) {
+        double x = mod_t(r - y, T);
+        return x > SCHED_EPS && x < d - SCHED_EPS;
+    }
+    double x = mod_t(r - y, T);
+    return !(x >= d - SCHED_EPS && x <= T - e + SCHED_EPS);
+}
+
+static bool sched_free(struct sched *s, int p, double y, double d, int skip)
+{
+    const int *ops = s->slot + s->base[p];
+    s->work += s->count[p];
+    for (int j = 0; j < s->count[p]; j++) {
+        int o = ops[j];
+        if (o != skip && clash(y, d, s->off[o], op_dur(s, o), s->T))
+            return false;
+    }
+    return true;
+}
+
+/* Earliest t >= ready at which an op of length d fits on p. Loose: at
+ * ready itself or where some op ends. Packed: only flush against an op
+ * (where one ends, or ending where one starts), so free time is not cut
+ * into holes too short for what comes later; ready itself only on a GPU
+ * with nothing on it yet. NAN when nothing fits. */
+static double sched_earliest(struct sched *s, int p, double ready, double d, int skip,
+                             bool packed)
+{
+    double x0 = mod_t(ready, s->T);
+    const int *ops = s->slot + s->base[p];
+    bool empty = true;
+    for (int j = 0; j < s->count[p] && empty; j++)
+        if (ops[j] != skip && op_dur(s, ops[j]) > SCHED_EPS)
+            empty = false;
+    if ((!packed || empty || d <= SCHED_EPS) && sched_free(s, p, x0, d, skip))
+        return ready;
+    double best = INFINITY;
+    for (int j = 0; j < s->count[p]; j++) {
+        int o = ops[j];
+        if (o == skip)
+            continue;
+        for (int side = 0; side < (packed ? 2 : 1); side++) {
+            double y = side == 0 ? mod_t(s->off[o] + op_dur(s, o), s->T)
+                                 : mod_t(s->off[o] - d, s->T);
+            double delta = mod_t(y - x0, s->T);
+            /* y equal to x0 up to rounding must read as no wait, not as a
+             * whole period */
+            if (delta > s->T - SCHED_EPS)
+                delta = 0.0;
+            if (delta >= best)
+                continue;
+            if (sched_free(s, p, y, d, skip))
+                best = delta;
+        }
+    }
+    return isfinite(best) ? ready + best : NAN;
+}
+
+/* Latest t in [lo, hi] at which the op fits on p: hi itself or a start
+ * that ends where some op begins. lo is known to fit. */
+static double sched_latest(struct sched *s, int p, double lo, double hi, double d, int skip)
+{
+    double xh = mod_t(hi, s->T);
+    if (sched_free(s, p, xh, d, skip))
+        return hi;
+    const int *ops = s->slot + s->base[p];
+    double best = INFINITY;
+    for (int j = 0; j < s->count[p]; j++) {
+        int o = ops[j];
+        if (o == skip)
+            continue;
+        double y = mod_t(s->off[o] - d, s->T);
+        double delta = mod_t(xh - y, s->T);
+        if (delta > s->T - SCHED_EPS)
+            delta = 0.0;
+        if (delta >= best || hi - delta < lo)
+            continue;
+        if (sched_free(s, p, y, d, skip))
+            best = delta;
+    }
+    return isfinite(best) ? hi - best : lo;
+}
+
+static void sched_set(struct sched *s, int o, double t)
+{
+    s->pl->start[o] = t;
+    s->off[o] = mod_t(t, s->T);
+}
+
+/* Forward ops as late, backward ops as early as their neighbours allow;
+ * each move only shortens a lifetime. */
+static void sched_compact(struct sched *s)
+{
+    int L = s->L;
+    double *start = s->pl->start;
+    for (int round = 0; round < 8; round++) {
+        bool moved = false;
+        for (int i = L - 1; i >= 0; i--) {
+            int next = i == L - 1 ? 2 * L - 1 : i + 1;
+            double hi = start[next] - (i == L - 1 ? 0.0 : cut_ms(s, i)) - s->pb->f[i];
+            if (hi <= start[i] + SCHED_EPS)
+                continue;
+            double t = sched_latest(s, op_gpu(s, i), start[i], hi, s->pb->f[i], i);
+            if (t > start[i] + SCHED_EPS) {
+                sched_set(s, i, t);
+                moved = true;
+            }
+        }
+        for (int k = L; k < s->n; k++) {
+            int o = s->order[k];
+            double ready = chain_ready(s, k);
+            if (ready >= start[o] - SCHED_EPS)
+                continue;
+            double t = sched_earliest(s, op_gpu(s, o), ready, op_dur(s, o), o, false);
+            if (t < start[o] - SCHED_EPS) {
+                sched_set(s, o, t);
+                moved = true;
+            }
+        }
+        if (!moved)
+            break;
+    }
+}
+
+/* One list-scheduling pass with the current delays. 0, or -1 when some
+ * op finds no room (fail_gpu / fail_dur say which). */
+static int sched_place(struct sched *s, bool compact)
+{
+    bool packed = s->packed;
+    memset(s->count, 0, (size_t)s->P * sizeof *s->count);
+    for (int k = 0; k < s->n; k++) {
+        int o = s->order[k];
+        int p = op_gpu(s, o);
+        double d = op_dur(s, o);
+        double t = sched_earliest(s, p, chain_ready(s, k) + s->delay[k], d, -1, packed);
+        if (isnan(t)) {
+            s->fail_gpu = p;
+            s->fail_dur = d;
+            return -1;
+        }
+        sched_set(s, o, t);
+        s->slot[s->base[p] + s->count[p]++] = o;
+    }
+    if (compact)
+        sched_compact(s);
+    double s0 = s->pl->start[0];
+    if (s0 != 0.0)
+        for (int o = 0; o < s->n; o++)
+            sched_set(s, o, s->pl->start[o] - s0);
+    return 0;
+}
+
+/* Largest free stretch on GPU p, circularly, among the ops placed. */
+static double sched_largest_gap(const struct sched *s, int p)
+{
+    const int *ops = s->slot + s->base[p];
+    double best = 0.0;
+    bool any = false;
+    for (int j = 0; j < s->count[p]; j++) {
+        int a = ops[j];
+        if (op_dur(s, a) <= SCHED_EPS)
+            continue;
+        any = true;
+        double end = s->off[a] + op_dur(s, a);
+        double gap = s->T - op_dur(s, a);
+        for (int q = 0; q < s->count[p]; q++) {
+            int b = ops[q];
+            if (q == j || op_dur(s, b) <= SCHED_EPS)
+                continue;
+            double g = mod_t(s->off[b] - end, s->T);
+            if (g < gap)
+                gap = g;
+        }
+        if (gap > best)
+            best = gap;
+    }
+    return any ? best : s->T;
+}
+
+/* Lexicographic: fitting or not, the objective, memory over the caps, the
+ * worst margin. Waits that only shrink the overflow of a plan that does
+ * not fit anyway are not worth a longer iteration: the figures shown for
+ * such a plan are those of its natural schedule. */
+struct sched_score {
+    double over, objective, excess;
+};
+
+static struct sched_score sched_score(const struct plan *pl)
+{
+    struct sched_score sc = { 0.0, pl->objective, -INFINITY };
+    for (int p = 0; p < pl->P; p++) {
+        double e = pl->gpus[p].total - pl->gpus[p].cap;
+        if (e > 0.0)
+            sc.over += e;
+        if (e > sc.excess)
+            sc.excess = e;
+    }
+    return sc;
+}
+
+static int cmp_tol(double a, double b)
+{
+    double tol = 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
+    return a < b - tol ? -1 : a > b + tol ? 1 : 0;
+}
+
+static bool score_better(struct sched_score a, struct sched_score b)
+{
+    bool fa = cmp_tol(a.over, 0.0) == 0, fb = cmp_tol(b.over, 0.0) == 0;
+    if (fa != fb)
+        return fa;
+    int c = cmp_tol(a.objective, b.objective);
+    if (c == 0)
+        c = cmp_tol(a.over, b.over);
+    if (c == 0)
+        c = cmp_tol(a.excess, b.excess);
+    return c < 0;
+}
+
+static int cmp_desc(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/* The distinct waits the list scheduler was forced into, largest first. */
+static int sched_waits(const struct sched *s, double *waits)
+{
+    int count = 0;
+    for (int k = 1; k < s->n; k++) {
+        double w = s->pl->start[s->order[k]] - chain_ready(s, k);
+        if (w > SCHED_EPS)
+            waits[count++] = w;
+    }
+    qsort(waits, (size_t)count, sizeof *waits, cmp_desc);
+    int distinct = 0;
+    for (int j = 0; j < count; j++)
+        if (distinct == 0 || cmp_tol(waits[distinct - 1], waits[j]) != 0)
+            waits[distinct++] = waits[j];
+    return distinct < SCHED_WAITS ? distinct : SCHED_WAITS;
+}
+
+/* Try a wait of each forced size before each chain position; keep the
+ * best change, repeat. s holds a placed, evaluated schedule on entry and
+ * the best one found on return. */
+static void sched_improve(struct sched *s, double *best_start, double *waits)
+{
+    struct plan *pl = s->pl;
+    size_t startsz = (size_t)s->n * sizeof *pl->start;
+    struct sched_score best = sched_score(pl);
+    memcpy(best_start, pl->start, startsz);
+    s->work = 0;
+
+    for (int round = 0; round < SCHED_ROUNDS && s->work < SCHED_WORK; round++) {
+        int nw = sched_waits(s, waits);
+        int bk = -1;
+        double bw = 0.0;
+        for (int k = 1; k < s->n && s->work < SCHED_WORK; k++) {
+            for (int j = 0; j < nw && s->work < SCHED_WORK; j++) {
+                s->delay[k] += waits[j];
+                if (sched_place(s, true) == 0 && plan_evaluate(pl, s->pb) == 0) {
+                    struct sched_score sc = sched_score(pl);
+                    if (score_better(sc, best)) {
+                        best = sc;
+                        bk = k;
+                        bw = waits[j];
+                        memcpy(best_start, pl->start, startsz);
+                    }
+                }
+                s->delay[k] -= waits[j];
+            }
+        }
+        if (bk < 0)
+            break;
+        s->delay[bk] += bw;
+        /* Re-place so waits and offsets describe the kept schedule. */
+        if (sched_place(s, true) != 0)
+            break;
+    }
+    memcpy(pl->start, best_start, startsz);
+    plan_evaluate(pl, s->pb);
+}
+
+static void sched_free_all(struct sched *s)
+{
+    free(s->order);
+    free(s->delay);
+    free(s->off);
+    free(s->count);
+    free(s->base);
+    free(s->slot);
+}
+
+/* Checks the allocation and fills s; -1 if malformed or out of memory. */
+static int sched_init(struct sched *s, struct plan *pl, const struct problem *pb)
+{
+    memset(s, 0, sizeof *s);
+    if (!pl || !pb || pl->L != pb->L || pl->P != pb->P || pl->L < 1 || pl->P < 1)
+        return -1;
+    for (int i = 0; i < pl->L; i++)
+        if (pl->gpu[i] < 0 || pl->gpu[i] >= pl->P)
+            return -1;
+    s->pb = pb;
+    s->pl = pl;
+    s->L = pl->L;
+    s->P = pl->P;
+    s->n = 2 * pl->L;
+    size_t n = (size_t)s->n;
+    s->order = malloc(n * sizeof *s->order);
+    s->delay = calloc(n, sizeof *s->delay);
+    s->off = calloc(n, sizeof *s->off);
+    s->count = calloc((size_t)s->P, sizeof *s->count);
+    s->base = calloc((size_t)s->P, sizeof *s->base);
+    s->slot = malloc(n * sizeof *s->slot);
+    if (!s->order || !s->delay || !s->off || !s->count || !s->base || !s->slot) {
+        sched_free_all(s);
+        return -1;
+    }
+    for (int k = 0; k < s->n; k++)
+        s->order[k] = k < s->L ? k : s->L + (2 * s->L - 1 - k);
+    /* Each layer puts two ops on its GPU. */
+    for (int i = 0; i < s->L; i++)
+        s->count[pl->gpu[i]] += 2;
+    for (int p = 1; p < s->P; p++)
+        s->base[p] = s->base[p - 1] + s->count[p - 1];
+    return 0;
+}
+
+/* The smallest T the constraints allow outright: per-GPU compute, send
+ * and receive loads. */
+static double sched_min_period(const struct sched *s)
+{
+    double *load = calloc((size_t)s->P * 2, sizeof *load);
+    if (!load)
+        return NAN;
+    double *link = load + s->P;
+    double need = 0.0;
+    for (int i = 0; i < s->L; i++) {
+        load[s->pl->gpu[i]] += s->pb->f[i] + s->pb->b[i];
+        /* Each side of a cut sends c_i and receives c_i per period, so
+         * its send and receive loads are equal. */
+        if (i < s->L - 1 && s->pl->gpu[i] != s->pl->gpu[i + 1]) {
+            link[s->pl->gpu[i]] += s->pb->c[i];
+            link[s->pl->gpu[i + 1]] += s->pb->c[i];
+        }
+    }
+    for (int p = 0; p < s->P; p++)
+        need = fmax(need, fmax(load[p], link[p]));
+    for (int o = 0; o < s->n; o++)
+        need = fmax(need, op_dur(s, o));
+    free(load);
+    return need;
+}
+
+/* Place at s->T, loose and packed, keep the better of those that fit
+ * (loose on a tie), then polish it. 0, or -1 when neither fits; the
+ * loose attempt's failure is left in fail_gpu / fail_dur. */
+static int sched_run(struct sched *s)
+{
+    struct plan *pl = s->pl;
+    size_t n = (size_t)s->n;
+    double *scratch = malloc(3 * n * sizeof *scratch);
+    if (!scratch)
+        return -1;
+    int fail_gpu = 0;
+    double fail_dur = 0.0;
+    bool found = false, keep_packed = false;
+    struct sched_score best = { 0.0, 0.0, 0.0 };
+    for (int mode = 0; mode < 2; mode++) {
+        s->packed = mode == 1;
+        if (sched_place(s, true) != 0) {
+            if (mode == 0) {
+                fail_gpu = s->fail_gpu;
+                fail_dur = s->fail_dur;
+            }
+            continue;
+        }
+        plan_evaluate(pl, s->pb);
+        struct sched_score sc = sched_score(pl);
+        if (!found || score_better(sc, best)) {
+            found = true;
+            best = sc;
+            keep_packed = mode == 1;
+            memcpy(scratch + 2 * n, pl->start, n * sizeof *pl->start);
+        }
+    }
+    s->packed = keep_packed;
+    s->fail_gpu = fail_gpu;
+    s->fail_dur = fail_dur;
+    if (found) {
+        /* Re-place the kept mode so offsets and waits describe it. */
+        if (sched_place(s, true) == 0) {
+            plan_evaluate(pl, s->pb);
+            sched_improve(s, scratch, scratch + n);
+        } else {
+            memcpy(pl->start, scratch + 2 * n, n * sizeof *pl->start);
+            plan_evaluate(pl, s->pb);
+        }
+    }
+    free(scratch);
+    return found ? 0 : -1;
+}
+
+int schedule_build_at(struct plan *pl, const struct problem *pb, double T)
+{
+    struct sched s;
+    if (sched_init(&s, pl, pb) != 0)
+        return -1;
+    int rc = -1;
+    double need = sched_min_period(&s);
+    double *keep = malloc((size_t)s.n * sizeof *keep);
+    if (keep && isfinite(T) && T > 0.0 && !isnan(need) && T >= need - SCHED_EPS) {
+        /* A failed attempt leaves the plan as it was. */
+        double oldT = pl->T;
+        memcpy(keep, pl->start, (size_t)s.n * sizeof *keep);
+        s.T = T;
+        pl->T = T;
+        rc = sched_run(&s);
+        if (rc != 0) {
+            pl->T = oldT;
+            memcpy(pl->start, keep, (size_t)s.n * sizeof *keep);
+        }
+    }
+    free(keep);
+    sched_free_all(&s);
+    return rc;
+}
+
+int schedule_build(struct plan *pl, const struct problem *pb)
+{
+    struct sched s;
+    if (sched_init(&s, pl, pb) != 0)
+        return -1;
+    double T = sched_min_period(&s);
+    if (isnan(T)) {
+        sched_free_all(&s);
+        return -1;
+    }
+    if (T < SCHED_MIN_T)
+        T = SCHED_MIN_T;
+    /* At the whole chain's length (transfers included) every op runs at
+     * its ready time without wrapping, so the search below ends there. */
+    double chain = problem_compute_ms(pb);
+    for (int i = 0; i < pb->L - 1; i++)
+        chain += 2.0 * cut_ms(&s, i);
+
+    int rc = -1;
+    for (int tries = 0; tries < 100000; tries++) {
+        s.T = T;
+        pl->T = T;
+        rc = sched_run(&s);
+        if (rc == 0)
+            break;
+        /* Grow T by what the failing op lacked in the widest gap, at
+         * least a little; jump to the chain length when that is near. */
+        double lack = s.fail_dur - sched_largest_gap(&s, s.fail_gpu);
+        double next = fmax(T + lack, T * (1.0 + 1.0 / 1024.0));
+        if (T < chain && next > chain)
+            next = chain;
+        T = next;
+    }
+    sched_free_all(&s);
+    return rc;
+}

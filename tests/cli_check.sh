@@ -1,0 +1,62 @@
+#!/bin/sh
+# pipeplan check: accepts every bundled file, rejects bad ones with
+# FILE:LINE, exit 2 and nothing on stdout.
+. "$PIPEPLAN_SRCDIR/tests/lib.sh"
+cd "$PIPEPLAN_SRCDIR" || exit 1
+
+for f in data/networks/*.ini data/platforms/*.ini; do
+    run check "$f"
+    expect_status 0 "check accepts $f"
+done
+
+run check data/networks/resnet50.ini data/platforms/dgx1-v100-32gb.ini
+expect_status 0 "check takes several files"
+expect_stdout_has "data/networks/resnet50.ini: network resnet50, 177 layers, micro-batch of 128 samples" \
+    "network summary names layers and micro-batch"
+expect_stdout_has "data/platforms/dgx1-v100-32gb.ini: platform dgx1-v100-32gb, 8 GPUs" \
+    "platform summary names the GPUs"
+
+# The built-in default runs with no arguments.
+status=0
+pp >"$TMP/out" 2>"$TMP/err" || status=$?
+expect_status 0 "no arguments shows the built-in example"
+expect_stdout_has "network resnet50" "built-in example is resnet50"
+
+# Each kind of bad input: exact message, exit 2, empty stdout.
+bad() {   # bad NAME CONTENT EXPECTED-STDERR
+    printf '%b' "$2" >"$TMP/$1"
+    run check "$TMP/$1"
+    expect_status 2 "rejects $1"
+    expect_stdout_empty "$1"
+    expect_stderr "$(printf '%s' "$3" | sed "s|@|$TMP/|")" "message for $1"
+}
+net='[network]\nname = n\nmicro_batch = 8\n'
+layer='[layer a]\nforward = 1ms\nbackward = 2ms\nweights = 1MB\nactivation = 1MB\n'
+bad empty.ini '' '@empty.ini:1: empty file (expected a network or a platform file)'
+bad json.ini '{"a": 1}\n' '@json.ini:1: not a spec file (expected a [network] or [platform] section first)'
+bad unknown-key.ini "$net$layer"'colour = red\n' \
+    "@unknown-key.ini:9: unknown key 'colour' in [layer a] (expected forward, backward, weights, activation or stored)"
+bad dup-layer.ini "$net$layer$layer" "@dup-layer.ini:9: duplicate layer 'a' (first defined on line 4)"
+bad no-layers.ini "$net" "@no-layers.ini:1: network 'n' has no layers (expected [layer NAME] sections)"
+bad negative.ini "$net"'[layer a]\nforward = -1ms\n' "@negative.ini:5: bad forward '-1ms': negative value"
+bad bare.ini "$net"'[layer a]\nforward = 1\n' "@bare.ini:5: bad forward '1': missing unit (expected us, ms or s)"
+bad huge.ini "$net"'[layer a]\nweights = 99999999999GB\n' "@huge.ini:5: bad weights '99999999999GB': size does not fit in 64 bits"
+bad zero-gpus.ini '[platform]\nname = p\ngpus = 0\n' "@zero-gpus.ini:3: bad gpus '0': out of range (expected 1 to 4096)"
+bad below-reserved.ini '[platform]\nname = p\ngpus = 2\nmemory = 1GiB\nreserved = 2GiB\nbandwidth = 1GB/s\nlatency = 1us\n[training]\nmicro_batches = 2\nschedule = 1f1b\noptimizer = adam\n' \
+    '@below-reserved.ini:1: memory is not above reserved (expected memory > reserved)'
+long=$(printf 'x%.0s' $(seq 1 200))
+bad long.ini "[network]\nname = $long\n" '@long.ini:2: line too long (207 bytes; at most 199)'
+
+run check "$TMP/does-not-exist.ini"
+expect_status 2 "missing file"
+expect_stderr "$TMP/does-not-exist.ini: cannot open: No such file or directory" "missing file message"
+
+# one bad file among good ones: nothing on stdout at all
+run check data/networks/resnet50.ini "$TMP/empty.ini"
+expect_status 2 "a bad file fails the whole check"
+expect_stdout_empty "mixed good and bad"
+
+run check
+expect_status 2 "check without files is a usage error"
+
+finish

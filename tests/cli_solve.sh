@@ -1,0 +1,116 @@
+#!/bin/sh
+# pipeplan solve: every planner on every network x platform in data/,
+# JSON in the documented shape, no plan rejected by the simulator, exit
+# codes 0 (something fits), 1 (nothing fits), 2 (bad input).
+. "$PIPEPLAN_SRCDIR/tests/lib.sh"
+cd "$PIPEPLAN_SRCDIR" || exit 1
+command -v jq >/dev/null || { echo "jq is needed (apt-get install jq)"; exit 1; }
+
+# The documented shape, checked key by key with types.
+SHAPE='
+def num: type == "number";
+def numornull: type == "number" or type == "null";
+def int: type == "number" and . == floor;
+def gpu_ok: (.gpu|int) and (.load_ms|num)
+    and (.memory | (.weights|int) and (.activations|int) and (.buffers|int)
+         and (.reserved|int) and (.total|int) and (.cap|int));
+def op_ok: (.op == "F" or .op == "B") and (.layer|int) and (.gpu|int) and (.start_ms|num);
+def plan_ok: (.planner|type == "string")
+    and ([.status] | inside(["optimal","feasible","no_fit","infeasible","timeout","error"]))
+    and (.fits|type == "boolean") and (.period_ms|num) and (.latency_ms|num)
+    and (.iteration_ms|num) and (.throughput|num) and (.bound_ms|numornull)
+    and (.solve_seconds|num)
+    and (.assignment|type == "array" and all(.[]; int))
+    and (.gpus|type == "array" and all(.[]; gpu_ok))
+    and (.schedule|type == "array" and all(.[]; op_ok));
+def problem_ok: (.network|type == "string") and (.layers|int) and (.blocks|int)
+    and (.gpus|int) and (.memory|type == "array" and all(.[]; int))
+    and (.micro_batches|int) and (.schedule == "1f1b" or .schedule == "pipedream")
+    and (.layout == "any" or .layout == "contiguous") and (.lower_bound_ms|num);
+.problem.lower_bound_ms as $lb
+| (.problem|problem_ok)
+and (.problem.memory|length) == .problem.gpus
+and (.plans|type == "array" and length > 0)
+and all(.plans[]; plan_ok)
+and all(.plans[]; (.assignment|length) == $layers and (.gpus|length) == $gpus
+        and (.schedule|length) == 2 * $layers)
+and all(.plans[]; .status != "error")
+and all(.plans[]; .fits == all(.gpus[]; .memory.total <= .memory.cap))
+and all(.plans[]; .period_ms >= $lb * 0.999999)'
+
+n=0
+for net in data/networks/*.ini; do
+    for plat in data/platforms/*.ini; do
+        for sched in 1f1b pipedream; do
+            n=$((n + 1))
+            status=0
+            pp solve "$net" "$plat" --schedule $sched --json >"$TMP/out" 2>"$TMP/err" || status=$?
+            name="$(basename "$net" .ini) on $(basename "$plat" .ini) ($sched)"
+            if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
+                not_ok "$name: exit $status"; cat "$TMP/err"; continue
+            fi
+            layers=$(jq '.problem.layers' "$TMP/out")
+            gpus=$(jq '.problem.gpus' "$TMP/out")
+            if jq -e --argjson layers "$layers" --argjson gpus "$gpus" "$SHAPE" "$TMP/out" >/dev/null; then
+                ok "$name: JSON shape, every plan simulated"
+            else
+                not_ok "$name: JSON shape or a plan rejected"
+                jq -c '.plans[] | {planner, status, message}' "$TMP/out" | head -5
+            fi
+            # exit status agrees with the plans
+            fits=$(jq '[.plans[] | select(.fits)] | length' "$TMP/out")
+            if { [ "$fits" -gt 0 ] && [ "$status" -eq 0 ]; } || { [ "$fits" -eq 0 ] && [ "$status" -eq 1 ]; }; then
+                ok "$name: exit $status matches $fits fitting plans"
+            else
+                not_ok "$name: exit $status but $fits plans fit"
+            fi
+        done
+    done
+done
+echo "# $n instances"
+
+# The readable table.
+run solve data/networks/resnet50.ini data/platforms/dgx1-v100-32gb.ini
+expect_status 0 "table for resnet50 on a DGX-1"
+expect_stdout_has "mem-aware DP" "table lists the memory-aware DP"
+expect_stdout_has "Best plan:" "table shows the best plan"
+
+# Nothing fits: exit 1 and the smallest cap that would.
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB
+expect_status 1 "vgg16 in 4 GiB does not fit"
+expect_stdout_has "No plan fits. The smallest uniform cap at which a plan fits:" "names the cap it needs"
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --json
+expect_status 1 "no fit, JSON"
+if jq -e '.problem.min_fitting_cap > 4294967296 and all(.plans[]; .fits == false and .status == "no_fit")' "$TMP/out" >/dev/null; then
+    ok "JSON says no_fit and the fitting cap"; else not_ok "JSON no_fit fields"; fi
+
+# Knobs reach the problem.
+run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 3 --micro-batches 5 \
+    --layout contiguous --planner dp,uniform --json
+expect_status 0 "knobs and planner list"
+if jq -e '.problem.gpus == 3 and .problem.micro_batches == 5 and .problem.layout == "contiguous"
+          and ([.plans[].planner] == ["dp", "uniform"]) and all(.plans[]; (.gpus|length) == 3)' \
+      "$TMP/out" >/dev/null; then ok "knobs in the JSON"; else not_ok "knobs in the JSON"; fi
+
+# Bad input: exit 2, nothing on stdout.
+run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 0
+expect_status 2 "zero GPUs"
+expect_stdout_empty "zero GPUs"
+expect_stderr "pipeplan: bad --gpus '0': out of range (expected 1 to 4096)" "zero GPUs message"
+run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --planner magic
+expect_status 2 "unknown planner"
+expect_stdout_empty "unknown planner"
+run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --memory 16
+expect_status 2 "memory without a unit"
+expect_stderr "pipeplan: bad --memory '16': missing unit (expected B, KB, MB, GB, KiB, MiB or GiB)" \
+    "memory without a unit message"
+printf '[network]\nname = x\nmicro_batch = 1\n[layer a]\nforward = 1ms\n' >"$TMP/bad.ini"
+run solve "$TMP/bad.ini" data/platforms/dgx-h100.ini
+expect_status 2 "bad network file"
+expect_stdout_empty "bad network file"
+expect_stderr "$TMP/bad.ini:4: [layer a] has no 'backward' (expected a line 'backward = ...')" \
+    "bad network file message"
+run solve data/networks/gnmt.ini
+expect_status 2 "missing platform"
+
+finish

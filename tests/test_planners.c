@@ -1,0 +1,262 @@
+/* Every planner on every bundled network x platform: the independent
+ * simulator accepts each plan, the figures are consistent, and the
+ * schedules are sane. Reads data/ under PIPEPLAN_SRCDIR. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "baseline.h"
+#include "planner.h"
+#include "simulate.h"
+#include "spec.h"
+
+static const char *const networks[] = { "alexnet", "vgg16", "resnet50", "gnmt" };
+static const char *const platforms[] = {
+    "v100-16gb-pcie-4", "dgx1-v100-32gb", "a100-40gb-8", "dgx-a100-80gb", "dgx-h100",
+    "a10-24gb-pcie-4",
+};
+#define NNET (sizeof networks / sizeof networks[0])
+#define NPLAT (sizeof platforms / sizeof platforms[0])
+
+static struct spec_network *nets[NNET];
+static struct spec_platform *plats[NPLAT];
+
+static int load_all(void **state)
+{
+    (void)state;
+    const char *dir = getenv("PIPEPLAN_SRCDIR");
+    char path[1024], err[SPEC_ERR_LEN];
+    if (!dir)
+        dir = ".";
+    for (size_t i = 0; i < NNET; i++) {
+        snprintf(path, sizeof path, "%s/data/networks/%s.ini", dir, networks[i]);
+        nets[i] = spec_network_load(path, err, sizeof err);
+        if (!nets[i]) {
+            fprintf(stderr, "%s\n", err);
+            return -1;
+        }
+    }
+    for (size_t i = 0; i < NPLAT; i++) {
+        snprintf(path, sizeof path, "%s/data/platforms/%s.ini", dir, platforms[i]);
+        plats[i] = spec_platform_load(path, err, sizeof err);
+        if (!plats[i]) {
+            fprintf(stderr, "%s\n", err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int free_all(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < NNET; i++)
+        spec_network_free(nets[i]);
+    for (size_t i = 0; i < NPLAT; i++)
+        spec_platform_free(plats[i]);
+    return 0;
+}
+
+/* Checks one plan; returns the number of problems found (and prints them). */
+static int check_plan(const struct problem *pb, const struct planner_result *res,
+                      const char *where)
+{
+    int bad = 0;
+    const struct plan *pl = res->plan;
+    if (!pl) {
+        print_error("%s %s: no plan\n", where, res->planner);
+        return 1;
+    }
+    struct sim_report rep;
+    if (simulate_plan(pl, pb, &rep) != SIM_OK) {
+        print_error("%s %s: simulator: %s\n", where, res->planner, rep.reason);
+        bad++;
+    }
+    if (pl->T < problem_lower_bound(pb) * (1 - 1e-9)) {
+        print_error("%s %s: period %g below the lower bound %g\n", where, res->planner, pl->T,
+                    problem_lower_bound(pb));
+        bad++;
+    }
+    for (int i = 0; i < pl->L; i++)
+        if (pl->gpu[i] < 0 || pl->gpu[i] >= pb->P)
+            bad++;
+    if (res->status != (pl->fits ? PLAN_FEASIBLE : PLAN_NO_FIT)) {
+        print_error("%s %s: status %s with fits=%d\n", where, res->planner,
+                    planner_status_name(res->status), pl->fits);
+        bad++;
+    }
+    /* Contiguous baselines: waits of a 1F1B pipeline are bounded by about
+     * a period per stage and direction, so the latency stays within the
+     * chain (compute and transfers) plus 2P periods. */
+    if (plan_is_contiguous(pl)) {
+        double chain = problem_compute_ms(pb);
+        for (int i = 0; i + 1 < pl->L; i++)
+            if (pl->gpu[i] != pl->gpu[i + 1])
+                chain += 2 * pb->c[i];
+        if (pl->latency > chain + 2.0 * pb->P * pl->T + 1e-6) {
+            print_error("%s %s: latency %g far above the chain %g + 2P x T %g\n", where,
+                        res->planner, pl->latency, chain, pl->T);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static void run_instances(long micro_batches, int schedule, int *failures, int *plans)
+{
+    for (size_t n = 0; n < NNET; n++) {
+        for (size_t p = 0; p < NPLAT; p++) {
+            struct knobs k;
+            char err[SPEC_ERR_LEN], where[128];
+            knobs_init(&k);
+            k.micro_batches = micro_batches;
+            k.schedule = schedule;
+            struct problem *pb = problem_create(nets[n], plats[p], &k, err, sizeof err);
+            assert_non_null(pb);
+            snprintf(where, sizeof where, "%s on %s (%s, m=%ld)", networks[n], platforms[p],
+                     spec_schedule_name(pb->schedule), pb->m);
+            for (int i = 0; i < planner_count(); i++) {
+                struct planner_result res;
+                assert_int_equal(planner_run(planner_name(i), pb, &res), 0);
+                *failures += check_plan(pb, &res, where);
+                (*plans)++;
+                planner_result_clear(&res);
+            }
+            problem_free(pb);
+        }
+    }
+}
+
+static void test_every_plan_passes_the_simulator_1f1b(void **state)
+{
+    (void)state;
+    int failures = 0, plans = 0;
+    run_instances(0, SPEC_SCHEDULE_1F1B, &failures, &plans);
+    assert_int_equal(plans, (int)(NNET * NPLAT) * planner_count());
+    assert_int_equal(failures, 0);
+}
+
+static void test_every_plan_passes_the_simulator_pipedream(void **state)
+{
+    (void)state;
+    int failures = 0, plans = 0;
+    run_instances(4, SPEC_SCHEDULE_PIPEDREAM, &failures, &plans);
+    assert_int_equal(failures, 0);
+}
+
+/* The memory-aware DP is exact over contiguous plans in its wait-free
+ * model, and real in-flight counts are never below the wait-free ones: so
+ * no contiguous plan that really fits has a period below dp's model
+ * period. Checked against every contiguous baseline on every instance. */
+static void test_no_fitting_contiguous_plan_beats_dp_model(void **state)
+{
+    (void)state;
+    int compared = 0;
+    for (int sched = 0; sched < 2; sched++) {
+        for (size_t n = 0; n < NNET; n++) {
+            for (size_t p = 0; p < NPLAT; p++) {
+                struct knobs k;
+                char err[SPEC_ERR_LEN];
+                knobs_init(&k);
+                k.schedule = sched;
+                struct problem *pb = problem_create(nets[n], plats[p], &k, err, sizeof err);
+                assert_non_null(pb);
+                int *gpu = malloc((size_t)pb->L * sizeof *gpu);
+                double period = NAN;
+                int found = baseline_dp_allocation(pb, gpu, &period);
+                assert_true(found >= 0);
+                for (int i = 0; i < planner_count(); i++) {
+                    struct planner_result res;
+                    planner_run(planner_name(i), pb, &res);
+                    if (found == 1 && res.plan->fits && plan_is_contiguous(res.plan)) {
+                        if (res.plan->T < period * (1 - 1e-9))
+                            print_error("%s on %s: %s T %g below dp's model %g\n",
+                                        networks[n], platforms[p], res.planner, res.plan->T,
+                                        period);
+                        assert_true(res.plan->T >= period * (1 - 1e-9));
+                        compared++;
+                    }
+                    /* and when dp's model admits nothing, no contiguous plan fits */
+                    if (found == 0 && plan_is_contiguous(res.plan))
+                        assert_false(res.plan->fits);
+                    planner_result_clear(&res);
+                }
+                free(gpu);
+                problem_free(pb);
+            }
+        }
+    }
+    assert_true(compared > 20);
+}
+
+/* When nothing fits, the smallest fitting cap is real: a plan fits there. */
+static void test_min_cap_gives_a_fitting_plan(void **state)
+{
+    (void)state;
+    struct knobs k;
+    char err[SPEC_ERR_LEN];
+    knobs_init(&k);
+    k.memory = 4ULL << 30;   /* 4 GiB: vgg16 at 128 images cannot fit */
+    struct problem *pb = problem_create(nets[1], plats[0], &k, err, sizeof err);
+    assert_non_null(pb);
+    for (int i = 0; i < planner_count(); i++) {
+        struct planner_result res;
+        planner_run(planner_name(i), pb, &res);
+        assert_false(res.plan->fits);
+        planner_result_clear(&res);
+    }
+    struct plan *fit = NULL;
+    const char *who = NULL;
+    double cap = planner_min_cap(pb, &fit, &who);
+    assert_true(isfinite(cap));
+    assert_true(cap > 4.0 * 1073741824.0);
+    assert_non_null(fit);
+    assert_non_null(who);
+    assert_true(fit->fits);
+    assert_true(fit->peak_memory <= cap);
+    /* and just below it, that planner's plan does not fit */
+    struct problem *below = problem_copy(pb);
+    for (int p = 0; p < below->P; p++)
+        below->cap[p] = cap - 2.0 * 1048576.0;
+    struct planner_result res;
+    planner_run(who, below, &res);
+    assert_false(res.plan->fits);
+    planner_result_clear(&res);
+    problem_free(below);
+    plan_free(fit);
+    problem_free(pb);
+}
+
+static void test_result_order_prefers_fitting_then_objective(void **state)
+{
+    (void)state;
+    struct plan a = { 0 }, b = { 0 };
+    struct planner_result ra = { .plan = &a }, rb = { .plan = &b };
+    a.fits = true;
+    a.objective = 10;
+    b.fits = false;
+    b.objective = 5;
+    assert_true(planner_result_compare(&ra, &rb) < 0);
+    b.fits = true;
+    assert_true(planner_result_compare(&ra, &rb) > 0);
+    b.objective = 10;
+    assert_int_equal(planner_result_compare(&ra, &rb), 0);
+    assert_int_equal(planner_run("no-such-planner", NULL, &ra), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_plan_passes_the_simulator_1f1b),
+        cmocka_unit_test(test_every_plan_passes_the_simulator_pipedream),
+        cmocka_unit_test(test_no_fitting_contiguous_plan_beats_dp_model),
+        cmocka_unit_test(test_min_cap_gives_a_fitting_plan),
+        cmocka_unit_test(test_result_order_prefers_fitting_then_objective),
+    };
+    return cmocka_run_group_tests(tests, load_all, free_all);
+}

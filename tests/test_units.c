@@ -1,0 +1,183 @@
+/* Unit parsing is exact and strict; writing round-trips. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "units.h"
+
+static void test_time_units_scale_to_ms(void **state)
+{
+    (void)state;
+    double ms;
+    char err[128];
+    assert_int_equal(units_parse_time("1.9ms", &ms, err, sizeof err), 0);
+    assert_true(ms == 1.9);
+    assert_int_equal(units_parse_time(" 250 us ", &ms, err, sizeof err), 0);
+    assert_true(ms == 0.25);
+    assert_int_equal(units_parse_time("2s", &ms, err, sizeof err), 0);
+    assert_true(ms == 2000.0);
+    assert_int_equal(units_parse_time("0ms", &ms, err, sizeof err), 0);
+    assert_true(ms == 0.0);
+}
+
+static void test_time_rejects_bare_negative_and_nonfinite(void **state)
+{
+    (void)state;
+    double ms;
+    char err[128];
+    assert_int_equal(units_parse_time("1.9", &ms, err, sizeof err), -1);
+    assert_string_equal(err, "missing unit (expected us, ms or s)");
+    assert_int_equal(units_parse_time("-1ms", &ms, err, sizeof err), -1);
+    assert_string_equal(err, "negative value");
+    assert_int_equal(units_parse_time("infms", &ms, err, sizeof err), -1);
+    assert_string_equal(err, "not a number");
+    assert_int_equal(units_parse_time("nan", &ms, err, sizeof err), -1);
+    assert_int_equal(units_parse_time("1e3ms", &ms, err, sizeof err), -1);
+    assert_string_equal(err, "unknown unit 'e3ms' (expected us, ms or s)");
+    assert_int_equal(units_parse_time("3 min", &ms, err, sizeof err), -1);
+    assert_int_equal(units_parse_time("", &ms, err, sizeof err), -1);
+    assert_int_equal(units_parse_time(".", &ms, err, sizeof err), -1);
+}
+
+static void test_size_decimal_and_binary_are_exact(void **state)
+{
+    (void)state;
+    uint64_t b;
+    char err[128];
+    assert_int_equal(units_parse_size("37.6KB", &b, err, sizeof err), 0);
+    assert_int_equal(b, 37600);
+    assert_int_equal(units_parse_size("16GiB", &b, err, sizeof err), 0);
+    assert_int_equal(b, 17179869184ULL);
+    assert_int_equal(units_parse_size("1.5 GiB", &b, err, sizeof err), 0);
+    assert_int_equal(b, 1610612736ULL);
+    assert_int_equal(units_parse_size("0.000001GB", &b, err, sizeof err), 0);
+    assert_int_equal(b, 1000);
+    assert_int_equal(units_parse_size("512B", &b, err, sizeof err), 0);
+    assert_int_equal(b, 512);
+    /* 0.1 KiB is 102.4 bytes: rounds to the nearest byte */
+    assert_int_equal(units_parse_size("0.1KiB", &b, err, sizeof err), 0);
+    assert_int_equal(b, 102);
+    assert_int_equal(units_parse_size("18446744073709551615B", &b, err, sizeof err), 0);
+    assert_true(b == UINT64_MAX);
+}
+
+static void test_size_rejects_overflow_and_bad_units(void **state)
+{
+    (void)state;
+    uint64_t b;
+    char err[128];
+    assert_int_equal(units_parse_size("18446744073709551616B", &b, err, sizeof err), -1);
+    assert_string_equal(err, "size does not fit in 64 bits");
+    assert_int_equal(units_parse_size("20000000000GB", &b, err, sizeof err), -1);
+    assert_string_equal(err, "size does not fit in 64 bits");
+    assert_int_equal(units_parse_size("12", &b, err, sizeof err), -1);
+    assert_string_equal(err, "missing unit (expected B, KB, MB, GB, KiB, MiB or GiB)");
+    assert_int_equal(units_parse_size("12 gb", &b, err, sizeof err), -1);
+    assert_string_equal(err, "unknown unit 'gb' (expected B, KB, MB, GB, KiB, MiB or GiB)");
+    assert_int_equal(units_parse_size("-3MB", &b, err, sizeof err), -1);
+    assert_int_equal(units_parse_size("1234567890123456789012345678901234567B", &b, err,
+                                      sizeof err), -1);
+}
+
+static void test_bandwidth_units(void **state)
+{
+    (void)state;
+    double bw;
+    char err[128];
+    assert_int_equal(units_parse_bandwidth("25GB/s", &bw, err, sizeof err), 0);
+    assert_true(bw == 25e9);
+    assert_int_equal(units_parse_bandwidth("100Gbit/s", &bw, err, sizeof err), 0);
+    assert_true(bw == 12.5e9);
+    assert_int_equal(units_parse_bandwidth("800 MB/s", &bw, err, sizeof err), 0);
+    assert_true(bw == 800e6);
+    assert_int_equal(units_parse_bandwidth("0GB/s", &bw, err, sizeof err), -1);
+    assert_string_equal(err, "bandwidth must be positive");
+    assert_int_equal(units_parse_bandwidth("25GB", &bw, err, sizeof err), -1);
+    assert_int_equal(units_parse_bandwidth("25", &bw, err, sizeof err), -1);
+}
+
+static void test_counts_are_bare_and_in_range(void **state)
+{
+    (void)state;
+    long v;
+    char err[128];
+    assert_int_equal(units_parse_count("8", 1, 64, &v, err, sizeof err), 0);
+    assert_int_equal(v, 8);
+    assert_int_equal(units_parse_count("0", 1, 64, &v, err, sizeof err), -1);
+    assert_string_equal(err, "out of range (expected 1 to 64)");
+    assert_int_equal(units_parse_count("99999999999999999999999", 1, 64, &v, err,
+                                       sizeof err), -1);
+    assert_string_equal(err, "out of range (expected 1 to 64)");
+    assert_int_equal(units_parse_count("8GPUs", 1, 64, &v, err, sizeof err), -1);
+    assert_int_equal(units_parse_count("2.5", 1, 64, &v, err, sizeof err), -1);
+    assert_int_equal(units_parse_count("-1", 1, 64, &v, err, sizeof err), -1);
+    assert_string_equal(err, "negative value");
+}
+
+static void test_write_size_is_shortest_exact(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(units_write_size(37600, buf, sizeof buf), "37.6KB");
+    assert_string_equal(units_write_size(205520896, buf, sizeof buf), "196MiB");
+    assert_string_equal(units_write_size(0, buf, sizeof buf), "0B");
+    assert_string_equal(units_write_size(4, buf, sizeof buf), "4B");
+    assert_string_equal(units_write_size(1024, buf, sizeof buf), "1KiB");
+    assert_string_equal(units_write_size(1000, buf, sizeof buf), "1KB");
+    assert_string_equal(units_write_size(151011328, buf, sizeof buf), "151.011328MB");
+}
+
+static void test_write_then_parse_round_trips(void **state)
+{
+    (void)state;
+    char buf[64], err[128];
+    uint64_t vals[] = { 0, 1, 999, 1000, 1023, 1025, 602112, 154140672, 44302336,
+                        17179869184ULL, 123456789012345ULL, UINT64_MAX };
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+        uint64_t back;
+        units_write_size(vals[i], buf, sizeof buf);
+        assert_int_equal(units_parse_size(buf, &back, err, sizeof err), 0);
+        assert_true(back == vals[i]);
+    }
+    double times[] = { 0, 0.001, 1.9, 22.316, 635.902, 1e-6 };
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        double back;
+        units_write_time(times[i], buf, sizeof buf);
+        assert_int_equal(units_parse_time(buf, &back, err, sizeof err), 0);
+        assert_true(back == times[i]);
+    }
+    assert_string_equal(units_write_time(1.9, buf, sizeof buf), "1.9ms");
+    assert_string_equal(units_write_time(0, buf, sizeof buf), "0ms");
+}
+
+static void test_human_formats(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(units_format_size(11.2 * 1073741824.0, buf, sizeof buf), "11.2 GiB");
+    assert_string_equal(units_format_size(512, buf, sizeof buf), "512 B");
+    assert_string_equal(units_format_size(1536, buf, sizeof buf), "1.50 KiB");
+    assert_string_equal(units_format_time(61.25, buf, sizeof buf), "61.2 ms");
+    assert_string_equal(units_format_time(0.25, buf, sizeof buf), "250 us");
+    assert_string_equal(units_format_time(1500, buf, sizeof buf), "1.50 s");
+    assert_string_equal(units_format_bandwidth(25e9, buf, sizeof buf), "25 GB/s");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_time_units_scale_to_ms),
+        cmocka_unit_test(test_time_rejects_bare_negative_and_nonfinite),
+        cmocka_unit_test(test_size_decimal_and_binary_are_exact),
+        cmocka_unit_test(test_size_rejects_overflow_and_bad_units),
+        cmocka_unit_test(test_bandwidth_units),
+        cmocka_unit_test(test_counts_are_bare_and_in_range),
+        cmocka_unit_test(test_write_size_is_shortest_exact),
+        cmocka_unit_test(test_write_then_parse_round_trips),
+        cmocka_unit_test(test_human_formats),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
