@@ -19,6 +19,7 @@ struct planner_result {
     bool believed_fit;       /* what the planner's own rule believed */
     double bound;            /* proven lower bound on the objective, or NAN */
     double seconds;          /* wall time of the planner */
+    int blocks;              /* elements status and bound are proven for (0: n/a) */
     char message[320];       /* why, for errors and surprises */
 };
 

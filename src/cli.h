@@ -4,6 +4,8 @@
 #ifndef PIPEPLAN_CLI_H
 #define PIPEPLAN_CLI_H
 
+#include <stdbool.h>
+
 int cmd_check(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
@@ -14,6 +16,25 @@ struct knobs;
  * Returns 1 if argv[*i] was one (its value consumed), 0 if not, -1 after
  * printing a message for a bad value. */
 int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k);
+
+/* The ILP's flags: --blocks N, --time-limit S, --threads N, --log FILE. */
+struct ilp_args {
+    double time_limit;
+    int threads;
+    int blocks;              /* -1: automatic */
+    const char *log_path;    /* NULL: CBC's log is discarded */
+};
+int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a);
+
+/* "all" or "ilp,dp,...": fills out[] with static names; count or -1
+ * (after printing why). */
+int cli_parse_planners(const char *list, const char **out, int max);
+
+struct problem;
+/* Run planners on a problem, print a table (or JSON); returns solve's
+ * exit status (0 a plan fits, 1 none does, 2 error). */
+int cli_solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
+                      const struct ilp_args *ilp, bool json);
 
 /* The embedded default spec files (generated from data/ at build time). */
 extern const char default_network[], default_network_path[];

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "fileio.h"
+#include "problem.h"
 #include "spec.h"
 #include "units.h"
 
@@ -188,7 +189,19 @@ int cmd_default(void)
     checked_print(stdout, default_network_path, &net);
     fputc('\n', stdout);
     checked_print(stdout, default_platform_path, &plat);
+    printf("\n");
+    char err[SPEC_ERR_LEN];
+    struct problem *pb = problem_create(net.net, plat.plat, NULL, err, sizeof err);
     checked_free(&net);
     checked_free(&plat);
-    return 0;
+    if (!pb) {
+        fprintf(stderr, "pipeplan: %s\n", err);
+        return 2;
+    }
+    const char *planners[16];
+    int n = cli_parse_planners("all", planners, 16);
+    struct ilp_args ilp = { 5.0, 1, -1, NULL };
+    int rc = cli_solve_problem(pb, planners, n, &ilp, false);
+    problem_free(pb);
+    return rc == 2 ? 2 : 0;
 }

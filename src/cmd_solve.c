@@ -1,5 +1,7 @@
 /* pipeplan solve: run planners headless and print a table or JSON. */
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +11,7 @@
 #include "simulate.h"
 #include "spec.h"
 #include "units.h"
+#include "worker.h"
 
 static const char solve_usage[] =
     "usage: pipeplan solve NETWORK.ini PLATFORM.ini [options]\n"
@@ -18,7 +21,12 @@ static const char solve_usage[] =
     "  --schedule 1f1b|pipedream\n"
     "  --layout any|contiguous\n"
     "  --weight-factor PHI      bytes of weight state per parameter byte\n"
-    "  --planner NAME[,NAME...]|all   planners to run (default all)\n"
+    "  --planner NAME[,NAME...]|all   planners to run (default all: ilp, dp,\n"
+    "                           pipedream, time, parameters, uniform)\n"
+    "  --blocks N               blocks the ILP works on (0: every layer; default auto)\n"
+    "  --time-limit SECONDS     ILP search time (default 10)\n"
+    "  --threads N              CBC threads (default 1)\n"
+    "  --log FILE               append CBC's log to FILE (default: discarded)\n"
     "  --json                   machine-readable output\n";
 
 int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
@@ -109,10 +117,11 @@ bad:
 }
 
 /* Comma-separated planner names into a NULL-terminated list (static names). */
-static int parse_planners(const char *list, const char **out, int max)
+int cli_parse_planners(const char *list, const char **out, int max)
 {
     int n = 0;
     if (strcmp(list, "all") == 0) {
+        out[n++] = "ilp";
         for (int i = 0; i < planner_count() && n < max; i++)
             out[n++] = planner_name(i);
         return n;
@@ -122,26 +131,133 @@ static int parse_planners(const char *list, const char **out, int max)
         return -1;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
-        int found = -1;
-        for (int i = 0; i < planner_count(); i++)
+        const char *name = strcmp(tok, "ilp") == 0 ? "ilp" : NULL;
+        for (int i = 0; i < planner_count() && !name; i++)
             if (strcmp(planner_name(i), tok) == 0)
-                found = i;
-        if (found < 0) {
-            fprintf(stderr, "pipeplan: unknown planner '%s' (expected", tok);
+                name = planner_name(i);
+        if (!name) {
+            fprintf(stderr, "pipeplan: unknown planner '%s' (expected ilp", tok);
             for (int i = 0; i < planner_count(); i++)
-                fprintf(stderr, "%s%s", i ? ", " : " ", planner_name(i));
+                fprintf(stderr, ", %s", planner_name(i));
             fprintf(stderr, " or all)\n");
             free(copy);
             return -1;
         }
         bool dup = false;
         for (int j = 0; j < n; j++)
-            dup = dup || out[j] == planner_name(found);
+            dup = dup || out[j] == name;
         if (!dup && n < max)
-            out[n++] = planner_name(found);
+            out[n++] = name;
     }
     free(copy);
     return n;
+}
+
+/* The ILP's own flags, shared with the explorer. */
+int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
+{
+    static const char *const names[] = { "--blocks", "--time-limit", "--threads", "--log", NULL };
+    const char *arg = argv[*i], *value = NULL;
+    int which = -1;
+    for (int n = 0; names[n]; n++) {
+        size_t len = strlen(names[n]);
+        if (strncmp(arg, names[n], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
+            which = n;
+            value = arg[len] == '=' ? arg + len + 1 : NULL;
+            break;
+        }
+    }
+    if (which < 0)
+        return 0;
+    if (!value) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "pipeplan: %s needs a value\n", names[which]);
+            return -1;
+        }
+        value = argv[++*i];
+    }
+    char why[160];
+    long n;
+    double real;
+    switch (which) {
+    case 0:
+        if (units_parse_count(value, 0, 4096, &n, why, sizeof why) < 0)
+            goto bad;
+        a->blocks = (int)n;
+        break;
+    case 1:
+        if (units_parse_real(value, &real, why, sizeof why) < 0)
+            goto bad;
+        if (real <= 0 || real > 86400) {
+            snprintf(why, sizeof why, "out of range (expected seconds, more than 0)");
+            goto bad;
+        }
+        a->time_limit = real;
+        break;
+    case 2:
+        if (units_parse_count(value, 1, 256, &n, why, sizeof why) < 0)
+            goto bad;
+        a->threads = (int)n;
+        break;
+    default:
+        a->log_path = value;
+        break;
+    }
+    return 1;
+bad:
+    fprintf(stderr, "pipeplan: bad %s '%s': %s\n", names[which], value, why);
+    return -1;
+}
+
+/* Run the planners in a worker process (CBC writes to stdout, which must
+ * stay ours) and collect one result per planner, in request order. */
+static int run_planners(const struct problem *pb, const char *const *planners, int n,
+                        const struct ilp_args *ilp, struct planner_result *results)
+{
+    struct worker_request req = {
+        .pb = pb, .planners = planners, .nplanners = n, .time_limit = ilp->time_limit,
+        .threads = ilp->threads, .blocks = ilp->blocks, .log_path = ilp->log_path,
+    };
+    char err[256];
+    struct worker *w = worker_start(&req, err, sizeof err);
+    if (!w) {
+        fprintf(stderr, "pipeplan: cannot start the planners: %s\n", err);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        memset(&results[i], 0, sizeof results[i]);
+        results[i].planner = planners[i];
+        results[i].status = PLAN_ERROR;
+        results[i].bound = NAN;
+        snprintf(results[i].message, sizeof results[i].message, "no result");
+    }
+    int next = 0;
+    for (;;) {
+        struct worker_event ev;
+        int r = worker_next(w, &ev);
+        if (r < 0)
+            break;
+        if (r == 0) {
+            struct pollfd pfd = { worker_fd(w), POLLIN, 0 };
+            if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+                break;
+            continue;
+        }
+        if (ev.kind == WORKER_RESULT && next < n) {
+            struct planner_result *res = &results[next++];
+            res->status = ev.status;
+            res->plan = ev.plan;
+            ev.plan = NULL;
+            res->bound = ev.bound;
+            res->seconds = ev.seconds;
+            res->believed_fit = ev.believed_fit;
+            res->blocks = strcmp(res->planner, "ilp") == 0 ? ev.blocks : 0;
+            snprintf(res->message, sizeof res->message, "%s", ev.message);
+        }
+        worker_event_clear(&ev);
+    }
+    worker_free(w);
+    return 0;
 }
 
 int cmd_solve(int argc, char **argv)
@@ -150,12 +266,18 @@ int cmd_solve(int argc, char **argv)
     knobs_init(&knobs);
     const char *files[2] = { NULL, NULL };
     const char *planners[16];
-    int nplanners = parse_planners("all", planners, 16);
+    int nplanners = cli_parse_planners("all", planners, 16);
     bool json = false;
     int nfiles = 0;
+    struct ilp_args ilp = { 10.0, 1, -1, NULL };
 
     for (int i = 1; i < argc; i++) {
         int r = cli_parse_knob(argc, argv, &i, &knobs);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        r = cli_parse_ilp(argc, argv, &i, &ilp);
         if (r < 0)
             return 2;
         if (r > 0)
@@ -172,7 +294,7 @@ int cmd_solve(int argc, char **argv)
                 fprintf(stderr, "pipeplan: --planner needs a value\n");
                 return 2;
             }
-            nplanners = parse_planners(v, planners, 16);
+            nplanners = cli_parse_planners(v, planners, 16);
             if (nplanners <= 0)
                 return 2;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -210,40 +332,54 @@ int cmd_solve(int argc, char **argv)
         return 2;
     }
 
+    int rc = cli_solve_problem(pb, planners, nplanners, &ilp, json);
+    problem_free(pb);
+    return rc;
+}
+
+/* Run the planners on a problem and print the table or JSON; the exit
+ * status of solve. */
+int cli_solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
+                      const struct ilp_args *ilp, bool json)
+{
     struct planner_result *results = calloc((size_t)nplanners, sizeof *results);
     if (!results) {
-        problem_free(pb);
         fprintf(stderr, "pipeplan: out of memory\n");
         return 2;
     }
+    if (run_planners(pb, planners, nplanners, ilp, results) != 0) {
+        free(results);
+        return 2;
+    }
     bool any_fits = false;
+    int blocks = pb->L;
     for (int i = 0; i < nplanners; i++) {
         struct planner_result *res = &results[i];
-        planner_run(planners[i], pb, res);
+        if (strcmp(res->planner, "ilp") == 0 && res->blocks > 0)
+            blocks = res->blocks;
         /* every plan is checked by the independent simulator before it is shown */
-        struct sim_report rep;
-        if (res->plan && simulate_plan(res->plan, pb, &rep) != SIM_OK) {
+        struct sim_report sim;
+        if (res->plan && simulate_plan(res->plan, pb, &sim) != SIM_OK) {
             res->status = PLAN_ERROR;
             snprintf(res->message, sizeof res->message, "rejected by the simulator: %s",
-                     rep.reason);
+                     sim.reason);
         }
         if (res->plan && res->plan->fits && res->status != PLAN_ERROR)
             any_fits = true;
     }
     struct report rep = {
-        .pb = pb, .blocks = pb->L, .results = results, .nresults = nplanners,
+        .pb = pb, .blocks = blocks, .results = results, .nresults = nplanners,
         .min_cap = NAN, .min_cap_planner = NULL,
     };
     struct plan *cap_plan = NULL;
     if (!any_fits)
         rep.min_cap = planner_min_cap(pb, &cap_plan, &rep.min_cap_planner);
-    int rc = json ? report_json(stdout, &rep) : report_table(stdout, &rep);
+    int out = json ? report_json(stdout, &rep) : report_table(stdout, &rep);
     plan_free(cap_plan);
     for (int i = 0; i < nplanners; i++)
         planner_result_clear(&results[i]);
     free(results);
-    problem_free(pb);
-    if (rc < 0 || fflush(stdout) != 0) {
+    if (out < 0 || fflush(stdout) != 0) {
         fprintf(stderr, "pipeplan: write error on standard output\n");
         return 2;
     }

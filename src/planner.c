@@ -46,6 +46,8 @@ static const struct entry *find(const char *name)
 
 const char *planner_title(const char *name)
 {
+    if (name && strcmp(name, "ilp") == 0)
+        return "ILP (CBC)";
     const struct entry *e = find(name);
     return e ? e->title : name;
 }

@@ -50,6 +50,8 @@ static void json_plan(FILE *out, const struct problem *pb, const struct planner_
     json_number(out, res->bound);
     fprintf(out, ", \"solve_seconds\": ");
     json_number(out, res->seconds);
+    if (res->blocks > 0)
+        fprintf(out, ", \"proven_for_blocks\": %d", res->blocks);
     if (res->message[0]) {
         fprintf(out, ", \"message\": ");
         json_string(out, res->message);
@@ -150,8 +152,8 @@ int report_table(FILE *out, const struct report *r)
             "lower bound T >= %s\n\n", pb->m, pb->micro_batch, spec_schedule_name(pb->schedule),
             pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any", pb->phi,
             units_format_time(lb, b1, sizeof b1));
-    fprintf(out, "%-16s %-9s %10s %10s %10s %9s  %-18s %s\n", "planner", "status", "period",
-            "iteration", "samples/s", "T/T_lb", "memory", "peak GPU");
+    fprintf(out, "%-16s %-9s %10s %10s %10s %7s %7s  %-17s %s\n", "planner", "status", "period",
+            "iteration", "samples/s", "T/T_lb", "gap", "memory", "peak GPU");
     for (int i = 0; i < r->nresults; i++) {
         const struct planner_result *res = &r->results[i];
         const struct plan *pl = res->plan;
@@ -160,12 +162,28 @@ int report_table(FILE *out, const struct report *r)
                     planner_status_name(res->status), res->message);
             continue;
         }
-        fprintf(out, "%-16s %-9s %10s %10s %10.1f %9.3f  %-18s %d (%s)\n",
+        char gap[16] = "-";
+        if (isfinite(res->bound) && pl->objective > 0)
+            snprintf(gap, sizeof gap, "%.2f%%",
+                     100 * fmax(0, (pl->objective - res->bound) / pl->objective));
+        fprintf(out, "%-16s %-9s %10s %10s %10.1f %7.3f %7s  %-17s %d (%s)\n",
                 planner_title(res->planner), planner_status_name(res->status),
                 units_format_time(pl->T, b1, sizeof b1),
                 units_format_time(pl->iteration, b2, sizeof b2), pl->throughput, pl->T / lb,
-                fit_text(res, b3, sizeof b3), pl->peak_gpu,
+                gap, fit_text(res, b3, sizeof b3), pl->peak_gpu,
                 units_format_size(pl->gpus[pl->peak_gpu].total, b4, sizeof b4));
+    }
+    for (int i = 0; i < r->nresults; i++) {
+        const struct planner_result *res = &r->results[i];
+        if (res->blocks > 0 && isfinite(res->bound))
+            fprintf(out, "  %s: %s; the bound %s on the %s is proven for the network cut "
+                    "into %d blocks%s\n", planner_title(res->planner),
+                    res->status == PLAN_OPTIMAL ? "proven optimal" : "best plan found, not proven",
+                    units_format_time(res->bound, b1, sizeof b1),
+                    pb->schedule == SPEC_SCHEDULE_1F1B ? "iteration time" : "period", res->blocks,
+                    res->blocks == pb->L ? " (every layer)" : "");
+        else if (res->message[0] && res->blocks > 0)
+            fprintf(out, "  %s: %s\n", planner_title(res->planner), res->message);
     }
     for (int i = 0; i < r->nresults; i++)
         if (r->results[i].plan && !r->results[i].believed_fit && r->results[i].plan->fits == false)

@@ -506,6 +506,66 @@ static int sched_run(struct sched *s)
     return found ? 0 : -1;
 }
 
+/* A contiguous allocation always has a schedule at its load bound: each
+ * GPU runs its forward ops back to back and its backward ops back to back,
+ * the backward block started in the part of the period the forward block
+ * leaves free (the classic 1F1B pipeline). The list scheduler can miss it
+ * when a GPU is exactly full. Fills pl->start at period T; 0, or -1 if the
+ * allocation is not contiguous or T is below a load. */
+static int sched_blocks(struct sched *s, double T)
+{
+    const struct problem *pb = s->pb;
+    struct plan *pl = s->pl;
+    int L = s->L;
+    if (!plan_is_contiguous(pl) || T < sched_min_period(s) - SCHED_EPS)
+        return -1;
+    double *start = pl->start;
+    for (int i = 0; i < L; i++)
+        start[i] = i == 0 ? 0.0 : start[i - 1] + pb->f[i - 1] + cut_ms(s, i - 1);
+    for (int i = L - 1; i >= 0; i--) {
+        double ready = i == L - 1 ? start[L - 1] + pb->f[L - 1]
+                                  : start[L + i + 1] + pb->b[i + 1] + cut_ms(s, i);
+        bool segment_end = i == L - 1 || pl->gpu[i + 1] != pl->gpu[i];
+        if (segment_end) {
+            int first = i;
+            double fsum = 0.0, bsum = 0.0;
+            while (first > 0 && pl->gpu[first - 1] == pl->gpu[i])
+                first--;
+            for (int j = first; j <= i; j++) {
+                fsum += pb->f[j];
+                bsum += pb->b[j];
+            }
+            double x = mod_t(ready - start[first], T);
+            if (!(x >= fsum - SCHED_EPS && x <= T - bsum + SCHED_EPS))
+                ready += mod_t(fsum - x, T);
+        }
+        start[L + i] = ready;
+    }
+    pl->T = T;
+    return 0;
+}
+
+/* Keep whichever of the plan as built and the block schedule at T scores
+ * better; the plan is evaluated on return. */
+static void sched_try_blocks(struct sched *s, double T)
+{
+    struct plan *pl = s->pl;
+    struct plan *alt = plan_copy(pl);
+    if (!alt)
+        return;
+    struct sched_score before = sched_score(pl);
+    double oldT = pl->T;
+    if (sched_blocks(s, T) == 0 && plan_evaluate(pl, s->pb) == 0 &&
+        score_better(sched_score(pl), before))
+        ;   /* keep the block schedule */
+    else {
+        pl->T = oldT;
+        memcpy(pl->start, alt->start, (size_t)s->n * sizeof *pl->start);
+        plan_evaluate(pl, s->pb);
+    }
+    plan_free(alt);
+}
+
 int schedule_build_at(struct plan *pl, const struct problem *pb, double T)
 {
     struct sched s;
@@ -521,7 +581,12 @@ int schedule_build_at(struct plan *pl, const struct problem *pb, double T)
         s.T = T;
         pl->T = T;
         rc = sched_run(&s);
-        if (rc != 0) {
+        if (rc == 0) {
+            sched_try_blocks(&s, T);
+        } else if (sched_blocks(&s, T) == 0) {
+            plan_evaluate(pl, pb);
+            rc = 0;
+        } else {
             pl->T = oldT;
             memcpy(pl->start, keep, (size_t)s.n * sizeof *keep);
         }
@@ -550,12 +615,17 @@ int schedule_build(struct plan *pl, const struct problem *pb)
         chain += 2.0 * cut_ms(&s, i);
 
     int rc = -1;
+    double T0 = T;
     for (int tries = 0; tries < 100000; tries++) {
         s.T = T;
         pl->T = T;
         rc = sched_run(&s);
-        if (rc == 0)
+        if (rc == 0) {
+            /* the list scheduler may have had to go above the load bound */
+            s.T = T0;
+            sched_try_blocks(&s, T0);
             break;
+        }
         /* Grow T by what the failing op lacked in the widest gap, at
          * least a little; jump to the chain length when that is near. */
         double lack = s.fail_dur - sched_largest_gap(&s, s.fail_gpu);

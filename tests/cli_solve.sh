@@ -38,13 +38,23 @@ and all(.plans[]; .status != "error")
 and all(.plans[]; .fits == all(.gpus[]; .memory.total <= .memory.cap))
 and all(.plans[]; .period_ms >= $lb * 0.999999)'
 
+# Every network x platform x schedule with every planner (the ILP on a
+# short leash). Under valgrind, a corner of the matrix: it is ~30x slower.
+nets=$(ls data/networks/*.ini)
+plats=$(ls data/platforms/*.ini)
+scheds="1f1b pipedream"
+if [ -n "$PIPEPLAN_WRAP" ]; then
+    nets="data/networks/alexnet.ini data/networks/gnmt.ini"
+    plats="data/platforms/v100-16gb-pcie-4.ini data/platforms/dgx-h100.ini"
+fi
 n=0
-for net in data/networks/*.ini; do
-    for plat in data/platforms/*.ini; do
-        for sched in 1f1b pipedream; do
+for net in $nets; do
+    for plat in $plats; do
+        for sched in $scheds; do
             n=$((n + 1))
             status=0
-            pp solve "$net" "$plat" --schedule $sched --json >"$TMP/out" 2>"$TMP/err" || status=$?
+            pp solve "$net" "$plat" --schedule $sched --time-limit 1 --blocks 8 --json \
+                >"$TMP/out" 2>"$TMP/err" || status=$?
             name="$(basename "$net" .ini) on $(basename "$plat" .ini) ($sched)"
             if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
                 not_ok "$name: exit $status"; cat "$TMP/err"; continue
@@ -70,26 +80,31 @@ done
 echo "# $n instances"
 
 # The readable table.
-run solve data/networks/resnet50.ini data/platforms/dgx1-v100-32gb.ini
+run solve data/networks/resnet50.ini data/platforms/dgx1-v100-32gb.ini --time-limit 2
 expect_status 0 "table for resnet50 on a DGX-1"
 expect_stdout_has "mem-aware DP" "table lists the memory-aware DP"
 expect_stdout_has "Best plan:" "table shows the best plan"
 
 # Nothing fits: exit 1 and the smallest cap that would.
-run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --time-limit 2
 expect_status 1 "vgg16 in 4 GiB does not fit"
 expect_stdout_has "No plan fits. The smallest uniform cap at which a plan fits:" "names the cap it needs"
-run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --json
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --json --time-limit 2
 expect_status 1 "no fit, JSON"
-if jq -e '.problem.min_fitting_cap > 4294967296 and all(.plans[]; .fits == false and .status == "no_fit")' "$TMP/out" >/dev/null; then
+if jq -e '.problem.min_fitting_cap > 4294967296
+          and all(.plans[]; .fits == false)
+          and all(.plans[] | select(.planner != "ilp"); .status == "no_fit")
+          and (.plans[] | select(.planner == "ilp") | .status == "infeasible" and .proven_for_blocks > 0)' \
+      "$TMP/out" >/dev/null; then
     ok "JSON says no_fit and the fitting cap"; else not_ok "JSON no_fit fields"; fi
 
 # Knobs reach the problem.
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 3 --micro-batches 5 \
-    --layout contiguous --planner dp,uniform --json
+    --layout contiguous --planner dp,uniform,ilp --time-limit 2 --json
 expect_status 0 "knobs and planner list"
 if jq -e '.problem.gpus == 3 and .problem.micro_batches == 5 and .problem.layout == "contiguous"
-          and ([.plans[].planner] == ["dp", "uniform"]) and all(.plans[]; (.gpus|length) == 3)' \
+          and ([.plans[].planner] == ["dp", "uniform", "ilp"]) and all(.plans[]; (.gpus|length) == 3)
+          and all(.plans[]; .fits) and (.plans[2].period_ms <= .plans[0].period_ms * 1.000001)' \
       "$TMP/out" >/dev/null; then ok "knobs in the JSON"; else not_ok "knobs in the JSON"; fi
 
 # Bad input: exit 2, nothing on stdout.
@@ -112,5 +127,20 @@ expect_stderr "$TMP/bad.ini:4: [layer a] has no 'backward' (expected a line 'bac
     "bad network file message"
 run solve data/networks/gnmt.ini
 expect_status 2 "missing platform"
+run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --time-limit 0
+expect_status 2 "zero time limit"
+
+# The ILP proves the small, pipedream case optimal and never loses to a baseline.
+run solve data/networks/alexnet.ini data/platforms/dgx-h100.ini --gpus 4 --schedule pipedream \
+    --blocks 8 --time-limit 20 --json
+expect_status 0 "alexnet, 4 GPUs, ILP"
+if jq -e '(.plans[] | select(.planner == "ilp")) as $ilp
+          | $ilp.status == "optimal" and $ilp.proven_for_blocks == 8
+          and all(.plans[] | select(.fits); $ilp.period_ms <= .period_ms * 1.000001)
+          and $ilp.bound_ms <= $ilp.period_ms * 1.000001' "$TMP/out" >/dev/null; then
+    ok "ILP optimal and no worse than any fitting baseline"
+else
+    not_ok "ILP status or objective"; jq -c '.plans[] | {planner, status, period_ms, bound_ms, fits}' "$TMP/out"
+fi
 
 finish

@@ -12,6 +12,7 @@
 
 #include "baseline.h"
 #include "planner.h"
+#include "schedule.h"
 #include "simulate.h"
 #include "spec.h"
 
@@ -89,6 +90,26 @@ static int check_plan(const struct problem *pb, const struct planner_result *res
         print_error("%s %s: status %s with fits=%d\n", where, res->planner,
                     planner_status_name(res->status), pl->fits);
         bad++;
+    }
+    /* A contiguous split always has a 1F1B schedule at its load bound;
+     * only dp stretches the period, and only when that schedule does not
+     * fit its memory. */
+    if (plan_is_contiguous(pl)) {
+        double need = 0;
+        for (int p = 0; p < pl->P; p++)
+            need = fmax(need, fmax(pl->gpus[p].load_ms,
+                                   fmax(pl->gpus[p].send_ms, pl->gpus[p].recv_ms)));
+        bool stretched_for_memory = false;
+        if (strcmp(res->planner, "dp") == 0) {
+            struct plan *at = plan_copy(pl);
+            stretched_for_memory = schedule_build_at(at, pb, need) == 0 && !at->fits;
+            plan_free(at);
+        }
+        if (pl->T > need * (1 + 1e-9) + 1e-9 && !stretched_for_memory) {
+            print_error("%s %s: period %g above its load bound %g\n", where, res->planner,
+                        pl->T, need);
+            bad++;
+        }
     }
     /* Contiguous baselines: waits of a 1F1B pipeline are bounded by about
      * a period per stage and direction, so the latency stays within the

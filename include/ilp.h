@@ -1,0 +1,65 @@
+/* ilp: the exact planner, an integer linear program solved with CBC
+ * (MODEL.md section 5), through CBC's C API.
+ *
+ * Search: the period (and, for 1f1b, the latency) is searched over
+ * intervals of T. At a fixed T a "master" MIP chooses an allocation of the
+ * blocks with wait-free in-flight counts (a valid relaxation: real counts
+ * are never lower); each allocation it proposes is scheduled exactly (the
+ * list scheduler first, else a small schedule MIP over the operations that
+ * share a GPU); an allocation that cannot fit at T is cut off. The bound is
+ * proven for the blocked problem; the plan returned is per layer, refined
+ * layer by layer and never worse than the best fitting baseline.
+ *
+ * CBC writes to standard output even at log level 0: callers that own the
+ * terminal run this in a child process (see worker.h). No other I/O here. */
+#ifndef PIPEPLAN_ILP_H
+#define PIPEPLAN_ILP_H
+
+#include <stdbool.h>
+#include "planner.h"
+
+/* Relative gap at which a plan is called optimal. */
+#define ILP_GAP 1e-4
+
+struct ilp_progress {
+    double elapsed;              /* seconds since the solve started */
+    const struct plan *plan;     /* improved layer-level plan, or NULL */
+    double objective;            /* of the best plan so far (INFINITY if none) */
+    double bound;                /* best proven lower bound on the objective */
+};
+
+struct ilp_options {
+    double time_limit;           /* seconds for the whole search (<= 0: none) */
+    int threads;                 /* CBC threads (<= 1: one) */
+    int blocks;                  /* coarsening: 0 = the layers, -1 = automatic */
+    const struct plan *warm;     /* layer-level plan to start from, or NULL */
+    /* every improved plan and every improved bound, as soon as known */
+    void (*on_progress)(void *ctx, const struct ilp_progress *p);
+    void *ctx;
+    /* polled between MIPs; nonzero stops the search (the best plan so far
+     * comes back with status timeout) */
+    volatile int *cancel;
+};
+
+void ilp_options_init(struct ilp_options *opt);
+
+/* The block count used when opt->blocks is -1. */
+int ilp_default_blocks(const struct problem *pb);
+
+struct ilp_stats {
+    int blocks;                  /* elements of the problem the bound holds for */
+    int rows, cols, integers;    /* of the largest master MIP built */
+    int masters, subproblems, cuts;
+    double first_better_seconds; /* first plan better than the warm start, or -1 */
+    double master_seconds, sub_seconds, refine_seconds;   /* where the time went */
+};
+
+/* Solve. Fills res (plan per layer, status, bound on the objective,
+ * seconds) and, if stats is not NULL, the statistics. Status: optimal when
+ * the relative gap is <= ILP_GAP, timeout when the limit or a cancel
+ * stopped it first, infeasible when no plan fits (proven), error when CBC
+ * failed. Returns 0, or -1 on bad arguments. */
+int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
+              struct planner_result *res, struct ilp_stats *stats);
+
+#endif

@@ -1,0 +1,377 @@
+/* worker: planners in a child process, results over a pipe.
+ *
+ * Why a process and not a thread: CBC 2.10's C API cannot be interrupted
+ * and prints to stdout even at log level 0. A child with its own stdout can
+ * be killed at any moment and its memory goes with it. */
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ilp.h"
+
+#define MSG_MAGIC 0x70706c6eu   /* "ppln" */
+
+/* One message: this header, then L int32 GPUs, 2L double starts, then
+ * msglen bytes of message text. */
+struct msg_head {
+    uint32_t magic;
+    uint32_t kind;
+    uint32_t status;
+    int32_t blocks;
+    int32_t L, P;               /* 0 when there is no plan */
+    uint32_t believed_fit;
+    uint32_t msglen;
+    double bound, objective, seconds, T;
+    char planner[16];
+};
+
+struct worker {
+    pid_t pid;
+    int fd;
+    bool eof;                   /* pipe closed by the child */
+    bool done;                  /* WORKER_DONE seen */
+    bool reaped;
+    struct problem *pb;
+    char *buf;
+    size_t len, cap;
+};
+
+/* ---- child side ---- */
+
+static int write_all(int fd, const void *data, size_t n)
+{
+    const char *p = data;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int send_msg(int fd, enum worker_event_kind kind, const char *planner,
+                    enum plan_status status, const struct plan *pl, double bound,
+                    double objective, double seconds, int blocks, bool believed_fit,
+                    const char *message)
+{
+    struct msg_head h;
+    memset(&h, 0, sizeof h);
+    h.magic = MSG_MAGIC;
+    h.kind = (uint32_t)kind;
+    h.status = (uint32_t)status;
+    h.blocks = blocks;
+    h.L = pl ? pl->L : 0;
+    h.P = pl ? pl->P : 0;
+    h.believed_fit = believed_fit;
+    h.msglen = message ? (uint32_t)strlen(message) : 0;
+    h.bound = bound;
+    h.objective = objective;
+    h.seconds = seconds;
+    h.T = pl ? pl->T : NAN;
+    snprintf(h.planner, sizeof h.planner, "%s", planner ? planner : "");
+    if (write_all(fd, &h, sizeof h) < 0)
+        return -1;
+    if (pl) {
+        for (int i = 0; i < pl->L; i++) {
+            int32_t g = pl->gpu[i];
+            if (write_all(fd, &g, sizeof g) < 0)
+                return -1;
+        }
+        if (write_all(fd, pl->start, (size_t)(2 * pl->L) * sizeof *pl->start) < 0)
+            return -1;
+    }
+    return h.msglen ? write_all(fd, message, h.msglen) : 0;
+}
+
+struct child_ctx {
+    int fd;
+    int blocks;
+};
+
+static void child_progress(void *ctx, const struct ilp_progress *p)
+{
+    const struct child_ctx *c = ctx;
+    send_msg(c->fd, WORKER_PROGRESS, "ilp", PLAN_FEASIBLE, p->plan, p->bound, p->objective,
+             p->elapsed, c->blocks, true, NULL);
+}
+
+static void child_run(int fd, const struct worker_request *req)
+{
+    for (int i = 0; i < req->nplanners; i++) {
+        const char *name = req->planners[i];
+        struct planner_result res;
+        int blocks = req->pb->L;
+        if (strcmp(name, "ilp") == 0) {
+            struct ilp_options opt;
+            struct ilp_stats stats;
+            struct child_ctx ctx = { fd, req->blocks };
+            ilp_options_init(&opt);
+            opt.time_limit = req->time_limit;
+            opt.threads = req->threads;
+            opt.blocks = req->blocks;
+            opt.on_progress = child_progress;
+            opt.ctx = &ctx;
+            ctx.blocks = req->blocks < 0 ? ilp_default_blocks(req->pb)
+                         : req->blocks == 0 ? req->pb->L : req->blocks;
+            if (ctx.blocks > req->pb->L)
+                ctx.blocks = req->pb->L;
+            if (ilp_solve(req->pb, &opt, &res, &stats) != 0) {
+                memset(&res, 0, sizeof res);
+                res.planner = "ilp";
+                res.status = PLAN_ERROR;
+                res.bound = NAN;
+                snprintf(res.message, sizeof res.message, "the ILP could not start");
+            }
+            blocks = stats.blocks;
+        } else if (planner_run(name, req->pb, &res) != 0) {
+            memset(&res, 0, sizeof res);
+            res.planner = name;
+            res.status = PLAN_ERROR;
+            res.bound = NAN;
+            snprintf(res.message, sizeof res.message, "unknown planner '%s'", name);
+        }
+        int rc = send_msg(fd, WORKER_RESULT, name, res.status, res.plan, res.bound,
+                          res.plan ? res.plan->objective : NAN, res.seconds, blocks,
+                          res.believed_fit, res.message);
+        planner_result_clear(&res);
+        if (rc < 0)
+            return;
+    }
+    send_msg(fd, WORKER_DONE, "", PLAN_FEASIBLE, NULL, NAN, NAN, 0, 0, true, NULL);
+}
+
+/* Point stdin at /dev/null and stdout/stderr at the log (CBC writes there). */
+static void child_redirect(const char *log_path)
+{
+    int in = open("/dev/null", O_RDONLY);
+    if (in >= 0) {
+        dup2(in, STDIN_FILENO);
+        close(in);
+    }
+    int out = log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
+    if (out < 0)
+        out = open("/dev/null", O_WRONLY);
+    if (out >= 0) {
+        dup2(out, STDOUT_FILENO);
+        dup2(out, STDERR_FILENO);
+        close(out);
+    }
+}
+
+/* ---- parent side ---- */
+
+struct worker *worker_start(const struct worker_request *req, char *err, size_t errlen)
+{
+    if (!req || !req->pb || req->nplanners < 0) {
+        snprintf(err, errlen, "bad worker request");
+        return NULL;
+    }
+    struct worker *w = calloc(1, sizeof *w);
+    if (!w || !(w->pb = problem_copy(req->pb))) {
+        free(w);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    int fds[2];
+    if (pipe(fds) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        problem_free(w->pb);
+        free(w);
+        return NULL;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        problem_free(w->pb);
+        free(w);
+        return NULL;
+    }
+    if (pid == 0) {
+        /* The parent's handlers (terminal restore) are not ours. */
+        static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGABRT, SIGBUS,
+                                    SIGFPE, SIGWINCH, SIGPIPE, SIGCHLD };
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+            signal(sigs[i], SIG_DFL);
+        close(fds[0]);
+        child_redirect(req->log_path);
+        child_run(fds[1], req);
+        close(fds[1]);
+        _exit(0);
+    }
+    close(fds[1]);
+    fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    w->pid = pid;
+    w->fd = fds[0];
+    return w;
+}
+
+int worker_fd(const struct worker *w)
+{
+    return w->fd;
+}
+
+bool worker_running(const struct worker *w)
+{
+    return w && !w->done && !w->eof;
+}
+
+static void worker_reap(struct worker *w)
+{
+    if (!w->reaped && w->pid > 0) {
+        while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        w->reaped = true;
+    }
+}
+
+/* Read what the pipe holds into the buffer. */
+static void worker_fill(struct worker *w)
+{
+    while (!w->eof) {
+        if (w->cap - w->len < 65536) {
+            size_t cap = w->cap ? w->cap * 2 : 131072;
+            char *nb = realloc(w->buf, cap);
+            if (!nb)
+                return;
+            w->buf = nb;
+            w->cap = cap;
+        }
+        ssize_t r = read(w->fd, w->buf + w->len, w->cap - w->len);
+        if (r > 0) {
+            w->len += (size_t)r;
+        } else if (r == 0) {
+            w->eof = true;
+        } else {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                w->eof = true;
+            return;
+        }
+    }
+}
+
+/* Parse one complete message from the buffer; 1 if one was taken. */
+static int worker_parse(struct worker *w, struct worker_event *ev)
+{
+    struct msg_head h;
+    if (w->len < sizeof h)
+        return 0;
+    memcpy(&h, w->buf, sizeof h);
+    if (h.magic != MSG_MAGIC || h.L < 0 || h.P < 0 || h.msglen > 4096) {
+        w->len = 0;
+        w->eof = true;
+        return 0;
+    }
+    size_t need = sizeof h + (size_t)h.L * (sizeof(int32_t) + 2 * sizeof(double)) + h.msglen;
+    if (w->len < need)
+        return 0;
+    memset(ev, 0, sizeof *ev);
+    ev->kind = (enum worker_event_kind)h.kind;
+    ev->status = (enum plan_status)h.status;
+    ev->bound = h.bound;
+    ev->objective = h.objective;
+    ev->seconds = h.seconds;
+    ev->blocks = h.blocks;
+    ev->believed_fit = h.believed_fit;
+    memcpy(ev->planner, h.planner, sizeof ev->planner);
+    ev->planner[sizeof ev->planner - 1] = '\0';
+    const char *p = w->buf + sizeof h;
+    if (h.L > 0 && h.L == w->pb->L && h.P == w->pb->P) {
+        struct plan *pl = plan_new(h.L, h.P);
+        if (pl) {
+            for (int i = 0; i < h.L; i++) {
+                int32_t g;
+                memcpy(&g, p + (size_t)i * sizeof g, sizeof g);
+                pl->gpu[i] = g;
+            }
+            memcpy(pl->start, p + (size_t)h.L * sizeof(int32_t),
+                   (size_t)(2 * h.L) * sizeof(double));
+            pl->T = h.T;
+            if (plan_evaluate(pl, w->pb) != 0) {
+                plan_free(pl);
+                pl = NULL;
+            }
+        }
+        ev->plan = pl;
+    }
+    p += (size_t)h.L * (sizeof(int32_t) + 2 * sizeof(double));
+    size_t n = h.msglen < sizeof ev->message ? h.msglen : sizeof ev->message - 1;
+    memcpy(ev->message, p, n);
+    ev->message[n] = '\0';
+    memmove(w->buf, w->buf + need, w->len - need);
+    w->len -= need;
+    if (ev->kind == WORKER_DONE)
+        w->done = true;
+    return 1;
+}
+
+int worker_next(struct worker *w, struct worker_event *ev)
+{
+    if (!w)
+        return -1;
+    worker_fill(w);
+    if (worker_parse(w, ev))
+        return 1;
+    if (!w->eof)
+        return 0;
+    worker_reap(w);
+    if (!w->done) {
+        /* died without saying so: tell the caller once */
+        memset(ev, 0, sizeof *ev);
+        ev->kind = WORKER_RESULT;
+        ev->status = PLAN_ERROR;
+        ev->bound = NAN;
+        snprintf(ev->message, sizeof ev->message, "the planning process ended unexpectedly");
+        w->done = true;
+        return 1;
+    }
+    return -1;
+}
+
+void worker_event_clear(struct worker_event *ev)
+{
+    plan_free(ev->plan);
+    ev->plan = NULL;
+}
+
+void worker_cancel(struct worker *w)
+{
+    if (!w || w->reaped)
+        return;
+    kill(w->pid, SIGKILL);
+    worker_reap(w);
+    w->eof = true;
+    w->done = true;
+    w->len = 0;
+}
+
+void worker_free(struct worker *w)
+{
+    if (!w)
+        return;
+    worker_cancel(w);
+    close(w->fd);
+    free(w->buf);
+    problem_free(w->pb);
+    free(w);
+}
