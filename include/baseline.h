@@ -53,4 +53,11 @@ int baseline_time_allocation(const struct problem *pb, int *gpu);
 int baseline_pipedream_allocation(const struct problem *pb, int *gpu);
 int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period);
 
+/* Schedule an allocation at the least period (from `period` up) at which
+ * its list schedule fits memory: a longer period lowers the in-flight
+ * counts. The shortest schedule when it fits already; when nothing fits,
+ * the shortest schedule (not fitting). NULL when malformed. */
+struct plan *baseline_schedule_fitting(const struct problem *pb, const int *gpu,
+                                       double period);
+
 #endif

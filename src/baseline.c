@@ -561,8 +561,8 @@ static double dp_predict_period(const struct plan *pl, const struct problem *pb,
  * the period where the last schedule's lifetimes would fit; lifetimes
  * often shrink as T grows, so then bisect back towards the last period
  * that did not fit. */
-static struct plan *dp_schedule(const struct problem *pb, const int *gpu,
-                                double period)
+struct plan *baseline_schedule_fitting(const struct problem *pb, const int *gpu,
+                                       double period)
 {
     struct plan *pl = plan_from_allocation(pb, gpu);
     if (!pl || pl->fits)
@@ -616,7 +616,7 @@ struct plan *baseline_dp(const struct problem *pb, bool *believed_fit)
     int rc = baseline_dp_allocation(pb, gpu, &period);
     struct plan *pl = NULL;
     if (rc == 1)
-        pl = dp_schedule(pb, gpu, period);
+        pl = baseline_schedule_fitting(pb, gpu, period);
     else if (rc == 0)
         pl = plan_from_allocation(pb, gpu);
     if (pl && believed_fit)

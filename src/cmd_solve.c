@@ -29,33 +29,40 @@ static const char solve_usage[] =
     "  --log FILE               append CBC's log to FILE (default: discarded)\n"
     "  --json                   machine-readable output\n";
 
-int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
+/* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
+ * with *value set (the next argument consumed if need be), -1 for none,
+ * -2 after saying that the value is missing. */
+static int flag_match(const char *const *names, int argc, char **argv, int *i,
+                      const char **value)
 {
     const char *arg = argv[*i];
+    for (int n = 0; names[n]; n++) {
+        size_t len = strlen(names[n]);
+        if (strncmp(arg, names[n], len) != 0 || (arg[len] != '\0' && arg[len] != '='))
+            continue;
+        if (arg[len] == '=') {
+            *value = arg + len + 1;
+        } else if (*i + 1 < argc) {
+            *value = argv[++*i];
+        } else {
+            fprintf(stderr, "pipeplan: %s needs a value\n", names[n]);
+            return -2;
+        }
+        return n;
+    }
+    return -1;
+}
+
+int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
+{
     static const char *const names[] = {
         "--gpus", "--memory", "--micro-batches", "--schedule", "--layout", "--weight-factor",
         NULL
     };
     const char *value = NULL;
-    int which = -1;
-    for (int n = 0; names[n]; n++) {
-        size_t len = strlen(names[n]);
-        if (strncmp(arg, names[n], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
-            which = n;
-            if (arg[len] == '=')
-                value = arg + len + 1;
-            break;
-        }
-    }
+    int which = flag_match(names, argc, argv, i, &value);
     if (which < 0)
-        return 0;
-    if (!value) {
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "pipeplan: %s needs a value\n", names[which]);
-            return -1;
-        }
-        value = argv[++*i];
-    }
+        return which == -1 ? 0 : -1;
     char why[160];
     long n;
     uint64_t size;
@@ -157,25 +164,10 @@ int cli_parse_planners(const char *list, const char **out, int max)
 int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
 {
     static const char *const names[] = { "--blocks", "--time-limit", "--threads", "--log", NULL };
-    const char *arg = argv[*i], *value = NULL;
-    int which = -1;
-    for (int n = 0; names[n]; n++) {
-        size_t len = strlen(names[n]);
-        if (strncmp(arg, names[n], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
-            which = n;
-            value = arg[len] == '=' ? arg + len + 1 : NULL;
-            break;
-        }
-    }
+    const char *value = NULL;
+    int which = flag_match(names, argc, argv, i, &value);
     if (which < 0)
-        return 0;
-    if (!value) {
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "pipeplan: %s needs a value\n", names[which]);
-            return -1;
-        }
-        value = argv[++*i];
-    }
+        return which == -1 ? 0 : -1;
     char why[160];
     long n;
     double real;
@@ -270,6 +262,8 @@ int cmd_solve(int argc, char **argv)
     bool json = false;
     int nfiles = 0;
     struct ilp_args ilp = { 10.0, 1, -1, NULL };
+    static const char *const planner_flag[] = { "--planner", NULL };
+    const char *v = NULL;
 
     for (int i = 1; i < argc; i++) {
         int r = cli_parse_knob(argc, argv, &i, &knobs);
@@ -287,13 +281,9 @@ int cmd_solve(int argc, char **argv)
         } else if (strcmp(argv[i], "--help") == 0) {
             fputs(solve_usage, stdout);
             return 0;
-        } else if (strncmp(argv[i], "--planner", 9) == 0 &&
-                   (argv[i][9] == '\0' || argv[i][9] == '=')) {
-            const char *v = argv[i][9] == '=' ? argv[i] + 10 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v) {
-                fprintf(stderr, "pipeplan: --planner needs a value\n");
+        } else if ((r = flag_match(planner_flag, argc, argv, &i, &v)) != -1) {
+            if (r < 0)
                 return 2;
-            }
             nplanners = cli_parse_planners(v, planners, 16);
             if (nplanners <= 0)
                 return 2;

@@ -264,44 +264,6 @@ static struct plan *expand_plan(const struct search *s, const struct plan *bpl)
     return pl;
 }
 
-/* Smallest period at which the list scheduler makes the allocation fit,
- * searched from its natural period up to `limit`. NULL if none. */
-static struct plan *schedule_fitting(const struct problem *pb, const int *gpu, double limit)
-{
-    struct plan *pl = plan_new(pb->L, pb->P);
-    if (!pl)
-        return NULL;
-    memcpy(pl->gpu, gpu, (size_t)pb->L * sizeof *gpu);
-    if (schedule_build(pl, pb) != 0) {
-        plan_free(pl);
-        return NULL;
-    }
-    if (pl->fits)
-        return pl;
-    /* A longer period lowers in-flight counts: bisect for the smallest
-     * that fits (fits is monotone under scaling, the builder nearly so). */
-    double lo = pl->T, hi = limit;
-    struct plan *at = plan_copy(pl);
-    if (!at || schedule_build_at(at, pb, hi) != 0 || !at->fits) {
-        plan_free(at);
-        plan_free(pl);
-        return NULL;
-    }
-    for (int it = 0; it < 30 && hi - lo > 1e-4 * hi; it++) {
-        double mid = (lo + hi) / 2;
-        if (schedule_build_at(pl, pb, mid) == 0 && pl->fits) {
-            hi = mid;
-            struct plan *tmp = at;
-            at = pl;
-            pl = tmp;
-        } else {
-            lo = mid;
-        }
-    }
-    plan_free(pl);
-    return at;
-}
-
 /* Layer-level local search around a plan: move a layer at a boundary to
  * its neighbour's GPU while that lowers the objective of a fitting plan. */
 static void refine_layers(struct search *s, const struct plan *start)
@@ -351,8 +313,8 @@ static void refine_layers(struct search *s, const struct plan *start)
                         lat += 2 * pb->c[i];
                 if (objective_of(s, floor_T, lat) >= cur->objective * (1 - 1e-9))
                     continue;
-                struct plan *cand = schedule_fitting(pb, gpu, s->chain * 4 + cur->T);
-                if (cand && cand->objective < cur->objective * (1 - 1e-9)) {
+                struct plan *cand = baseline_schedule_fitting(pb, gpu, 0);
+                if (cand && cand->fits && cand->objective < cur->objective * (1 - 1e-9)) {
                     plan_free(cur);
                     cur = cand;
                     improved = true;
@@ -816,8 +778,8 @@ static int judge(struct search *s, const int *alloc, double a, double T)
     } else {
         rc = 1;
         /* the same allocation may do better at its own shortest period */
-        struct plan *own = schedule_fitting(bp, alloc, T);
-        struct plan *use = own && own->objective < pl->objective ? own : pl;
+        struct plan *own = baseline_schedule_fitting(bp, alloc, 0);
+        struct plan *use = own && own->fits && own->objective < pl->objective ? own : pl;
         struct plan *layer = expand_plan(s, use);
         if (layer) {
             /* refining costs schedules: only a new best plan */
