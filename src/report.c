@@ -46,6 +46,8 @@ static void json_plan(FILE *out, const struct problem *pb, const struct planner_
     json_number(out, pl ? pl->iteration : NAN);
     fprintf(out, ", \"throughput\": ");
     json_number(out, pl ? pl->throughput : NAN);
+    fprintf(out, ", \"objective_ms\": ");
+    json_number(out, pl ? pl->objective : NAN);
     fprintf(out, ", \"bound_ms\": ");
     json_number(out, res->bound);
     fprintf(out, ", \"solve_seconds\": ");
@@ -105,7 +107,8 @@ int report_json(FILE *out, const struct report *r)
             spec_schedule_name(pb->schedule),
             pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any");
     json_number(out, pb->phi);
-    fprintf(out, ", \"lower_bound_ms\": ");
+    fprintf(out, ", \"objective\": \"%s\", \"lower_bound_ms\": ",
+            pb->schedule == SPEC_SCHEDULE_1F1B ? "iteration" : "period");
     json_number(out, problem_lower_bound(pb));
     fprintf(out, ", \"min_fitting_cap\": ");
     if (isnan(r->min_cap)) {

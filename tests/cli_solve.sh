@@ -19,6 +19,7 @@ def plan_ok: (.planner|type == "string")
     and ([.status] | inside(["optimal","feasible","no_fit","infeasible","timeout","error"]))
     and (.fits|type == "boolean") and (.period_ms|num) and (.latency_ms|num)
     and (.iteration_ms|num) and (.throughput|num) and (.bound_ms|numornull)
+    and (.objective_ms|num)
     and (.solve_seconds|num)
     and (.assignment|type == "array" and all(.[]; int))
     and (.gpus|type == "array" and all(.[]; gpu_ok))
@@ -28,6 +29,7 @@ def problem_ok: (.network|type == "string") and (.layers|int) and (.blocks|int)
     and (.micro_batches|int) and (.schedule == "1f1b" or .schedule == "pipedream")
     and (.layout == "any" or .layout == "contiguous") and (.lower_bound_ms|num);
 .problem.lower_bound_ms as $lb
+| .problem.objective as $obj
 | (.problem|problem_ok)
 and (.problem.memory|length) == .problem.gpus
 and (.plans|type == "array" and length > 0)
