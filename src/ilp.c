@@ -175,6 +175,7 @@ struct search {
     int ncuts, cuts_cap;
     struct interval *iv;
     int niv;
+    double pruned_floor;       /* least bound of the intervals pruned as close enough */
 };
 
 static double now(void)
@@ -777,6 +778,23 @@ static int judge(struct search *s, const int *alloc, double a, double T)
         rc = 0;
     } else {
         rc = 1;
+        /* No schedule of this allocation runs below its own compute and
+         * link loads; when that is below T, ask the exact schedule there,
+         * so optima sitting on a load are found exactly, not approached. */
+        double need = 0;
+        for (int p = 0; p < bp->P; p++)
+            need = fmax(need, fmax(pl->gpus[p].load_ms,
+                                   fmax(pl->gpus[p].send_ms, pl->gpus[p].recv_ms)));
+        if (need < T * (1 - 1e-9)) {
+            struct plan *at = plan_copy(pl);
+            if (at && schedule_exact(s, at, need) == 1 &&
+                at->objective < pl->objective) {
+                plan_free(pl);
+                pl = at;
+                at = NULL;
+            }
+            plan_free(at);
+        }
         /* the same allocation may do better at its own shortest period */
         struct plan *own = baseline_schedule_fitting(bp, alloc, 0);
         struct plan *use = own && own->fits && own->objective < pl->objective ? own : pl;
@@ -868,7 +886,8 @@ static int interval_solve(struct search *s, struct interval *iv)
 
 static void update_bound(struct search *s)
 {
-    double lb = s->best_obj;
+    /* intervals pruned for being within the gap still bound the optimum */
+    double lb = fmin(s->best_obj, s->pruned_floor);
     for (int k = 0; k < s->niv; k++)
         if (s->iv[k].lb < lb)
             lb = s->iv[k].lb;
@@ -881,9 +900,12 @@ static void update_bound(struct search *s)
 static void intervals_prune(struct search *s)
 {
     int w = 0;
-    for (int k = 0; k < s->niv; k++)
+    for (int k = 0; k < s->niv; k++) {
         if (isfinite(s->iv[k].lb) && s->iv[k].lb < s->best_obj * (1 - ILP_GAP))
             s->iv[w++] = s->iv[k];
+        else if (isfinite(s->iv[k].lb))
+            s->pruned_floor = fmin(s->pruned_floor, s->iv[k].lb);
+    }
     s->niv = w;
 }
 
@@ -959,8 +981,10 @@ int ilp_default_blocks(const struct problem *pb)
 /* Best fitting baseline (or the warm plan) as the first incumbent. */
 static void warm_start(struct search *s)
 {
-    if (s->opt->warm && s->opt->warm->L == s->pb->L)
-        offer(s, s->opt->warm);
+    const struct plan *warm = s->opt->warm;
+    if (warm && warm->L == s->pb->L && warm->P == s->pb->P &&
+        (s->pb->layout == LAYOUT_ANY || plan_is_contiguous(warm)))
+        offer(s, warm);
     for (int i = 0; i < planner_count(); i++) {
         struct planner_result res;
         if (planner_run(planner_name(i), s->pb, &res) == 0 && res.plan && res.plan->fits &&
@@ -998,6 +1022,7 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     s.t0 = now();
     s.best_obj = INFINITY;
     s.bound = -INFINITY;
+    s.pruned_floor = INFINITY;
     bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
     s.alpha = flushed ? (double)(pb->m - 1) : 1.0;
     s.beta = flushed ? 1.0 : 0.0;

@@ -530,18 +530,24 @@ out:
 
 /* "first..last" from the names of the first and last elements of a block;
  * an element that is already a block contributes its own end. */
+/* Problems built by hand may leave names out. */
+static const char *layer_name(const struct problem *pb, int i)
+{
+    return pb->names && pb->names[i] ? pb->names[i] : "";
+}
+
 static char *block_name(const struct problem *pb, int from, int to)
 {
     if (from == to)
-        return str_dup(pb->names[from]);
-    const char *head = pb->names[from];
+        return str_dup(layer_name(pb, from));
+    const char *head = layer_name(pb, from);
     size_t hlen = strlen(head);
     if (pb->first[from + 1] - pb->first[from] > 1) {
         const char *dots = strstr(head, "..");
         if (dots)
             hlen = (size_t)(dots - head);
     }
-    const char *tail = pb->names[to];
+    const char *tail = layer_name(pb, to);
     if (pb->first[to + 1] - pb->first[to] > 1) {
         const char *dots = NULL;
         for (const char *p = strstr(tail, ".."); p; p = strstr(p + 1, ".."))

@@ -341,7 +341,7 @@ char *units_write_size(uint64_t bytes, char *buf, size_t len)
 {
     static const char *dec[] = { "B", "KB", "MB", "GB" };
     static const char *bin[] = { "B", "KiB", "MiB", "GiB" };
-    char best[48], cand[48];
+    char best[96], cand[96];
     int k = 0;
     while (k < 3 && bytes >= (uint64_t)pow(1000, k + 1))
         k++;

@@ -1,0 +1,1520 @@
+/* Tests for the exact planner (src/ilp.c, MODEL.md section 5): against
+ * exhaustive enumeration and an exact brute force on tiny instances, the
+ * worked example of section 9, the baselines (random and bundled data),
+ * the progress stream, infeasibility and cancellation, and the stats.
+ *
+ * CBC prints "Solution found..." lines to stdout even at log level 0:
+ * harmless here. Every solve has a time limit of a few seconds. */
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "baseline.h"
+#include "ilp.h"
+#include "planner.h"
+#include "schedule.h"
+#include "simulate.h"
+#include "spec.h"
+
+#define GB 1e9
+#define MAXL 8
+#define MAXP 4
+/* Generous for instances this small: each solve proves optimality in well
+ * under a second; the limit only keeps a regression from hanging. */
+#define TINY_LIMIT 5.0
+
+/* ---- hand-built problems (as in test_baseline.c) ----------------------- */
+
+static struct problem *pb_new(int L, int P)
+{
+    struct problem *pb = calloc(1, sizeof *pb);
+    assert_non_null(pb);
+    pb->L = L;
+    pb->P = P;
+    pb->micro_batch = 1;
+    pb->f = calloc((size_t)L, sizeof(double));
+    pb->b = calloc((size_t)L, sizeof(double));
+    pb->w = calloc((size_t)L, sizeof(double));
+    pb->a = calloc((size_t)L, sizeof(double));
+    pb->s = calloc((size_t)L, sizeof(double));
+    pb->c = calloc((size_t)L, sizeof(double));
+    pb->names = calloc((size_t)L, sizeof(char *));
+    pb->first = calloc((size_t)L + 1, sizeof(int));
+    pb->cap = calloc((size_t)P, sizeof(double));
+    pb->reserved = calloc((size_t)P, sizeof(double));
+    assert_true(pb->f && pb->b && pb->w && pb->a && pb->s && pb->c &&
+                pb->names && pb->first && pb->cap && pb->reserved);
+    for (int i = 0; i <= L; i++)
+        pb->first[i] = i;
+    /* coarsening builds block names from these */
+    for (int i = 0; i < L; i++) {
+        pb->names[i] = malloc(16);
+        assert_non_null(pb->names[i]);
+        snprintf(pb->names[i], 16, "l%d", i);
+    }
+    pb->m = 4;
+    pb->schedule = SPEC_SCHEDULE_PIPEDREAM;
+    pb->layout = LAYOUT_ANY;
+    pb->phi = 1;
+    pb->bandwidth = 1e9;
+    return pb;
+}
+
+static void pb_free(struct problem *pb)
+{
+    for (int i = 0; i < pb->L; i++)
+        free(pb->names[i]);
+    free(pb->f);
+    free(pb->b);
+    free(pb->w);
+    free(pb->a);
+    free(pb->s);
+    free(pb->c);
+    free(pb->names);
+    free(pb->first);
+    free(pb->cap);
+    free(pb->reserved);
+    free(pb);
+}
+
+static void pb_caps(struct problem *pb, double cap, double reserved)
+{
+    for (int p = 0; p < pb->P; p++) {
+        pb->cap[p] = cap;
+        pb->reserved[p] = reserved;
+    }
+}
+
+/* MODEL.md section 9: f = 1, b = 2, s = 4 3 2 1 GB, 2 GPUs, no weights
+ * and no transfers, pipedream schedule, nothing reserved. */
+static struct problem *pb_worked(double cap, enum layout_kind layout)
+{
+    struct problem *pb = pb_new(4, 2);
+    for (int i = 0; i < 4; i++) {
+        pb->f[i] = 1;
+        pb->b[i] = 2;
+        pb->s[i] = (4 - i) * GB;
+    }
+    pb->phi = 4;
+    pb->layout = layout;
+    pb_caps(pb, cap, 0);
+    return pb;
+}
+
+static uint64_t rng_state;
+
+static void rng_seed(uint64_t seed)
+{
+    rng_state = seed;
+}
+
+static unsigned rnd(unsigned n)
+{
+    rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
+    return (unsigned)(rng_state >> 33) % n;
+}
+
+/* Times in quarters of a ms, memory in whole GB; transfers (c) and the
+ * buffers they need (a) are drawn independently: the planners read c. */
+static struct problem *pb_random(int L, int P)
+{
+    struct problem *pb = pb_new(L, P);
+    for (int i = 0; i < L; i++) {
+        pb->f[i] = 0.25 * (1 + rnd(8));
+        pb->b[i] = 0.25 * (1 + rnd(12));
+        pb->w[i] = (double)rnd(3) * GB;
+        pb->s[i] = (double)(1 + rnd(5)) * GB;
+        pb->a[i] = i < L - 1 ? (double)rnd(3) * 0.5 * GB : 0;
+        pb->c[i] = i < L - 1 ? 0.25 * rnd(4) : 0;
+    }
+    pb->phi = 1 + rnd(3);
+    pb->m = 1 + rnd(6);
+    pb->schedule = rnd(2) ? SPEC_SCHEDULE_PIPEDREAM : SPEC_SCHEDULE_1F1B;
+    return pb;
+}
+
+/* Memory of every layer with one copy and one version, all on one GPU:
+ * a scale for caps that are neither trivial nor hopeless. */
+static double pb_single_copy_memory(const struct problem *pb)
+{
+    double sum = 0;
+    for (int i = 0; i < pb->L; i++)
+        sum += pb->phi * pb->w[i] + pb->s[i];
+    return sum;
+}
+
+/* Sanitizers and valgrind slow everything down; the limits are hang
+ * guards and must not turn a proof into a timeout there. Valgrind puts
+ * its preload library in the client's LD_PRELOAD. */
+static double slowdown(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre && strstr(pre, "vgpreload"))
+        return 40;
+#if defined(__SANITIZE_ADDRESS__)
+    return 5;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return 5;
+#endif
+#endif
+    return 1;
+}
+
+/* ---- running the ILP ----------------------------------------------------- */
+
+static void ilp_run(const struct problem *pb, int blocks, double limit,
+                    struct planner_result *res, struct ilp_stats *stats)
+{
+    struct ilp_options opt;
+    ilp_options_init(&opt);
+    opt.time_limit = limit * slowdown();
+    opt.blocks = blocks;
+    assert_int_equal(ilp_solve(pb, &opt, res, stats), 0);
+}
+
+/* A plan the ILP shows must replay cleanly and fit. */
+static void assert_plan_sound(const struct plan *pl, const struct problem *pb, const char *where)
+{
+    assert_non_null(pl);
+    struct sim_report rep;
+    enum sim_verdict v = simulate_plan(pl, pb, &rep);
+    if (v != SIM_OK)
+        fail_msg("%s: simulator says %s: %s", where, simulate_verdict_name(v), rep.reason);
+    if (!pl->fits)
+        fail_msg("%s: plan does not fit (peak %g on GPU %d, cap %g)", where, pl->peak_memory,
+                 pl->peak_gpu, pb->cap[pl->peak_gpu]);
+}
+
+static void assert_gpus(const struct plan *pl, const int *want)
+{
+    for (int i = 0; i < pl->L; i++)
+        if (pl->gpu[i] != want[i])
+            fail_msg("layer %d on GPU %d, expected %d", i, pl->gpu[i], want[i]);
+}
+
+/* The numbers of an instance, for failure messages. */
+static void pb_print(const struct problem *pb)
+{
+    print_message("L=%d P=%d m=%ld phi=%g schedule=%s layout=%s cap=%g GB\n", pb->L, pb->P,
+                  pb->m, pb->phi, pb->schedule == SPEC_SCHEDULE_1F1B ? "1f1b" : "pipedream",
+                  pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any", pb->cap[0] / GB);
+    for (int i = 0; i < pb->L; i++)
+        print_message("  layer %d: f=%g b=%g w=%g s=%g a=%g GB c=%g\n", i, pb->f[i], pb->b[i],
+                      pb->w[i] / GB, pb->s[i] / GB, pb->a[i] / GB, pb->c[i]);
+}
+
+static bool rel_close(double x, double y, double rel)
+{
+    return fabs(x - y) <= rel * fmax(fabs(x), fabs(y));
+}
+
+/* ---- enumeration of allocations ------------------------------------------ */
+
+static bool gpus_identical(const struct problem *pb)
+{
+    for (int p = 1; p < pb->P; p++)
+        if (pb->cap[p] != pb->cap[0] || pb->reserved[p] != pb->reserved[0])
+            return false;
+    return true;
+}
+
+/* Every allocation; with identical GPUs only one per relabelling:
+ * gpu[0] = 0 and each GPU first appears after the one below it
+ * (restricted growth strings). Start with first = true; returns false
+ * after the last one. */
+static bool alloc_next(const struct problem *pb, int *gpu, bool first)
+{
+    int L = pb->L, P = pb->P;
+    bool canonical = gpus_identical(pb);
+    if (first) {
+        memset(gpu, 0, (size_t)L * sizeof *gpu);
+        return true;
+    }
+    for (int i = L - 1; i >= (canonical ? 1 : 0); i--) {
+        int top = P - 1;
+        if (canonical) {
+            top = 0;
+            for (int j = 0; j < i; j++)
+                if (gpu[j] + 1 > top)
+                    top = gpu[j] + 1;
+            if (top > P - 1)
+                top = P - 1;
+        }
+        if (gpu[i] < top) {
+            gpu[i]++;
+            for (int j = i + 1; j < L; j++)
+                gpu[j] = 0;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Each GPU holds one run of layers. */
+static bool alloc_contiguous(const int *gpu, int L)
+{
+    for (int i = 1; i < L; i++) {
+        if (gpu[i] == gpu[i - 1])
+            continue;
+        for (int j = 0; j < i - 1; j++)
+            if (gpu[j] == gpu[i])
+                return false;
+    }
+    return true;
+}
+
+/* The whole chain with every transfer: at this period any allocation has
+ * a wait-free schedule with one copy of everything. */
+static double chain_ms(const struct problem *pb)
+{
+    double t = problem_compute_ms(pb);
+    for (int i = 0; i + 1 < pb->L; i++)
+        t += 2 * pb->c[i];
+    return t;
+}
+
+/* The least objective any plan at period T can have. */
+static double obj_floor(const struct problem *pb, double T)
+{
+    if (pb->schedule == SPEC_SCHEDULE_PIPEDREAM)
+        return T;
+    return (double)(pb->m - 1) * T + problem_compute_ms(pb);
+}
+
+/* Best fitting objective the schedule builder reaches over every
+ * allocation the layout allows: its natural period, else a ladder of
+ * longer ones up to past the whole chain. INFINITY when none fits. */
+static double enumerate_best(const struct problem *pb)
+{
+    int gpu[MAXL];
+    double best = INFINITY;
+    double chain = chain_ms(pb);
+    for (bool more = alloc_next(pb, gpu, true); more; more = alloc_next(pb, gpu, false)) {
+        if (pb->layout == LAYOUT_CONTIGUOUS && !alloc_contiguous(gpu, pb->L))
+            continue;
+        struct plan *pl = plan_new(pb->L, pb->P);
+        assert_non_null(pl);
+        memcpy(pl->gpu, gpu, (size_t)pb->L * sizeof *gpu);
+        assert_int_equal(schedule_build(pl, pb), 0);
+        if (pl->fits) {
+            best = fmin(best, pl->objective);
+        } else {
+            /* past the whole chain every count is 1: if it does not fit
+             * there, it fits nowhere; and no schedule at T beats
+             * obj_floor(T), so the ladder stops once that reaches best */
+            double T0 = pl->T, T1 = fmax(chain, T0) * 1.05;
+            if (obj_floor(pb, T0) < best && schedule_build_at(pl, pb, T1) == 0 && pl->fits) {
+                best = fmin(best, pl->objective);
+                for (int k = 1; k < 24; k++) {
+                    double T = T0 + (T1 - T0) * k / 24.0;
+                    if (obj_floor(pb, T) >= best)
+                        break;
+                    if (schedule_build_at(pl, pb, T) == 0 && pl->fits)
+                        best = fmin(best, pl->objective);
+                }
+            }
+        }
+        plan_free(pl);
+    }
+    return best;
+}
+
+/* Section 6 cross-check: the ILP on the layers (blocks 0) against every
+ * allocation scheduled by the builder. The builder is a heuristic, so the
+ * enumeration is an upper bound on the optimum: the ILP may beat it, never
+ * lose to it; and the ILP may only call an instance infeasible when the
+ * enumeration found nothing either. */
+static void enumeration_never_beats_ilp(void **state)
+{
+    (void)state;
+    /* the enumeration itself: 4 layers on 3 GPUs have 14 allocations up
+     * to relabelling (Stirling numbers 1 + 7 + 6) and 81 in all */
+    struct problem *probe = pb_new(4, 3);
+    int gpu[MAXL], count = 0;
+    pb_caps(probe, GB, 0);
+    for (bool more = alloc_next(probe, gpu, true); more; more = alloc_next(probe, gpu, false))
+        count++;
+    assert_int_equal(count, 14);
+    probe->cap[2] = 2 * GB;
+    count = 0;
+    for (bool more = alloc_next(probe, gpu, true); more; more = alloc_next(probe, gpu, false))
+        count++;
+    assert_int_equal(count, 81);
+    pb_free(probe);
+
+    rng_seed(0x1f1b2022u);
+    static const double share[4] = { 0.45, 0.6, 0.8, 1.2 };
+    int instances = 0, fitting = 0, infeasible = 0;
+    for (int k = 0; k < 28; k++) {
+        bool flushed = k % 2;
+        /* 1f1b searches the latency too: smaller there, to stay quick */
+        int L = 3 + (int)rnd(flushed ? 3 : 5);     /* 3..5 or 3..7 */
+        int P = 2 + (int)rnd(2);                   /* 2..3 */
+        if (L == 7 && P == 3)
+            L = 6;
+        /* a few have a smaller last GPU: no symmetry to exploit there, so
+         * these stay at two GPUs and few layers */
+        bool uneven = k % 8 == 3 || k % 8 == 6;
+        if (uneven) {
+            L = L < 4 - flushed ? L : 4 - flushed;
+            P = 2;
+        }
+        struct problem *pb = pb_random(L, P);
+        pb->layout = k % 3 == 2 ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
+        pb->schedule = flushed ? SPEC_SCHEDULE_1F1B : SPEC_SCHEDULE_PIPEDREAM;
+        double reserved = (double)rnd(2) * GB;
+        pb_caps(pb, share[k % 4] * pb_single_copy_memory(pb) + reserved, reserved);
+        if (uneven)
+            pb->cap[P - 1] -= 0.25 * pb_single_copy_memory(pb);
+
+        double want = enumerate_best(pb);
+        struct planner_result res;
+        ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+        char where[96];
+        snprintf(where, sizeof where, "instance %d (L=%d P=%d %s %s)", k, L, P,
+                 pb->schedule == SPEC_SCHEDULE_1F1B ? "1f1b" : "pipedream",
+                 pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any");
+        instances++;
+        if (res.status == PLAN_INFEASIBLE) {
+            if (isfinite(want))
+                fail_msg("%s: ILP says infeasible, enumeration fits at %g", where, want);
+            assert_true(res.plan == NULL || !res.plan->fits);
+            infeasible++;
+        } else {
+            if (res.status != PLAN_OPTIMAL)
+                fail_msg("%s: status %s (%s)", where, planner_status_name(res.status),
+                         res.message);
+            assert_plan_sound(res.plan, pb, where);
+            if (pb->layout == LAYOUT_CONTIGUOUS && !plan_is_contiguous(res.plan))
+                fail_msg("%s: non-contiguous plan under layout contiguous", where);
+            /* A fitting ILP plan where the enumeration found none would be
+             * one whose schedule the builder misses (a wait its bounded
+             * search does not try, or a period between its ladder's
+             * rungs): the simulator accepted it above, so there only the
+             * enumeration, a heuristic upper bound, can be wrong. */
+            if (isfinite(want) && res.plan->objective > want * (1 + 1e-6))
+                fail_msg("%s: ILP objective %.9g, enumeration reaches %.9g", where,
+                         res.plan->objective, want);
+            if (!(res.bound <= res.plan->objective * (1 + 1e-9)))
+                fail_msg("%s: bound %g above objective %g", where, res.bound,
+                         res.plan->objective);
+            fitting++;
+        }
+        planner_result_clear(&res);
+        pb_free(pb);
+    }
+    /* the caps must give a mix, or the test pins little */
+    assert_int_equal(instances, 28);
+    assert_true(fitting >= 10);
+    assert_true(infeasible >= 2);
+}
+
+/* ---- exact brute force over integer start times ---------------------------
+ *
+ * With integer durations, no transfer time and an integer period, every
+ * constraint of a fixed allocation with fixed modular orders and fixed
+ * in-flight counts is a difference constraint with integer right-hand
+ * side, so integer start times lose nothing (and the least latency is
+ * reached at integers too). A wait of a whole period or more before an
+ * operation never helps: moving the rest of the chain a period earlier
+ * keeps every offset and shortens lifetimes. So each operation starts
+ * 0..T-1 after its chain predecessor ends. Minimising over allocations x
+ * integer T x those starts is exact among integer periods. */
+
+struct bf {
+    const struct problem *pb;
+    const int *gpu;
+    int L, n;
+    long T;
+    long d[2 * MAXL];          /* duration by chain position */
+    int layer[2 * MAXL];       /* layer of the op at chain position */
+    long t[2 * MAXL];          /* start by chain position */
+    long tail[2 * MAXL + 1];   /* sum of durations from position k on */
+    double base[MAXP];         /* memory that no schedule changes */
+    double mem[MAXP];          /* plus the layers whose B is placed */
+    bool flushed;
+    long best_latency;         /* least found at this T (LONG_MAX: none) */
+    long best_t[2 * MAXL];     /* its starts by chain position */
+    bool any;                  /* pipedream: one fitting schedule is enough */
+};
+
+static double bf_layer_memory(const struct bf *s, int i, long life)
+{
+    const struct problem *pb = s->pb;
+    long n = (life + s->T - 1) / s->T;
+    if (n < 1)
+        n = 1;
+    if (s->flushed)
+        return pb->phi * pb->w[i] + pb->s[i] * (double)(n < pb->m ? n : pb->m);
+    return (pb->phi + (double)n - 1) * pb->w[i] + pb->s[i] * (double)n;
+}
+
+/* Memory no completion of positions 0..k can avoid exceeds a cap. */
+static bool bf_memory_hopeless(const struct bf *s, int k)
+{
+    double need[MAXP];
+    memcpy(need, s->mem, sizeof need);
+    long end = s->t[k] + s->d[k];
+    for (int i = 0; i < s->L; i++) {
+        int pb_pos = 2 * s->L - 1 - i;     /* chain position of B_i */
+        if (pb_pos <= k)
+            continue;                      /* already in mem */
+        long life;
+        if (i <= k)    /* F_i placed: B_i ends no earlier than the chain allows */
+            life = end + (s->tail[k + 1] - s->tail[pb_pos + 1]) - s->t[i];
+        else
+            life = s->tail[i] - s->tail[pb_pos + 1];
+        need[s->gpu[i]] += bf_layer_memory(s, i, life);
+    }
+    for (int p = 0; p < s->pb->P; p++)
+        if (need[p] > s->pb->cap[p])
+            return true;
+    return false;
+}
+
+static bool bf_clash(const struct bf *s, int k)
+{
+    int g = s->gpu[s->layer[k]];
+    for (int j = 0; j < k; j++) {
+        if (s->gpu[s->layer[j]] != g)
+            continue;
+        long x = ((s->t[k] - s->t[j]) % s->T + s->T) % s->T;
+        if (x < s->d[j] || x > s->T - s->d[k])
+            return true;
+    }
+    return false;
+}
+
+static void bf_search(struct bf *s, int k)
+{
+    if (s->any && s->best_latency != LONG_MAX)
+        return;
+    if (k == s->n) {
+        long lat = s->t[s->n - 1] + s->d[s->n - 1];
+        if (lat < s->best_latency) {
+            s->best_latency = lat;
+            memcpy(s->best_t, s->t, sizeof s->t);
+        }
+        return;
+    }
+    long ready = k == 0 ? 0 : s->t[k - 1] + s->d[k - 1];
+    long last = k == 0 ? 0 : ready + s->T - 1;
+    for (long t = ready; t <= last; t++) {
+        /* the latency can only grow from here */
+        if (t + s->tail[k] >= s->best_latency)
+            break;
+        s->t[k] = t;
+        if (bf_clash(s, k))
+            continue;
+        double saved[MAXP];
+        memcpy(saved, s->mem, sizeof saved);
+        if (k >= s->L) {
+            int i = s->layer[k];
+            s->mem[s->gpu[i]] += bf_layer_memory(s, i, t + s->d[k] - s->t[i]);
+        }
+        if (!bf_memory_hopeless(s, k))
+            bf_search(s, k + 1);
+        memcpy(s->mem, saved, sizeof saved);
+    }
+}
+
+/* Least latency of a fitting schedule of gpu[] at integer period T
+ * (LONG_MAX when none fits); with any, stop at the first fitting one.
+ * start[2L] receives its starts (F_0..F_{L-1}, B_0..B_{L-1}). */
+static long bf_latency(const struct problem *pb, const int *gpu, long T, bool any,
+                       double *start)
+{
+    struct bf s;
+    memset(&s, 0, sizeof s);
+    s.pb = pb;
+    s.gpu = gpu;
+    s.L = pb->L;
+    s.n = 2 * pb->L;
+    s.T = T;
+    s.flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
+    s.any = any;
+    s.best_latency = LONG_MAX;
+    for (int k = 0; k < s.n; k++) {
+        s.layer[k] = k < s.L ? k : s.n - 1 - k;
+        s.d[k] = (long)(k < s.L ? pb->f[s.layer[k]] : pb->b[s.layer[k]]);
+    }
+    s.tail[s.n] = 0;
+    for (int k = s.n - 1; k >= 0; k--)
+        s.tail[k] = s.tail[k + 1] + s.d[k];
+    for (int p = 0; p < pb->P; p++)
+        s.base[p] = pb->reserved[p];
+    for (int i = 0; i + 1 < s.L; i++)
+        if (gpu[i] != gpu[i + 1]) {
+            s.base[gpu[i]] += 2 * pb->a[i];
+            s.base[gpu[i + 1]] += 2 * pb->a[i];
+        }
+    memcpy(s.mem, s.base, sizeof s.mem);
+    bf_search(&s, 0);
+    if (s.best_latency != LONG_MAX)
+        for (int k = 0; k < s.n; k++)
+            start[k < s.L ? k : s.L + s.layer[k]] = (double)s.best_t[k];
+    return s.best_latency;
+}
+
+/* Least objective over allocations x integer periods x integer starts;
+ * *period gets the period of the best (INFINITY: nothing fits). The best
+ * plan goes through the simulator, so the brute force never claims a
+ * schedule that is not valid. */
+static double bf_best(const struct problem *pb, long *period)
+{
+    int gpu[MAXL];
+    double best = INFINITY, start[2 * MAXL];
+    struct plan *win = plan_new(pb->L, pb->P);
+    assert_non_null(win);
+    long chain = (long)problem_compute_ms(pb);
+    bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
+    *period = 0;
+    for (bool more = alloc_next(pb, gpu, true); more; more = alloc_next(pb, gpu, false)) {
+        if (pb->layout == LAYOUT_CONTIGUOUS && !alloc_contiguous(gpu, pb->L))
+            continue;
+        long load[MAXP] = { 0 }, T0 = 1;
+        for (int i = 0; i < pb->L; i++)
+            load[gpu[i]] += (long)(pb->f[i] + pb->b[i]);
+        for (int p = 0; p < pb->P; p++)
+            if (load[p] > T0)
+                T0 = load[p];
+        /* at the whole chain's length every count is 1: longer periods
+         * only cost */
+        for (long T = T0; T <= chain; T++) {
+            double floor_obj = flushed ? (double)(pb->m - 1) * T + chain : (double)T;
+            if (floor_obj >= best)
+                break;
+            long lat = bf_latency(pb, gpu, T, !flushed, start);
+            if (lat == LONG_MAX)
+                continue;
+            double obj = flushed ? (double)(pb->m - 1) * T + lat : (double)T;
+            if (obj < best) {
+                best = obj;
+                *period = T;
+                memcpy(win->gpu, gpu, (size_t)pb->L * sizeof *gpu);
+                memcpy(win->start, start, 2 * (size_t)pb->L * sizeof *start);
+                win->T = (double)T;
+            }
+            if (!flushed)
+                break;
+        }
+    }
+    if (isfinite(best)) {
+        assert_int_equal(plan_evaluate(win, pb), 0);
+        assert_plan_sound(win, pb, "brute force");
+        assert_true(fabs(win->objective - best) <= 1e-9 * best);
+    }
+    plan_free(win);
+    return best;
+}
+
+/* Integer durations, no transfer time (buffers still count). */
+static struct problem *pb_integral(int L)
+{
+    struct problem *pb = pb_new(L, 2);
+    for (int i = 0; i < L; i++) {
+        pb->f[i] = 1 + rnd(2);
+        pb->b[i] = 1 + rnd(3);
+        pb->w[i] = (double)rnd(2) * GB;
+        pb->s[i] = (double)(1 + rnd(4)) * GB;
+        pb->a[i] = i < L - 1 ? (double)rnd(2) * GB : 0;
+    }
+    pb->phi = 1 + rnd(2);
+    pb->m = 1 + rnd(4);
+    return pb;
+}
+
+/* Exactness where the brute force is exact: the ILP's optimum over real
+ * periods is at most the brute force's over integer ones, and equal when
+ * the ILP's period is an integer. A plan that fits at T fits at every
+ * longer period (scale every start: lifetimes and period grow together,
+ * counts stay), which pins the rest from the other side: for pipedream
+ * the least integer period that fits is the ceiling of the real optimum;
+ * for 1f1b the ILP's plan scaled to the next integer period is a
+ * candidate of the brute force, so the brute force is at most that. */
+static void ilp_matches_integer_brute_force(void **state)
+{
+    (void)state;
+    rng_seed(20220131u);
+    static const double share[3] = { 0.55, 0.75, 1.0 };
+    int compared = 0, fractional = 0;
+    for (int k = 0; k < 24; k++) {
+        int L = 2 + (int)rnd(3);            /* 2..4 */
+        struct problem *pb = pb_integral(L);
+        pb->schedule = k % 2 ? SPEC_SCHEDULE_1F1B : SPEC_SCHEDULE_PIPEDREAM;
+        pb->layout = k % 5 == 4 ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
+        pb_caps(pb, share[k % 3] * pb_single_copy_memory(pb), 0);
+        long bf_T;
+        double want = bf_best(pb, &bf_T);
+        struct planner_result res;
+        ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+        char where[96];
+        snprintf(where, sizeof where, "instance %d (L=%d %s %s)", k, L,
+                 pb->schedule == SPEC_SCHEDULE_1F1B ? "1f1b" : "pipedream",
+                 pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any");
+        if (!isfinite(want)) {
+            if (res.status != PLAN_INFEASIBLE)
+                fail_msg("%s: brute force finds nothing, ILP says %s", where,
+                         planner_status_name(res.status));
+            assert_true(res.message[0] != '\0');
+            planner_result_clear(&res);
+            pb_free(pb);
+            continue;
+        }
+        if (res.status != PLAN_OPTIMAL)
+            fail_msg("%s: status %s, brute force reaches %g at T=%ld", where,
+                     planner_status_name(res.status), want, bf_T);
+        assert_plan_sound(res.plan, pb, where);
+        double obj = res.plan->objective, T = res.plan->T;
+        bool integral = fabs(T - round(T)) <= 1e-6 * T;
+        /* "optimal" promises the objective within ILP_GAP of the optimum;
+         * the search can stop a hair above an integer period today: the
+         * strict checks are optimal_period_is_exact_bug and
+         * bound_never_exceeds_optimum_bug */
+        if (obj > want * (1 + ILP_GAP) && (pb_print(pb), true))
+            fail_msg("%s: ILP %.9g (T=%.9g) above brute force %.9g (T=%ld)", where, obj, T,
+                     want, bf_T);
+        if (!(res.bound <= want * (1 + ILP_GAP)))
+            fail_msg("%s: bound %.9g above brute force %.9g", where, res.bound, want);
+        if (pb->schedule == SPEC_SCHEDULE_PIPEDREAM) {
+            double up = ceil(T * (1 - ILP_GAP) - 1e-9);
+            if (fabs(up - want) > 1e-9)
+                fail_msg("%s: ILP period %.9g, least integer period %g", where, T, want);
+        } else {
+            double scaled = obj * ceil(T * (1 - 1e-12)) / T;
+            if (want > scaled * (1 + 1e-9))
+                fail_msg("%s: brute force %.9g above the ILP plan scaled to an integer "
+                         "period %.9g", where, want, scaled);
+        }
+        if (integral && !rel_close(obj, want, ILP_GAP))
+            fail_msg("%s: integer ILP period %g, objective %.9g, brute force %.9g", where, T,
+                     obj, want);
+        compared++;
+        if (!integral)
+            fractional++;
+        planner_result_clear(&res);
+        pb_free(pb);
+    }
+    assert_true(compared >= 12);
+}
+
+/* ---- MODEL.md section 9 ----------------------------------------------- */
+
+static void assert_optimal_with_tight_bound(const struct planner_result *res)
+{
+    if (res->status != PLAN_OPTIMAL)
+        fail_msg("status %s (%s)", planner_status_name(res->status), res->message);
+    assert_non_null(res->plan);
+    if (!rel_close(res->bound, res->plan->objective, ILP_GAP))
+        fail_msg("bound %.9g, objective %.9g", res->bound, res->plan->objective);
+}
+
+/* Under 13 GB the period-6 optimum needs the non-contiguous {1,4 | 2,3}
+ * (0-based {0,3 | 1,2}): the ILP must find it, not stop at a contiguous
+ * plan. */
+static void section9_cap13_any_layout_is_noncontiguous_period_6(void **state)
+{
+    (void)state;
+    static const int want[4] = { 0, 1, 1, 0 };
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_optimal_with_tight_bound(&res);
+    assert_plan_sound(res.plan, pb, "section 9, 13 GB");
+    assert_true(fabs(res.plan->T - 6) < 1e-6);
+    assert_false(plan_is_contiguous(res.plan));
+    /* the only period-6 allocation up to relabelling that fits (GPU 0
+     * holds layer 0: the ILP breaks symmetry that way) */
+    assert_gpus(res.plan, want);
+    assert_true(res.plan->peak_memory <= 13 * GB);
+    assert_int_equal(res.blocks, 4);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* Contiguous under 13 GB: {1,2 | 3,4} keeps two copies of layer 2 below
+ * T = 9 (14 GB) and every other split has a load of 9 at least. */
+static void section9_cap13_contiguous_is_period_9(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_CONTIGUOUS);
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_optimal_with_tight_bound(&res);
+    assert_plan_sound(res.plan, pb, "section 9 contiguous, 13 GB");
+    assert_true(plan_is_contiguous(res.plan));
+    if (fabs(res.plan->T - 9) > 1e-6)
+        fail_msg("period %.9g, expected 9", res.plan->T);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* With 14 GB the contiguous {1,2 | 3,4} at T = 6 fits (14 GB on GPU 0). */
+static void section9_cap14_contiguous_is_period_6(void **state)
+{
+    (void)state;
+    static const int want[4] = { 0, 0, 1, 1 };
+    struct problem *pb = pb_worked(14 * GB, LAYOUT_CONTIGUOUS);
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_optimal_with_tight_bound(&res);
+    assert_plan_sound(res.plan, pb, "section 9 contiguous, 14 GB");
+    assert_true(fabs(res.plan->T - 6) < 1e-6);
+    assert_gpus(res.plan, want);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* GPUs with different caps are not interchangeable: section 9 with caps
+ * 10 and 13 GB fits at T = 6 only with layers {0,3} (13 GB) on GPU 1 and
+ * {1,2} (10 GB) on GPU 0, the mirror of what symmetry breaking would
+ * pick for identical GPUs. */
+static void uneven_caps_place_heavy_pair_on_larger_gpu(void **state)
+{
+    (void)state;
+    static const int want[4] = { 1, 0, 0, 1 };
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
+    pb->cap[0] = 10 * GB;
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_optimal_with_tight_bound(&res);
+    assert_plan_sound(res.plan, pb, "caps 10 and 13 GB");
+    assert_true(fabs(res.plan->T - 6) < 1e-6);
+    assert_gpus(res.plan, want);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* 1f1b with one micro-batch: the iteration is the latency alone, the
+ * period does not count (alpha = 0). Section 9 then fits with one copy of
+ * everything; the least latency is the wait-free chain, 12 ms. */
+static void one_micro_batch_minimises_latency_only(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->m = 1;
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_optimal_with_tight_bound(&res);
+    assert_plan_sound(res.plan, pb, "m = 1");
+    assert_true(fabs(res.plan->objective - 12) < 1e-6);
+    assert_true(fabs(res.plan->latency - 12) < 1e-6);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* ---- against the baselines ----------------------------------------------- */
+
+/* Every plan the ILP reports through on_progress, copied. */
+struct progress_log {
+    int n;
+    struct plan *plans[256];
+    int nobj;
+    double objective[512];
+    double bound[512];
+    bool with_plan[512];
+};
+
+static void progress_collect(void *ctx, const struct ilp_progress *p)
+{
+    struct progress_log *log = ctx;
+    if (log->nobj < 512) {
+        log->objective[log->nobj] = p->objective;
+        log->bound[log->nobj] = p->bound;
+        log->with_plan[log->nobj] = p->plan != NULL;
+        log->nobj++;
+    }
+    if (p->plan && log->n < 256) {
+        log->plans[log->n] = plan_copy(p->plan);
+        assert_non_null(log->plans[log->n]);
+        log->n++;
+    }
+}
+
+static void progress_free(struct progress_log *log)
+{
+    for (int i = 0; i < log->n; i++)
+        plan_free(log->plans[i]);
+    log->n = 0;
+}
+
+/* ILP with every progress report collected. */
+static void ilp_run_logged(const struct problem *pb, int blocks, double limit,
+                           struct planner_result *res, struct progress_log *log)
+{
+    struct ilp_options opt;
+    ilp_options_init(&opt);
+    opt.time_limit = limit * slowdown();
+    opt.blocks = blocks;
+    opt.on_progress = progress_collect;
+    opt.ctx = log;
+    memset(log, 0, sizeof *log);
+    assert_int_equal(ilp_solve(pb, &opt, res, NULL), 0);
+}
+
+/* Section 5: every intermediate plan is shown, so each must replay and
+ * fit; improvements only improve; bounds only rise and never pass the
+ * final plan. The last plan reported is the one returned. */
+static void check_progress(const struct progress_log *log, const struct problem *pb,
+                           const struct planner_result *res, const char *where)
+{
+    char what[160];
+    for (int i = 0; i < log->n; i++) {
+        snprintf(what, sizeof what, "%s: progress plan %d", where, i);
+        assert_plan_sound(log->plans[i], pb, what);
+        if (pb->layout == LAYOUT_CONTIGUOUS && !plan_is_contiguous(log->plans[i]))
+            fail_msg("%s is not contiguous", what);
+        if (i > 0 && log->plans[i]->objective > log->plans[i - 1]->objective * (1 + 1e-12))
+            fail_msg("%s: objective %.9g after %.9g", what, log->plans[i]->objective,
+                     log->plans[i - 1]->objective);
+    }
+    double final = res->plan && res->plan->fits ? res->plan->objective : INFINITY;
+    for (int i = 0; i < log->nobj; i++) {
+        if (i > 0 && log->objective[i] > log->objective[i - 1])
+            fail_msg("%s: report %d objective %.9g after %.9g", where, i, log->objective[i],
+                     log->objective[i - 1]);
+        if (i > 0 && log->bound[i] < log->bound[i - 1])
+            fail_msg("%s: report %d bound %.9g after %.9g", where, i, log->bound[i],
+                     log->bound[i - 1]);
+        if (log->bound[i] > final * (1 + 1e-9))
+            fail_msg("%s: report %d bound %.9g above the final objective %.9g", where, i,
+                     log->bound[i], final);
+        if (log->bound[i] > log->objective[i] * (1 + 1e-9))
+            fail_msg("%s: report %d bound %.9g above its objective %.9g", where, i,
+                     log->bound[i], log->objective[i]);
+    }
+    if (log->n > 0) {
+        assert_non_null(res->plan);
+        const struct plan *last = log->plans[log->n - 1];
+        assert_true(fabs(last->objective - res->plan->objective) <= 1e-12 * last->objective);
+    } else if (res->plan && res->plan->fits) {
+        fail_msg("%s: a fitting plan came back without a progress report", where);
+    }
+    /* the final bound is the last reported, or tighter */
+    if (log->nobj > 0 && isfinite(res->bound) && isfinite(log->bound[log->nobj - 1]))
+        assert_true(res->bound >= log->bound[log->nobj - 1] * (1 - 1e-12));
+}
+
+/* The ILP starts from the baselines, so none of them that fits (and that
+ * the layout admits) may beat it. Returns how many fit. */
+static int check_against_baselines(const struct problem *pb, const struct planner_result *res,
+                                    const char *where)
+{
+    int fitting = 0;
+    for (int i = 0; i < planner_count(); i++) {
+        struct planner_result base;
+        assert_int_equal(planner_run(planner_name(i), pb, &base), 0);
+        if (base.plan && base.plan->fits &&
+            (pb->layout == LAYOUT_ANY || plan_is_contiguous(base.plan))) {
+            fitting++;
+            if (!res->plan || !res->plan->fits)
+                fail_msg("%s: %s fits (%.9g), the ILP has no fitting plan (%s)", where,
+                         planner_name(i), base.plan->objective,
+                         planner_status_name(res->status));
+            if (res->plan->objective > base.plan->objective * (1 + 1e-12))
+                fail_msg("%s: ILP %.9g worse than %s %.9g", where, res->plan->objective,
+                         planner_name(i), base.plan->objective);
+        }
+        planner_result_clear(&base);
+    }
+    if (fitting > 0 && res->status == PLAN_INFEASIBLE)
+        fail_msg("%s: infeasible although %d baselines fit", where, fitting);
+    return fitting;
+}
+
+static void ilp_never_worse_than_baselines_random(void **state)
+{
+    (void)state;
+    rng_seed(77);
+    int compared = 0;
+    for (int k = 0; k < 8; k++) {
+        int L = 6 + (int)rnd(5);           /* 6..10 */
+        int P = 2 + (int)rnd(3);           /* 2..4 */
+        struct problem *pb = pb_random(L, P);
+        pb->layout = k % 2 ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
+        pb_caps(pb, (1.5 + 0.5 * rnd(4)) * pb_single_copy_memory(pb) / P, 0);
+        struct planner_result res;
+        struct progress_log log;
+        /* a short limit: only "never worse" is asserted, not optimality */
+        ilp_run_logged(pb, 0, 1.0, &res, &log);
+        char where[64];
+        snprintf(where, sizeof where, "random instance %d", k);
+        assert_true(res.status == PLAN_OPTIMAL || res.status == PLAN_FEASIBLE ||
+                    res.status == PLAN_TIMEOUT || res.status == PLAN_INFEASIBLE);
+        if (res.plan && res.plan->fits)
+            assert_plan_sound(res.plan, pb, where);
+        compared += check_against_baselines(pb, &res, where);
+        check_progress(&log, pb, &res, where);
+        progress_free(&log);
+        planner_result_clear(&res);
+        pb_free(pb);
+    }
+    /* the caps leave baselines that fit, or nothing was compared */
+    assert_true(compared >= 8);
+}
+
+static struct problem *load_real(const char *network, enum layout_kind layout)
+{
+    const char *dir = getenv("PIPEPLAN_SRCDIR");
+    char path[1024], err[SPEC_ERR_LEN];
+    if (!dir)
+        dir = ".";
+    snprintf(path, sizeof path, "%s/data/networks/%s.ini", dir, network);
+    struct spec_network *net = spec_network_load(path, err, sizeof err);
+    if (!net)
+        fail_msg("%s", err);
+    snprintf(path, sizeof path, "%s/data/platforms/v100-16gb-pcie-4.ini", dir);
+    struct spec_platform *plat = spec_platform_load(path, err, sizeof err);
+    if (!plat)
+        fail_msg("%s", err);
+    struct knobs k;
+    knobs_init(&k);
+    k.layout = (int)layout;
+    struct problem *pb = problem_create(net, plat, &k, err, sizeof err);
+    if (!pb)
+        fail_msg("%s", err);
+    spec_network_free(net);
+    spec_platform_free(plat);
+    return pb;
+}
+
+/* The bundled profiles on 4 x V100 16 GB with the automatic blocks and a
+ * short limit: whatever the ILP reaches in that time, it is never worse
+ * than a baseline, every plan it reports on the way replays, and the
+ * bound holds for the blocks it names. */
+static void ilp_never_worse_than_baselines_real_data(void **state)
+{
+    (void)state;
+    static const char *const nets[2] = { "alexnet", "gnmt" };
+    for (int n = 0; n < 2; n++) {
+        for (int lay = 0; lay < 2; lay++) {
+            enum layout_kind layout = lay ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
+            struct problem *pb = load_real(nets[n], layout);
+            struct planner_result res;
+            struct progress_log log;
+            struct ilp_stats stats;
+            struct ilp_options opt;
+            ilp_options_init(&opt);
+            opt.time_limit = 2.0;
+            opt.on_progress = progress_collect;
+            opt.ctx = &log;
+            memset(&log, 0, sizeof log);
+            assert_int_equal(ilp_solve(pb, &opt, &res, &stats), 0);
+            char where[64];
+            snprintf(where, sizeof where, "%s %s", nets[n], lay ? "contiguous" : "any");
+            assert_true(res.status == PLAN_OPTIMAL || res.status == PLAN_FEASIBLE ||
+                        res.status == PLAN_TIMEOUT);
+            assert_plan_sound(res.plan, pb, where);
+            if (layout == LAYOUT_CONTIGUOUS && !plan_is_contiguous(res.plan))
+                fail_msg("%s: non-contiguous plan", where);
+            assert_int_equal(stats.blocks, ilp_default_blocks(pb));
+            assert_int_equal(res.blocks, stats.blocks);
+            check_against_baselines(pb, &res, where);
+            check_progress(&log, pb, &res, where);
+            progress_free(&log);
+            planner_result_clear(&res);
+            problem_free(pb);
+        }
+    }
+}
+
+/* The progress stream on instances where the search improves on the
+ * baselines several times (section 9 under 13 GB: the baselines stop at
+ * 9, the ILP reaches 6). */
+static void progress_reports_are_monotone_and_replay(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
+    struct planner_result res;
+    struct progress_log log;
+    ilp_run_logged(pb, 0, TINY_LIMIT, &res, &log);
+    assert_int_equal(res.status, PLAN_OPTIMAL);
+    check_progress(&log, pb, &res, "section 9");
+    /* started from a baseline (period 9), then improved to 6 */
+    assert_true(log.n >= 2);
+    assert_true(log.plans[0]->objective > 6 + 1e-6);
+    assert_true(fabs(log.plans[log.n - 1]->objective - 6) < 1e-6);
+    progress_free(&log);
+    planner_result_clear(&res);
+    pb_free(pb);
+
+    rng_seed(4242);
+    int improved = 0;
+    for (int k = 0; k < 6; k++) {
+        pb = pb_random(4 + (int)rnd(2), 2 + (int)rnd(2));
+        pb->schedule = k % 2 ? SPEC_SCHEDULE_1F1B : SPEC_SCHEDULE_PIPEDREAM;
+        pb_caps(pb, 0.6 * pb_single_copy_memory(pb), 0);
+        ilp_run_logged(pb, 0, TINY_LIMIT, &res, &log);
+        char where[64];
+        snprintf(where, sizeof where, "random instance %d", k);
+        check_progress(&log, pb, &res, where);
+        if (log.n >= 2)
+            improved++;
+        progress_free(&log);
+        planner_result_clear(&res);
+        pb_free(pb);
+    }
+    /* most of these improve on their first plan: the stream is exercised */
+    assert_true(improved >= 3);
+}
+
+/* ---- non-contiguous plans -------------------------------------------- */
+
+/* Stored 2, 2, 1, 1 GB, f = 1, b = 2, 2 GPUs, cap 3 GB. Every plan keeps
+ * at least one copy of each activation, so each GPU needs the sum of its
+ * layers' s. Contiguous splits give 2|4, 4|2, 5|1 (and 6 on one GPU): none
+ * fits, at any period. Pairing an early, heavy layer with a late, light
+ * one gives 3|3: it fits once every count is 1, which for layer 0 (whose
+ * lifetime is the whole 12 ms chain) means T = 12, and at T = 12 the
+ * wait-free schedule is valid. */
+static struct problem *pb_pairing(enum layout_kind layout)
+{
+    static const double st[4] = { 2, 2, 1, 1 };
+    struct problem *pb = pb_new(4, 2);
+    for (int i = 0; i < 4; i++) {
+        pb->f[i] = 1;
+        pb->b[i] = 2;
+        pb->s[i] = st[i] * GB;
+    }
+    pb->phi = 4;
+    pb->layout = layout;
+    pb_caps(pb, 3 * GB, 0);
+    return pb;
+}
+
+static void noncontiguous_plan_fits_where_no_contiguous_one_does(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_pairing(LAYOUT_ANY);
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_optimal_with_tight_bound(&res);
+    assert_plan_sound(res.plan, pb, "pairing, any layout");
+    assert_false(plan_is_contiguous(res.plan));
+    assert_true(fabs(res.plan->T - 12) < 1e-6);
+    /* each GPU holds one of the two heavy layers */
+    assert_int_not_equal(res.plan->gpu[0], res.plan->gpu[1]);
+    planner_result_clear(&res);
+    pb_free(pb);
+
+    pb = pb_pairing(LAYOUT_CONTIGUOUS);
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    if (res.status != PLAN_INFEASIBLE)
+        fail_msg("contiguous: status %s, expected infeasible", planner_status_name(res.status));
+    assert_true(res.message[0] != '\0');
+    assert_true(res.plan == NULL || !res.plan->fits);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* Section 9 again from this angle: under 13 GB the contiguous optimum (9)
+ * is worse than the non-contiguous one (6), and both are proven. */
+static void contiguous_layout_gives_worse_plan_on_section9(void **state)
+{
+    (void)state;
+    struct problem *any = pb_worked(13 * GB, LAYOUT_ANY);
+    struct problem *cont = pb_worked(13 * GB, LAYOUT_CONTIGUOUS);
+    struct planner_result ra, rc;
+    ilp_run(any, 0, TINY_LIMIT, &ra, NULL);
+    ilp_run(cont, 0, TINY_LIMIT, &rc, NULL);
+    assert_int_equal(ra.status, PLAN_OPTIMAL);
+    assert_int_equal(rc.status, PLAN_OPTIMAL);
+    assert_false(plan_is_contiguous(ra.plan));
+    assert_true(plan_is_contiguous(rc.plan));
+    assert_true(rc.plan->objective > ra.plan->objective * 1.2);
+    /* the contiguous bound is above the non-contiguous optimum: proven */
+    assert_true(rc.bound > ra.plan->objective);
+    planner_result_clear(&ra);
+    planner_result_clear(&rc);
+    pb_free(any);
+    pb_free(cont);
+}
+
+/* ---- infeasible, time limit, cancel ------------------------------------ */
+
+/* Layer 0 alone stores 4 GB: nothing fits under 3.5 GB, at any period. */
+static void cap_below_any_plan_is_infeasible(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_worked(3.5 * GB, LAYOUT_ANY);
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_int_equal(res.status, PLAN_INFEASIBLE);
+    assert_true(strlen(res.message) > 0);
+    /* what comes back, if anything, is shown as not fitting */
+    if (res.plan) {
+        assert_false(res.plan->fits);
+        assert_false(res.believed_fit);
+    }
+    planner_result_clear(&res);
+    pb_free(pb);
+
+    /* also for 1f1b, where the latency search runs */
+    pb = pb_worked(3.5 * GB, LAYOUT_ANY);
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_int_equal(res.status, PLAN_INFEASIBLE);
+    assert_true(strlen(res.message) > 0);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A cancel flag set before the start stops the search at once: the best
+ * fitting baseline (section 9 under 13 GB: period 9, the optimum is 6)
+ * comes back with status timeout, no optimality claimed. */
+static void cancel_before_start_returns_baseline_as_timeout(void **state)
+{
+    (void)state;
+    volatile int cancel = 1;
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
+    struct ilp_options opt;
+    struct planner_result res;
+    ilp_options_init(&opt);
+    opt.time_limit = 60;
+    opt.blocks = 0;
+    opt.cancel = &cancel;
+    double t0 = seconds_now();
+    assert_int_equal(ilp_solve(pb, &opt, &res, NULL), 0);
+    double took = seconds_now() - t0;
+    assert_int_equal(res.status, PLAN_TIMEOUT);
+    assert_plan_sound(res.plan, pb, "cancelled");
+    assert_true(res.plan->objective > 6 + 1e-6);
+    assert_true(res.plan->objective <= 9 + 1e-6);
+    /* only the baselines ran: far below the limit */
+    assert_true(took < 2.0 * slowdown());
+    planner_result_clear(&res);
+    pb_free(pb);
+
+    /* no baseline fits here: timeout, a message, nothing shown as fitting */
+    pb = pb_pairing(LAYOUT_ANY);
+    opt.cancel = &cancel;
+    assert_int_equal(ilp_solve(pb, &opt, &res, NULL), 0);
+    assert_int_equal(res.status, PLAN_TIMEOUT);
+    assert_true(strlen(res.message) > 0);
+    assert_true(res.plan == NULL || !res.plan->fits);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* An exhausted time limit behaves like a cancel. */
+static void expired_time_limit_returns_timeout(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
+    struct planner_result res;
+    ilp_run(pb, 0, 1e-9, &res, NULL);
+    assert_int_equal(res.status, PLAN_TIMEOUT);
+    assert_plan_sound(res.plan, pb, "no time");
+    assert_true(res.plan->objective <= 9 + 1e-6);
+    /* the bound is still a bound: at most the optimum, 6 */
+    assert_true(isnan(res.bound) || res.bound <= 6 + 1e-9);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* BUG (src/ilp.c, warm_start): a warm start is only a hint, but
+ * warm_start() offers opt->warm without checking the layout (the
+ * baselines right below it are checked with plan_is_contiguous). Input:
+ * section 9 under 13 GB, layout contiguous, warm = the non-contiguous
+ * period-6 plan {0,3 | 1,2} (valid, fits). Expected: a contiguous plan,
+ * period 9 (section9_cap13_contiguous_is_period_9). Got: the warm plan
+ * itself, T = 6, with status optimal (the contiguous bound, 9, is above
+ * it, and ilp_solve lowers a bound above the objective to it). */
+static void warm_plan_outside_layout_is_ignored_bug(void **state)
+{
+    (void)state;
+    static const int gpu[4] = { 0, 1, 1, 0 };
+    static const double start[8] = { 0, 1, 2, 3, 13, 11, 9, 4 };
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_CONTIGUOUS);
+    struct plan *warm = plan_new(4, 2);
+    assert_non_null(warm);
+    memcpy(warm->gpu, gpu, sizeof gpu);
+    memcpy(warm->start, start, sizeof start);
+    warm->T = 6;
+    assert_int_equal(plan_evaluate(warm, pb), 0);
+    assert_plan_sound(warm, pb, "warm plan");
+
+    struct ilp_options opt;
+    struct planner_result res;
+    ilp_options_init(&opt);
+    opt.time_limit = TINY_LIMIT * slowdown();
+    opt.blocks = 0;
+    opt.warm = warm;
+    assert_int_equal(ilp_solve(pb, &opt, &res, NULL), 0);
+    assert_plan_sound(res.plan, pb, "warm-started");
+    bool contiguous = plan_is_contiguous(res.plan);
+    double T = res.plan->T;
+    enum plan_status status = res.status;
+    if (!contiguous) {
+        /* free first: a failing test should not also report leaks */
+        planner_result_clear(&res);
+        plan_free(warm);
+        pb_free(pb);
+        fail_msg("non-contiguous plan (T=%g, status %s) under layout contiguous", T,
+                 planner_status_name(status));
+    }
+    assert_true(fabs(T - 9) < 1e-6);
+    planner_result_clear(&res);
+
+    /* and a warm plan that fits and is allowed is a valid start: under
+     * layout any the same plan is already optimal */
+    pb->layout = LAYOUT_ANY;
+    assert_int_equal(ilp_solve(pb, &opt, &res, NULL), 0);
+    assert_int_equal(res.status, PLAN_OPTIMAL);
+    assert_true(fabs(res.plan->T - 6) < 1e-6);
+    planner_result_clear(&res);
+    plan_free(warm);
+    pb_free(pb);
+}
+
+/* ---- blocks and stats -------------------------------------------------- */
+
+static void default_blocks_depend_on_gpus_and_layers(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_new(30, 4);
+    assert_int_equal(ilp_default_blocks(pb), 12);
+    pb->P = 2;
+    assert_int_equal(ilp_default_blocks(pb), 12);
+    pb_free(pb);
+    pb = pb_new(30, 8);
+    assert_int_equal(ilp_default_blocks(pb), 16);
+    pb_free(pb);
+    /* never more blocks than layers */
+    pb = pb_new(5, 8);
+    assert_int_equal(ilp_default_blocks(pb), 5);
+    pb_free(pb);
+    pb = pb_new(10, 2);
+    assert_int_equal(ilp_default_blocks(pb), 10);
+    pb_free(pb);
+}
+
+/* Stats name the coarsened problem the bound holds for and the size of
+ * the largest master built. */
+static void stats_describe_blocks_and_master(void **state)
+{
+    (void)state;
+    rng_seed(99);
+    struct problem *pb = pb_random(20, 3);
+    pb->schedule = SPEC_SCHEDULE_PIPEDREAM;
+    pb_caps(pb, 0.5 * pb_single_copy_memory(pb), 0);
+    struct planner_result res;
+    struct ilp_stats stats;
+    ilp_run(pb, 6, TINY_LIMIT, &res, &stats);
+    assert_int_equal(stats.blocks, 6);
+    assert_int_equal(res.blocks, 6);
+    assert_true(stats.masters > 0);
+    assert_true(stats.rows > 0);
+    assert_true(stats.cols > 0);
+    assert_true(stats.integers > 0);
+    assert_true(stats.integers <= stats.cols);
+    /* 6 blocks x 3 GPUs of assignment binaries at least */
+    assert_true(stats.integers >= 18);
+    assert_true(stats.master_seconds >= 0 && stats.sub_seconds >= 0);
+    if (res.plan && res.plan->fits)
+        assert_plan_sound(res.plan, pb, "20 layers in 6 blocks");
+    /* the plan is per layer even though the search ran on blocks */
+    if (res.plan)
+        assert_int_equal(res.plan->L, 20);
+    planner_result_clear(&res);
+
+    /* the block count is known before the search: no need to run it */
+    volatile int cancel = 1;
+    struct ilp_options opt;
+    ilp_options_init(&opt);
+    opt.cancel = &cancel;
+    opt.blocks = 0;
+    assert_int_equal(ilp_solve(pb, &opt, &res, &stats), 0);
+    assert_int_equal(stats.blocks, 20);
+    assert_int_equal(res.blocks, 20);
+    planner_result_clear(&res);
+    opt.blocks = -1;
+    assert_int_equal(ilp_solve(pb, &opt, &res, &stats), 0);
+    assert_int_equal(stats.blocks, ilp_default_blocks(pb));
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* ---- edges -------------------------------------------------------------- */
+
+/* One GPU: the period is the whole compute, and that is optimal. */
+static void single_gpu_period_is_total_compute(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_worked(100 * GB, LAYOUT_ANY);
+    pb->P = 1;
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_optimal_with_tight_bound(&res);
+    assert_plan_sound(res.plan, pb, "one GPU");
+    assert_true(fabs(res.plan->T - 12) < 1e-6);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* A one-layer chain has one plan. */
+static void single_layer_is_trivially_optimal(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_new(1, 3);
+    pb->f[0] = 1.5;
+    pb->b[0] = 2.5;
+    pb->s[0] = GB;
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb_caps(pb, 10 * GB, 0);
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_optimal_with_tight_bound(&res);
+    assert_plan_sound(res.plan, pb, "one layer");
+    assert_true(fabs(res.plan->T - 4) < 1e-6);
+    /* iteration (m - 1) T + Lambda with Lambda = f + b */
+    assert_true(fabs(res.plan->objective - (double)(pb->m - 1) * 4 - 4) < 1e-6);
+    planner_result_clear(&res);
+    pb_free(pb);
+}
+
+/* Bad arguments are refused, not crashed on. */
+static void bad_arguments_are_refused(void **state)
+{
+    (void)state;
+    struct planner_result res;
+    assert_int_equal(ilp_solve(NULL, NULL, &res, NULL), -1);
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
+    pb->P = 0;
+    assert_int_equal(ilp_solve(pb, NULL, &res, NULL), -1);
+    pb_free(pb);
+}
+
+/* Found by the brute force: pipedream, contiguous, 2 GPUs, cap 6 GB,
+ * f = b = 1, s = 2, 2, 4 GB, a = 1, 0 GB, phi 2, no weights. The split
+ * {0,1 | 2} fits at T = 4 with F0 0, F1 2, F2 3, B2 4, B1 5, B0 7:
+ * GPU 0 runs F0 [0,1) B1 [1,2) F1 [2,3) B0 [3,4) modulo 4, layer 0 keeps
+ * 2 copies, layer 1 one (2*2 + 2 = 6 GB), GPU 1 holds 4 GB. */
+static struct problem *pb_least_period_4(void)
+{
+    static const double st[3] = { 2, 2, 4 }, a[3] = { 1, 0, 0 };
+    struct problem *pb = pb_new(3, 2);
+    for (int i = 0; i < 3; i++) {
+        pb->f[i] = 1;
+        pb->b[i] = 1;
+        pb->s[i] = st[i] * GB;
+        pb->a[i] = a[i] * GB;
+    }
+    pb->phi = 2;
+    pb->layout = LAYOUT_CONTIGUOUS;
+    pb_caps(pb, 6 * GB, 0);
+
+    static const int gpu[3] = { 0, 0, 1 };
+    static const double start[6] = { 0, 2, 3, 7, 5, 4 };
+    struct plan *known = plan_new(3, 2);
+    assert_non_null(known);
+    memcpy(known->gpu, gpu, sizeof gpu);
+    memcpy(known->start, start, sizeof start);
+    known->T = 4;
+    assert_int_equal(plan_evaluate(known, pb), 0);
+    assert_plan_sound(known, pb, "hand plan at T = 4");
+    plan_free(known);
+    return pb;
+}
+
+/* BUG (src/ilp.c, bound bookkeeping): the reported "proven" lower bound
+ * exceeds the true optimum. On pb_least_period_4 (optimum T = 4, plan
+ * checked by the simulator above) the ILP returns T = 4.0002393, status
+ * optimal, bound 4.0002393 > 4. Cause: intervals_prune() drops intervals
+ * whose lb lies in [best*(1-ILP_GAP), best), and update_bound() then
+ * takes best_obj as the bound (ilp_solve also lifts a bound above the
+ * objective to it), so the lb of the interval holding T = 4 is lost.
+ * Expected: bound <= 4. The brute force scan shows the same on about one
+ * tiny instance in 30, for 1f1b too (objective and bound 31.0001259
+ * where 31 fits). */
+static void bound_never_exceeds_optimum_bug(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_least_period_4();
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_int_equal(res.status, PLAN_OPTIMAL);
+    assert_plan_sound(res.plan, pb, "ILP");
+    double bound = res.bound, T = res.plan->T;
+    /* free first: a failing test should not also report leaks */
+    planner_result_clear(&res);
+    pb_free(pb);
+    if (!(bound <= 4 * (1 + 1e-9)))
+        fail_msg("bound %.9g above the optimum 4 (ILP period %.9g)", bound, T);
+}
+
+/* BUG (src/ilp.c, precision; within ILP_GAP as ilp.h defines "optimal",
+ * but the issue asks for the optimum within 1e-6): on pb_least_period_4
+ * the ILP's plan has T = 4.0002393 (6e-5 above the optimum 4). Cause:
+ * the list scheduler does not fit the split {0,1 | 2} near 4, so only
+ * the schedule MIP in judge() does, and only at the interval ends b it is
+ * asked about (traced: b = 5.0039, 4.00195, 4.00097, 4.00048, 4.00024);
+ * the plan keeps period b, and the interval below, [3.9999947, 4.0002393],
+ * is pruned as within ILP_GAP. Expected: T = 4 (e.g. minimise T over the
+ * schedule MIP's orders and counts once it fits, or keep splitting while
+ * the interval is wider than the 1e-6 plans are compared at). */
+static void optimal_period_is_exact_bug(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_least_period_4();
+    struct planner_result res;
+    ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
+    assert_int_equal(res.status, PLAN_OPTIMAL);
+    assert_plan_sound(res.plan, pb, "ILP");
+    double T = res.plan->T;
+    planner_result_clear(&res);
+    pb_free(pb);
+    if (!(T <= 4 * (1 + 1e-6)))
+        fail_msg("period %.9g, the optimum is 4", T);
+}
+
+/* An optional argument runs only the tests whose names match it. */
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(enumeration_never_beats_ilp),
+        cmocka_unit_test(ilp_matches_integer_brute_force),
+        cmocka_unit_test(section9_cap13_any_layout_is_noncontiguous_period_6),
+        cmocka_unit_test(section9_cap13_contiguous_is_period_9),
+        cmocka_unit_test(section9_cap14_contiguous_is_period_6),
+        cmocka_unit_test(uneven_caps_place_heavy_pair_on_larger_gpu),
+        cmocka_unit_test(one_micro_batch_minimises_latency_only),
+        cmocka_unit_test(ilp_never_worse_than_baselines_random),
+        cmocka_unit_test(ilp_never_worse_than_baselines_real_data),
+        cmocka_unit_test(progress_reports_are_monotone_and_replay),
+        cmocka_unit_test(noncontiguous_plan_fits_where_no_contiguous_one_does),
+        cmocka_unit_test(contiguous_layout_gives_worse_plan_on_section9),
+        cmocka_unit_test(cap_below_any_plan_is_infeasible),
+        cmocka_unit_test(cancel_before_start_returns_baseline_as_timeout),
+        cmocka_unit_test(expired_time_limit_returns_timeout),
+        cmocka_unit_test(warm_plan_outside_layout_is_ignored_bug),
+        cmocka_unit_test(default_blocks_depend_on_gpus_and_layers),
+        cmocka_unit_test(stats_describe_blocks_and_master),
+        cmocka_unit_test(single_gpu_period_is_total_compute),
+        cmocka_unit_test(single_layer_is_trivially_optimal),
+        cmocka_unit_test(bad_arguments_are_refused),
+        cmocka_unit_test(bound_never_exceeds_optimum_bug),
+        cmocka_unit_test(optimal_period_is_exact_bug),
+    };
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

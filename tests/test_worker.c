@@ -1,0 +1,592 @@
+/* Tests for the planner worker (src/worker.c): events stream back from a
+ * child process in order, plans replay against the caller's problem,
+ * errors are reported, and a cancel kills and reaps the child at once
+ * without leaking descriptors or memory. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "planner.h"
+#include "simulate.h"
+#include "worker.h"
+
+#define GB 1e9
+
+/* ---- hand-built problems (as in test_baseline.c) ----------------------- */
+
+static struct problem *pb_new(int L, int P)
+{
+    struct problem *pb = calloc(1, sizeof *pb);
+    assert_non_null(pb);
+    pb->L = L;
+    pb->P = P;
+    pb->micro_batch = 1;
+    pb->f = calloc((size_t)L, sizeof(double));
+    pb->b = calloc((size_t)L, sizeof(double));
+    pb->w = calloc((size_t)L, sizeof(double));
+    pb->a = calloc((size_t)L, sizeof(double));
+    pb->s = calloc((size_t)L, sizeof(double));
+    pb->c = calloc((size_t)L, sizeof(double));
+    pb->names = calloc((size_t)L, sizeof(char *));
+    pb->first = calloc((size_t)L + 1, sizeof(int));
+    pb->cap = calloc((size_t)P, sizeof(double));
+    pb->reserved = calloc((size_t)P, sizeof(double));
+    assert_true(pb->f && pb->b && pb->w && pb->a && pb->s && pb->c &&
+                pb->names && pb->first && pb->cap && pb->reserved);
+    for (int i = 0; i <= L; i++)
+        pb->first[i] = i;
+    /* coarsening builds block names from these */
+    for (int i = 0; i < L; i++) {
+        pb->names[i] = malloc(16);
+        assert_non_null(pb->names[i]);
+        snprintf(pb->names[i], 16, "l%d", i);
+    }
+    pb->m = 4;
+    pb->schedule = SPEC_SCHEDULE_PIPEDREAM;
+    pb->layout = LAYOUT_ANY;
+    pb->phi = 2;
+    pb->bandwidth = 1e9;
+    return pb;
+}
+
+static void pb_free(struct problem *pb)
+{
+    for (int i = 0; i < pb->L; i++)
+        free(pb->names[i]);
+    free(pb->f);
+    free(pb->b);
+    free(pb->w);
+    free(pb->a);
+    free(pb->s);
+    free(pb->c);
+    free(pb->names);
+    free(pb->first);
+    free(pb->cap);
+    free(pb->reserved);
+    free(pb);
+}
+
+static uint64_t rng_state;
+
+static unsigned rnd(unsigned n)
+{
+    rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
+    return (unsigned)(rng_state >> 33) % n;
+}
+
+/* A random chain with a cap at `share` of keeping one copy of everything
+ * on one GPU: tight enough that memory shapes the plans. */
+static struct problem *pb_random(uint64_t seed, int L, int P, double share)
+{
+    rng_state = seed;
+    struct problem *pb = pb_new(L, P);
+    double one_copy = 0;
+    for (int i = 0; i < L; i++) {
+        pb->f[i] = 0.25 * (1 + rnd(8));
+        pb->b[i] = 0.25 * (1 + rnd(12));
+        pb->w[i] = (double)rnd(3) * GB;
+        pb->s[i] = (double)(1 + rnd(5)) * GB;
+        pb->a[i] = i < L - 1 ? (double)rnd(3) * 0.5 * GB : 0;
+        pb->c[i] = i < L - 1 ? 0.25 * rnd(4) : 0;
+        one_copy += pb->phi * pb->w[i] + pb->s[i];
+    }
+    for (int p = 0; p < P; p++)
+        pb->cap[p] = share * one_copy;
+    return pb;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Valgrind (its preload library is in the client's LD_PRELOAD) and the
+ * sanitizers slow the child down: deadlines stretch with them. */
+static double slowdown(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre && strstr(pre, "vgpreload"))
+        return 40;
+#if defined(__SANITIZE_ADDRESS__)
+    return 5;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return 5;
+#endif
+#endif
+    return 1;
+}
+
+/* The next event, waiting with poll() on worker_fd() until the deadline:
+ * 1 with an event, -1 when the worker is finished; fails on timeout. */
+static int next_event(struct worker *w, struct worker_event *ev, double deadline)
+{
+    for (;;) {
+        int r = worker_next(w, ev);
+        if (r != 0)
+            return r;
+        double left = deadline - now();
+        if (left <= 0)
+            fail_msg("no event before the deadline");
+        struct pollfd pfd = { .fd = worker_fd(w), .events = POLLIN };
+        int ms = (int)(left * 1000) + 1;
+        if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
+            fail_msg("poll: %s", strerror(errno));
+    }
+}
+
+static struct worker *start(const struct problem *pb, const char *const *planners, int n,
+                            double limit, int blocks)
+{
+    struct worker_request req = {
+        .pb = pb, .planners = planners, .nplanners = n, .time_limit = limit,
+        .threads = 1, .blocks = blocks, .log_path = NULL,
+    };
+    char err[256] = "";
+    struct worker *w = worker_start(&req, err, sizeof err);
+    if (!w)
+        fail_msg("worker_start: %s", err);
+    return w;
+}
+
+/* Children of this process, from /proc (the worker keeps its pid to
+ * itself). Returns how many were written to pids. */
+static int children(pid_t *pids, int max)
+{
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    int n = 0;
+    pid_t self = getpid();
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!isdigit((unsigned char)de->d_name[0]))
+            continue;
+        char path[300], buf[512];
+        snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        /* pid (comm) state ppid ...: comm may hold spaces and parentheses */
+        char *rparen = strrchr(buf, ')');
+        char state;
+        int ppid;
+        if (!rparen || sscanf(rparen + 1, " %c %d", &state, &ppid) != 2)
+            continue;
+        if (ppid == (int)self && n < max)
+            pids[n++] = (pid_t)atoi(de->d_name);
+    }
+    closedir(d);
+    return n;
+}
+
+/* No child of ours is left, not even a zombie. */
+static void assert_no_children(void)
+{
+    errno = 0;
+    if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD)
+        fail_msg("a child process is still there (waitpid: %s)", strerror(errno));
+}
+
+static int count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        if (de->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void assert_replays(const struct plan *pl, const struct problem *pb, const char *where)
+{
+    struct sim_report rep;
+    enum sim_verdict v = simulate_plan(pl, pb, &rep);
+    if (v != SIM_OK)
+        fail_msg("%s: simulator says %s: %s", where, simulate_verdict_name(v), rep.reason);
+}
+
+/* ---- tests --------------------------------------------------------------- */
+
+/* The baselines and the ILP in one worker: one RESULT per planner in the
+ * order asked, PROGRESS only from the ILP and only before its RESULT,
+ * every plan valid for the caller's problem, DONE last, then -1 for good. */
+static void results_stream_in_order_and_done_comes_last(void **state)
+{
+    (void)state;
+    static const char *const planners[] = { "uniform", "time", "dp", "ilp" };
+    struct problem *pb = pb_random(11, 8, 3, 0.6);
+    struct worker *w = start(pb, planners, 4, 3.0 * slowdown(), 0);
+    assert_true(worker_running(w));
+    double deadline = now() + 60 * slowdown();
+    int results = 0, progress = 0, done = 0;
+    double best_baseline = INFINITY;
+    struct worker_event ev;
+    int r;
+    while ((r = next_event(w, &ev, deadline)) == 1) {
+        if (done)
+            fail_msg("an event after DONE");
+        char where[64];
+        switch (ev.kind) {
+        case WORKER_RESULT:
+            assert_true(results < 4);
+            assert_string_equal(ev.planner, planners[results]);
+            snprintf(where, sizeof where, "%s result", ev.planner);
+            assert_non_null(ev.plan);
+            assert_replays(ev.plan, pb, where);
+            if (results < 3) {
+                /* a baseline: fits or not, said so */
+                assert_int_equal(ev.status, ev.plan->fits ? PLAN_FEASIBLE : PLAN_NO_FIT);
+                if (ev.plan->fits)
+                    best_baseline = fmin(best_baseline, ev.plan->objective);
+            } else {
+                assert_true(ev.status == PLAN_OPTIMAL || ev.status == PLAN_FEASIBLE ||
+                            ev.status == PLAN_TIMEOUT);
+                assert_true(ev.plan->fits);
+                assert_true(ev.plan->objective <= best_baseline * (1 + 1e-12));
+                assert_int_equal(ev.blocks, pb->L);
+                if (!isnan(ev.bound))
+                    assert_true(ev.bound <= ev.plan->objective * (1 + 1e-9));
+            }
+            results++;
+            break;
+        case WORKER_PROGRESS:
+            /* the ILP runs last: its reports come after the baselines */
+            assert_string_equal(ev.planner, "ilp");
+            assert_int_equal(results, 3);
+            if (ev.plan) {
+                assert_replays(ev.plan, pb, "ilp progress");
+                assert_true(ev.plan->fits);
+                assert_true(fabs(ev.plan->objective - ev.objective) <= 1e-9 * ev.objective);
+            }
+            progress++;
+            break;
+        case WORKER_DONE:
+            assert_int_equal(results, 4);
+            done++;
+            break;
+        default:
+            fail_msg("unknown event kind %d", (int)ev.kind);
+        }
+        worker_event_clear(&ev);
+    }
+    assert_int_equal(r, -1);
+    assert_int_equal(done, 1);
+    /* the ILP reports at least the baseline it starts from */
+    assert_true(progress >= 1);
+    assert_false(worker_running(w));
+    /* finished for good */
+    assert_int_equal(worker_next(w, &ev), -1);
+    assert_int_equal(worker_next(w, &ev), -1);
+    worker_free(w);
+    assert_no_children();
+    pb_free(pb);
+}
+
+/* An unknown name is an error RESULT naming it; the rest still run. */
+static void unknown_planner_gives_error_result(void **state)
+{
+    (void)state;
+    static const char *const planners[] = { "nonesuch", "uniform" };
+    struct problem *pb = pb_random(12, 6, 2, 1.0);
+    struct worker *w = start(pb, planners, 2, 1.0, 0);
+    double deadline = now() + 30 * slowdown();
+    struct worker_event ev;
+    assert_int_equal(next_event(w, &ev, deadline), 1);
+    assert_int_equal(ev.kind, WORKER_RESULT);
+    assert_string_equal(ev.planner, "nonesuch");
+    assert_int_equal(ev.status, PLAN_ERROR);
+    assert_null(ev.plan);
+    assert_non_null(strstr(ev.message, "nonesuch"));
+    worker_event_clear(&ev);
+    assert_int_equal(next_event(w, &ev, deadline), 1);
+    assert_int_equal(ev.kind, WORKER_RESULT);
+    assert_string_equal(ev.planner, "uniform");
+    assert_non_null(ev.plan);
+    assert_replays(ev.plan, pb, "uniform");
+    worker_event_clear(&ev);
+    assert_int_equal(next_event(w, &ev, deadline), 1);
+    assert_int_equal(ev.kind, WORKER_DONE);
+    worker_event_clear(&ev);
+    assert_int_equal(next_event(w, &ev, deadline), -1);
+    worker_free(w);
+    assert_no_children();
+    pb_free(pb);
+}
+
+/* A long ILP (40 layers, 8 GPUs, 24 blocks, 30 s) is killed and reaped
+ * at once: cancel + free well under 100 ms, the child gone. */
+static void cancel_kills_a_long_solve_at_once(void **state)
+{
+    (void)state;
+    static const char *const planners[] = { "uniform", "ilp" };
+    struct problem *pb = pb_random(40, 40, 8, 0.25);
+    struct worker *w = start(pb, planners, 2, 30.0, 24);
+    double deadline = now() + 30 * slowdown();
+    struct worker_event ev;
+    assert_int_equal(next_event(w, &ev, deadline), 1);
+    assert_int_equal(ev.kind, WORKER_RESULT);
+    assert_string_equal(ev.planner, "uniform");
+    worker_event_clear(&ev);
+    assert_true(worker_running(w));
+
+    pid_t kids[8];
+    int nkids = children(kids, 8);
+    assert_int_equal(nkids, 1);
+    assert_int_equal(kill(kids[0], 0), 0);
+
+    double t0 = now();
+    worker_cancel(w);
+    worker_free(w);
+    double took = now() - t0;
+    /* measured: about 0.3 ms, 4 ms under valgrind */
+    if (took >= 0.1)
+        fail_msg("cancel + free took %.3f s", took);
+    errno = 0;
+    assert_int_equal(kill(kids[0], 0), -1);
+    assert_int_equal(errno, ESRCH);
+    assert_no_children();
+    pb_free(pb);
+}
+
+/* worker_free after the end, before and after -1 was read, and cancel on
+ * a finished worker: nothing to kill, nothing to wait for. */
+static void free_on_finished_worker_is_clean(void **state)
+{
+    (void)state;
+    static const char *const planners[] = { "uniform" };
+    struct problem *pb = pb_random(13, 6, 2, 1.0);
+    struct worker_event ev;
+
+    struct worker *w = start(pb, planners, 1, 1.0, 0);
+    double deadline = now() + 30 * slowdown();
+    int r;
+    while ((r = next_event(w, &ev, deadline)) == 1)
+        worker_event_clear(&ev);
+    assert_int_equal(r, -1);
+    worker_cancel(w);
+    assert_int_equal(worker_next(w, &ev), -1);
+    worker_free(w);
+    assert_no_children();
+
+    /* DONE read, end of pipe not yet: free reaps it all the same */
+    w = start(pb, planners, 1, 1.0, 0);
+    deadline = now() + 30 * slowdown();
+    do {
+        assert_int_equal(next_event(w, &ev, deadline), 1);
+        worker_event_clear(&ev);
+    } while (ev.kind != WORKER_DONE);
+    worker_free(w);
+    assert_no_children();
+
+    /* cancelled before any event: no events afterwards */
+    w = start(pb, planners, 1, 1.0, 0);
+    worker_cancel(w);
+    assert_false(worker_running(w));
+    assert_int_equal(worker_next(w, &ev), -1);
+    worker_free(w);
+    assert_no_children();
+
+    worker_free(NULL);
+    pb_free(pb);
+}
+
+/* A child that dies without DONE (killed from outside) is reported once
+ * as an error RESULT, then the worker is finished. */
+static void child_death_gives_one_error_result(void **state)
+{
+    (void)state;
+    static const char *const planners[] = { "uniform", "ilp" };
+    struct problem *pb = pb_random(14, 40, 8, 0.25);
+    struct worker *w = start(pb, planners, 2, 30.0, 24);
+    double deadline = now() + 30 * slowdown();
+    struct worker_event ev;
+    assert_int_equal(next_event(w, &ev, deadline), 1);
+    assert_string_equal(ev.planner, "uniform");
+    worker_event_clear(&ev);
+
+    pid_t kids[8];
+    assert_int_equal(children(kids, 8), 1);
+    assert_int_equal(kill(kids[0], SIGKILL), 0);
+    int errors = 0, r;
+    while ((r = next_event(w, &ev, deadline)) == 1) {
+        /* progress sent before the kill may still be in the pipe */
+        if (ev.kind == WORKER_RESULT) {
+            assert_int_equal(ev.status, PLAN_ERROR);
+            assert_true(strlen(ev.message) > 0);
+            errors++;
+        }
+        assert_int_not_equal(ev.kind, WORKER_DONE);
+        worker_event_clear(&ev);
+    }
+    assert_int_equal(r, -1);
+    assert_int_equal(errors, 1);
+    assert_false(worker_running(w));
+    worker_free(w);
+    assert_no_children();
+    pb_free(pb);
+}
+
+/* An empty request still ends with DONE; a malformed one is refused. */
+static void empty_request_gives_done_and_bad_request_is_refused(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_random(16, 4, 2, 1.0);
+    struct worker *w = start(pb, NULL, 0, 1.0, 0);
+    struct worker_event ev;
+    double deadline = now() + 30 * slowdown();
+    assert_int_equal(next_event(w, &ev, deadline), 1);
+    assert_int_equal(ev.kind, WORKER_DONE);
+    worker_event_clear(&ev);
+    assert_int_equal(next_event(w, &ev, deadline), -1);
+    worker_free(w);
+
+    char err[128] = "";
+    assert_null(worker_start(NULL, err, sizeof err));
+    assert_true(strlen(err) > 0);
+    struct worker_request req = { .pb = NULL, .nplanners = 1 };
+    err[0] = '\0';
+    assert_null(worker_start(&req, err, sizeof err));
+    assert_true(strlen(err) > 0);
+    assert_no_children();
+    pb_free(pb);
+}
+
+/* Two workers at once keep their streams apart, and the child's output
+ * goes to the log file when one is named. */
+static void two_workers_side_by_side_and_log_file(void **state)
+{
+    (void)state;
+    static const char *const one[] = { "uniform", "time" };
+    static const char *const two[] = { "dp", "ilp" };
+    struct problem *pa = pb_random(17, 6, 2, 0.8);
+    struct problem *pc = pb_random(18, 9, 3, 0.8);
+    char log[64];
+    snprintf(log, sizeof log, "/tmp/pipeplan_test_worker_%ld.log", (long)getpid());
+    unlink(log);
+    struct worker *wa = start(pa, one, 2, 1.0, 0);
+    struct worker_request req = {
+        .pb = pc, .planners = two, .nplanners = 2, .time_limit = 2.0 * slowdown(),
+        .threads = 1, .blocks = 0, .log_path = log,
+    };
+    char err[128];
+    struct worker *wc = worker_start(&req, err, sizeof err);
+    assert_non_null(wc);
+    double deadline = now() + 60 * slowdown();
+    int results_a = 0, results_c = 0;
+    bool done_a = false, done_c = false;
+    while (!done_a || !done_c) {
+        struct pollfd pfd[2] = { { .fd = worker_fd(wa), .events = POLLIN },
+                                 { .fd = worker_fd(wc), .events = POLLIN } };
+        if (now() > deadline)
+            fail_msg("workers did not finish");
+        poll(pfd, 2, 100);
+        struct worker_event ev;
+        int r;
+        while (!done_a && (r = worker_next(wa, &ev)) != 0) {
+            if (r < 0) {
+                done_a = true;
+                break;
+            }
+            if (ev.kind == WORKER_RESULT) {
+                assert_string_equal(ev.planner, one[results_a]);
+                assert_int_equal(ev.plan->L, pa->L);
+                assert_replays(ev.plan, pa, ev.planner);
+                results_a++;
+            }
+            assert_int_not_equal(ev.kind, WORKER_PROGRESS);
+            worker_event_clear(&ev);
+        }
+        while (!done_c && (r = worker_next(wc, &ev)) != 0) {
+            if (r < 0) {
+                done_c = true;
+                break;
+            }
+            if (ev.kind == WORKER_RESULT) {
+                assert_string_equal(ev.planner, two[results_c]);
+                assert_int_equal(ev.plan->L, pc->L);
+                assert_replays(ev.plan, pc, ev.planner);
+                results_c++;
+            }
+            worker_event_clear(&ev);
+        }
+    }
+    assert_int_equal(results_a, 2);
+    assert_int_equal(results_c, 2);
+    worker_free(wa);
+    worker_free(wc);
+    assert_no_children();
+    /* opened (created) by the child for its stdout and stderr */
+    assert_int_equal(access(log, F_OK), 0);
+    unlink(log);
+    pb_free(pa);
+    pb_free(pc);
+}
+
+/* Start/cancel cycles, cancelled at different moments: no descriptor,
+ * child or (under ASan/valgrind) memory is left behind. */
+static void start_cancel_cycles_leak_nothing(void **state)
+{
+    (void)state;
+    static const char *const planners[] = { "uniform", "ilp" };
+    struct problem *pb = pb_random(15, 12, 4, 0.4);
+    int before = count_fds();
+    for (int k = 0; k < 50; k++) {
+        struct worker *w = start(pb, planners, 2, 10.0, 0);
+        if (k % 3 == 1) {
+            /* after the first event: the child is in its solve */
+            struct worker_event ev;
+            assert_int_equal(next_event(w, &ev, now() + 30 * slowdown()), 1);
+            worker_event_clear(&ev);
+        } else if (k % 3 == 2) {
+            worker_cancel(w);
+        }
+        worker_free(w);
+    }
+    assert_int_equal(count_fds(), before);
+    assert_no_children();
+    pb_free(pb);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(results_stream_in_order_and_done_comes_last),
+        cmocka_unit_test(unknown_planner_gives_error_result),
+        cmocka_unit_test(cancel_kills_a_long_solve_at_once),
+        cmocka_unit_test(free_on_finished_worker_is_clean),
+        cmocka_unit_test(child_death_gives_one_error_result),
+        cmocka_unit_test(empty_request_gives_done_and_bad_request_is_refused),
+        cmocka_unit_test(two_workers_side_by_side_and_log_file),
+        cmocka_unit_test(start_cancel_cycles_leak_nothing),
+    };
+    /* an optional argument runs only the tests whose names match it */
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
