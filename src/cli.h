@@ -9,7 +9,7 @@
 int cmd_check(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
-int cmd_default(void);
+int cmd_explore(int argc, char **argv);   /* argv[0]: the program */
 
 struct knobs;
 /* Knob flags shared by solve and the explorer (--gpus, --memory, ...).
@@ -30,11 +30,6 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a);
  * (after printing why). */
 int cli_parse_planners(const char *list, const char **out, int max);
 
-struct problem;
-/* Run planners on a problem, print a table (or JSON); returns solve's
- * exit status (0 a plan fits, 1 none does, 2 error). */
-int cli_solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
-                      const struct ilp_args *ilp, bool json);
 
 /* The embedded default spec files (generated from data/ at build time). */
 extern const char default_network[], default_network_path[];

@@ -4,7 +4,6 @@
 
 #include "cli.h"
 #include "fileio.h"
-#include "problem.h"
 #include "spec.h"
 #include "units.h"
 
@@ -174,34 +173,4 @@ int cmd_check(int argc, char **argv)
         checked_free(&all[i]);
     free(all);
     return failed ? 2 : 0;
-}
-
-int cmd_default(void)
-{
-    struct checked net, plat;
-    if (check_text(default_network, default_network_path, &net) < 0)
-        return 2;
-    if (check_text(default_platform, default_platform_path, &plat) < 0) {
-        checked_free(&net);
-        return 2;
-    }
-    printf("pipeplan: built-in example (run 'pipeplan --help' for the commands)\n\n");
-    checked_print(stdout, default_network_path, &net);
-    fputc('\n', stdout);
-    checked_print(stdout, default_platform_path, &plat);
-    printf("\n");
-    char err[SPEC_ERR_LEN];
-    struct problem *pb = problem_create(net.net, plat.plat, NULL, err, sizeof err);
-    checked_free(&net);
-    checked_free(&plat);
-    if (!pb) {
-        fprintf(stderr, "pipeplan: %s\n", err);
-        return 2;
-    }
-    const char *planners[16];
-    int n = cli_parse_planners("all", planners, 16);
-    struct ilp_args ilp = { 5.0, 1, -1, NULL };
-    int rc = cli_solve_problem(pb, planners, n, &ilp, false);
-    problem_free(pb);
-    return rc == 2 ? 2 : 0;
 }

@@ -252,6 +252,9 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
     return 0;
 }
 
+static int solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
+                         const struct ilp_args *ilp, bool json);
+
 int cmd_solve(int argc, char **argv)
 {
     struct knobs knobs;
@@ -322,14 +325,14 @@ int cmd_solve(int argc, char **argv)
         return 2;
     }
 
-    int rc = cli_solve_problem(pb, planners, nplanners, &ilp, json);
+    int rc = solve_problem(pb, planners, nplanners, &ilp, json);
     problem_free(pb);
     return rc;
 }
 
 /* Run the planners on a problem and print the table or JSON; the exit
  * status of solve. */
-int cli_solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
+static int solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
                       const struct ilp_args *ilp, bool json)
 {
     struct planner_result *results = calloc((size_t)nplanners, sizeof *results);

@@ -11,7 +11,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-        "usage: pipeplan                      summary of the built-in example\n"
+        "usage: pipeplan [NETWORK.ini [PLATFORM.ini]] [knobs]\n"
+        "                                     the live explorer (built-in example without files)\n"
         "       pipeplan check FILE...        validate network and platform files\n"
         "       pipeplan import pipedream GRAPH.txt --micro-batch N [-o OUT.ini] [--force]\n"
         "                                     turn a PipeDream profile into a network file\n"
@@ -29,7 +30,7 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return cmd_default();
+        return cmd_explore(argc, argv);
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
@@ -45,7 +46,6 @@ int main(int argc, char **argv)
         return cmd_import(argc - 1, argv + 1);
     if (strcmp(cmd, "solve") == 0)
         return cmd_solve(argc - 1, argv + 1);
-    fprintf(stderr, "pipeplan: unknown command '%s' (expected check, import or solve; "
-            "see pipeplan --help)\n", cmd);
-    return 2;
+    /* anything else is the explorer's: files and knob flags */
+    return cmd_explore(argc, argv);
 }

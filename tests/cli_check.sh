@@ -16,11 +16,17 @@ expect_stdout_has "data/networks/resnet50.ini: network resnet50, 177 layers, mic
 expect_stdout_has "data/platforms/dgx1-v100-32gb.ini: platform dgx1-v100-32gb, 8 GPUs" \
     "platform summary names the GPUs"
 
-# The built-in default runs with no arguments.
+# The built-in default opens the explorer, which needs a terminal: here it
+# says so and points at solve (tests/tui.sh drives it in tmux).
 status=0
-pp >"$TMP/out" 2>"$TMP/err" || status=$?
-expect_status 0 "no arguments shows the built-in example"
-expect_stdout_has "network resnet50" "built-in example is resnet50"
+pp </dev/null >"$TMP/out" 2>"$TMP/err" || status=$?
+expect_status 2 "no terminal, no explorer"
+expect_stdout_empty "no terminal"
+expect_stderr "pipeplan: the explorer needs a terminal; use 'pipeplan solve NETWORK.ini PLATFORM.ini' for scripts" \
+    "no terminal message"
+run no-such-command
+expect_status 2 "an unknown word is a missing network file"
+expect_stderr "no-such-command: cannot open: No such file or directory" "unknown word message"
 
 # Each kind of bad input: exact message, exit 2, empty stdout.
 bad() {   # bad NAME CONTENT EXPECTED-STDERR

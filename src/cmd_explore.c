@@ -1,0 +1,111 @@
+/* pipeplan [NETWORK.ini [PLATFORM.ini]]: the live explorer. Everything
+ * that can be wrong with the files or flags is reported here, before the
+ * terminal is touched. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "problem.h"
+#include "spec.h"
+#include "tui.h"
+
+/* Routed from main for "pipeplan" and "pipeplan FILE..." (see cli.h). */
+int cmd_explore(int argc, char **argv);
+
+static const char explore_usage[] =
+    "usage: pipeplan [NETWORK.ini [PLATFORM.ini]] [options]\n"
+    "  Opens the live explorer (the built-in example when no file is given;\n"
+    "  the built-in platform when only a network is given).\n"
+    "  --gpus N                 number of GPUs\n"
+    "  --memory SIZE            uniform memory cap per GPU (e.g. 16GiB)\n"
+    "  --micro-batches M        micro-batches per iteration\n"
+    "  --schedule 1f1b|pipedream\n"
+    "  --layout any|contiguous\n"
+    "  --weight-factor PHI      bytes of weight state per parameter byte\n"
+    "  --blocks N               blocks the ILP works on (0: every layer; default automatic)\n"
+    "  --time-limit SECONDS     ILP time limit per solve (default 30)\n"
+    "  --threads N              ILP threads (default 1)\n"
+    "  --log FILE               append the solver's own output to FILE\n"
+    "  Press ? in the explorer for its keys.\n";
+
+int cmd_explore(int argc, char **argv)
+{
+    struct tui_options opt;
+    memset(&opt, 0, sizeof opt);
+    knobs_init(&opt.knobs);
+    struct ilp_args ilp = { TUI_TIME_LIMIT, 1, -1, NULL };
+    const char *files[2] = { NULL, NULL };
+    int nfiles = 0;
+    bool options_done = false;
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!options_done && arg[0] == '-' && arg[1] != '\0') {
+            int r = cli_parse_knob(argc, argv, &i, &opt.knobs);
+            if (r == 0)
+                r = cli_parse_ilp(argc, argv, &i, &ilp);
+            if (r < 0)
+                return 2;
+            if (r > 0)
+                continue;
+            if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+                fputs(explore_usage, stdout);
+                return 0;
+            } else if (strcmp(arg, "--") == 0) {
+                options_done = true;
+            } else {
+                fprintf(stderr, "pipeplan: unknown option '%s'\n%s", arg, explore_usage);
+                return 2;
+            }
+        } else if (nfiles < 2) {
+            files[nfiles++] = arg;
+        } else {
+            fprintf(stderr, "pipeplan: too many files (expected NETWORK.ini [PLATFORM.ini])\n%s",
+                    explore_usage);
+            return 2;
+        }
+    }
+    opt.knobs.blocks = ilp.blocks;
+    opt.time_limit = ilp.time_limit;
+    opt.threads = ilp.threads;
+    opt.log_path = ilp.log_path;
+
+    char err[SPEC_ERR_LEN];
+    struct spec_network *net = files[0]
+        ? spec_network_load(files[0], err, sizeof err)
+        : spec_network_parse(default_network, default_network_path, err, sizeof err);
+    if (!net) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    struct spec_platform *plat = files[1]
+        ? spec_platform_load(files[1], err, sizeof err)
+        : spec_platform_parse(default_platform, default_platform_path, err, sizeof err);
+    if (!plat) {
+        fprintf(stderr, "%s\n", err);
+        spec_network_free(net);
+        return 2;
+    }
+    struct problem *pb = problem_create(net, plat, &opt.knobs, err, sizeof err);
+    if (!pb) {
+        fprintf(stderr, "pipeplan: %s\n", err);
+        spec_network_free(net);
+        spec_platform_free(plat);
+        return 2;
+    }
+    problem_free(pb);
+
+    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+        fprintf(stderr, "pipeplan: the explorer needs a terminal; use 'pipeplan solve "
+                "NETWORK.ini PLATFORM.ini' for scripts\n");
+        spec_network_free(net);
+        spec_platform_free(plat);
+        return 2;
+    }
+    opt.network_path = files[0];
+    opt.platform_path = files[1];
+    return tui_run(&opt, net, plat);
+}

@@ -1,0 +1,364 @@
+/* tui: the explorer's terminal side: curses set up and restored on every
+ * way out (quit, signals, crashes), and the event loop that waits on the
+ * keyboard, the solver worker and signals at once, so the screen never
+ * waits for a solve. */
+#include "tui_impl.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* While the ILP runs, the elapsed time on screen ticks this often (ms). */
+#define TICK_MS 200
+
+/* Signals reach the loop through this pipe (handlers only write a byte). */
+static int sig_pipe[2] = { -1, -1 };
+/* Curses owns the terminal: a crash must give it back first. */
+static volatile sig_atomic_t term_active;
+
+static const int quit_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static const int crash_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE };
+#define NQUIT ((int)(sizeof quit_signals / sizeof quit_signals[0]))
+#define NCRASH ((int)(sizeof crash_signals / sizeof crash_signals[0]))
+static struct sigaction saved_quit[NQUIT], saved_crash[NCRASH], saved_winch, curses_winch;
+
+static void signal_note(int sig)
+{
+    int saved = errno;
+    unsigned char c = (unsigned char)sig;
+    if (write(sig_pipe[1], &c, 1) < 0) {
+        /* a full pipe already holds a wake-up */
+    }
+    errno = saved;
+}
+
+static void on_quit_signal(int sig)
+{
+    signal_note(sig);
+}
+
+static void on_winch(int sig)
+{
+    /* curses keeps its own resize bookkeeping: let it run too */
+    if (!(curses_winch.sa_flags & SA_SIGINFO) && curses_winch.sa_handler != SIG_DFL &&
+        curses_winch.sa_handler != SIG_IGN && curses_winch.sa_handler != NULL)
+        curses_winch.sa_handler(sig);
+    signal_note(sig);
+}
+
+static void on_crash(int sig)
+{
+    if (term_active) {
+        term_active = 0;
+        endwin();
+    }
+    /* the previous handler (default, or a sanitizer's) reports the crash */
+    for (int i = 0; i < NCRASH; i++)
+        if (crash_signals[i] == sig)
+            sigaction(sig, &saved_crash[i], NULL);
+    raise(sig);
+}
+
+static int signals_install(void)
+{
+    if (pipe(sig_pipe) != 0)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        fcntl(sig_pipe[i], F_SETFL, fcntl(sig_pipe[i], F_GETFL) | O_NONBLOCK);
+        fcntl(sig_pipe[i], F_SETFD, FD_CLOEXEC);
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_quit_signal;
+    for (int i = 0; i < NQUIT; i++)
+        sigaction(quit_signals[i], &sa, &saved_quit[i]);
+    sa.sa_handler = on_crash;
+    for (int i = 0; i < NCRASH; i++)
+        sigaction(crash_signals[i], &sa, &saved_crash[i]);
+    return 0;
+}
+
+/* After newterm: chain to the SIGWINCH handler curses installed. */
+static void winch_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_winch;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGWINCH, &sa, &curses_winch);
+    saved_winch = curses_winch;
+}
+
+static void signals_restore(void)
+{
+    sigaction(SIGWINCH, &saved_winch, NULL);
+    for (int i = 0; i < NQUIT; i++)
+        sigaction(quit_signals[i], &saved_quit[i], NULL);
+    for (int i = 0; i < NCRASH; i++)
+        sigaction(crash_signals[i], &saved_crash[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        if (sig_pipe[i] >= 0)
+            close(sig_pipe[i]);
+        sig_pipe[i] = -1;
+    }
+}
+
+void tui_trace(struct tui *t, const char *fmt, ...)
+{
+    if (!t->trace)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(t->trace, fmt, ap);
+    va_end(ap);
+    fputc('\n', t->trace);
+}
+
+/* The newest knob values, planned again: baselines first so they show at
+ * once, the ILP last; the running solve is killed. */
+static void worker_restart(struct tui *t)
+{
+    /* a solve cut short before its baselines came in still owes them */
+    bool all = t->replan == REPLAN_ALL || !tui_baselines_done(t);
+    t->replan = REPLAN_NONE;
+    worker_free(t->worker);
+    t->worker = NULL;
+    t->gen++;
+    t->gen_key = t->replan_key;
+    /* only a full re-plan has new baseline plans to wait for */
+    if (!all)
+        t->shown_gen = t->gen;
+    tui_rows_begin(t, all);
+    static const char *const fast_first[] = { "uniform", "time", "parameters", "pipedream", "dp" };
+    const char *names[TUI_NROWS];
+    int n = 0;
+    if (all)
+        for (size_t i = 0; i < sizeof fast_first / sizeof fast_first[0]; i++)
+            names[n++] = fast_first[i];
+    names[n++] = "ilp";
+    const struct problem *pb = t->cur->pb;
+    int blocks = t->set.k.blocks < 0 ? -1 : t->set.k.blocks >= pb->L ? 0 : t->set.k.blocks;
+    struct worker_request req = {
+        .pb = pb, .planners = names, .nplanners = n, .time_limit = t->set.time_limit,
+        .threads = t->opt.threads > 0 ? t->opt.threads : 1, .blocks = blocks,
+        .log_path = t->opt.log_path,
+    };
+    char err[256];
+    t->worker = worker_start(&req, err, sizeof err);
+    if (!t->worker) {
+        struct worker_event ev;
+        memset(&ev, 0, sizeof ev);
+        ev.kind = WORKER_RESULT;
+        snprintf(ev.message, sizeof ev.message, "cannot start the planners: %s", err);
+        tui_event_apply(t, &ev);
+        tui_message(t, MSG_ERROR, "%s", ev.message);
+    }
+    tui_trace(t, "replan %.3f %u %.3f", tui_now() * 1e3, t->gen, t->gen_key * 1e3);
+    t->dirty = true;
+}
+
+static void frame_show(struct tui *t)
+{
+    tui_draw(t);
+    t->dirty = false;
+    double now = tui_now();
+    tui_trace(t, "frame %.3f", now * 1e3);
+    if (t->shown_gen != t->gen) {
+        for (int i = 1; i < TUI_NROWS; i++)
+            if (t->rows[i].done && t->rows[i].plan) {
+                t->shown_gen = t->gen;
+                tui_trace(t, "shown %.3f %u %.3f", now * 1e3, t->gen, t->gen_key * 1e3);
+                break;
+            }
+    }
+}
+
+/* Size the screen from the terminal when curses has no handler of its own. */
+static void screen_resize(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0)
+        resize_term(ws.ws_row, ws.ws_col);
+}
+
+static bool curses_handles_winch(void)
+{
+    return !(curses_winch.sa_flags & SA_SIGINFO) && curses_winch.sa_handler != SIG_DFL &&
+           curses_winch.sa_handler != SIG_IGN && curses_winch.sa_handler != NULL;
+}
+
+static void signals_drain(struct tui *t)
+{
+    unsigned char buf[64];
+    ssize_t n;
+    while ((n = read(sig_pipe[0], buf, sizeof buf)) > 0) {
+        for (ssize_t i = 0; i < n; i++) {
+            int sig = buf[i];
+            if (sig == SIGWINCH) {
+                if (!curses_handles_winch())
+                    screen_resize();
+                t->dirty = true;
+            } else if (!t->quit) {
+                t->quit = true;
+                /* Ctrl-C is the documented way to quit: not an error */
+                t->exit_status = sig == SIGINT ? 0 : 128 + sig;
+            }
+        }
+    }
+}
+
+static void worker_drain(struct tui *t)
+{
+    if (!t->worker)
+        return;
+    struct worker_event ev;
+    int r;
+    while ((r = worker_next(t->worker, &ev)) == 1) {
+        if (ev.kind == WORKER_RESULT)
+            tui_trace(t, "result %.3f %u %s", tui_now() * 1e3, t->gen, ev.planner);
+        tui_event_apply(t, &ev);
+        worker_event_clear(&ev);
+    }
+    if (r < 0) {
+        /* finished: nothing more will come (and its fd would poll forever) */
+        worker_free(t->worker);
+        t->worker = NULL;
+        t->rows[0].started = false;
+        t->dirty = true;
+    }
+}
+
+static int poll_timeout(const struct tui *t, double *next_tick)
+{
+    if (!t->rows[0].started)
+        return -1;
+    double now = tui_now();
+    if (*next_tick <= now)
+        *next_tick = now + TICK_MS / 1e3;
+    return (int)ceil((*next_tick - now) * 1e3);
+}
+
+static void loop_run(struct tui *t)
+{
+    double next_tick = 0, wake = 0;
+    while (!t->quit) {
+        if (t->replan != REPLAN_NONE)
+            worker_restart(t);
+        if (t->dirty)
+            frame_show(t);
+        /* how long a key that came during this pass waited unseen */
+        if (t->trace && wake > 0)
+            tui_trace(t, "work %.3f %.3f", wake * 1e3, tui_now() * 1e3);
+        struct pollfd fds[3] = {
+            { .fd = STDIN_FILENO, .events = POLLIN },
+            { .fd = sig_pipe[0], .events = POLLIN },
+            { .fd = t->worker ? worker_fd(t->worker) : -1, .events = POLLIN },
+        };
+        int n = poll(fds, 3, poll_timeout(t, &next_tick));
+        wake = tui_now();
+        if (n < 0 && errno != EINTR)
+            break;
+        signals_drain(t);
+        if (t->quit)
+            break;
+        /* events first: they belong to the problem the worker was given,
+         * which a key below may replace */
+        worker_drain(t);
+        if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
+            t->quit = true;     /* the terminal went away */
+            t->exit_status = 128 + SIGHUP;
+            break;
+        }
+        int ch;
+        while (!t->quit && (ch = getch()) != ERR) {
+            if (t->replan == REPLAN_NONE)
+                t->replan_key = wake;
+            tui_trace(t, "key %.3f %d", wake * 1e3, ch);
+            tui_key(t, ch);
+        }
+        if (t->rows[0].started && wake >= next_tick)
+            t->dirty = true;
+    }
+}
+
+int tui_run(const struct tui_options *opt, struct spec_network *net,
+            struct spec_platform *plat)
+{
+    struct tui *t = calloc(1, sizeof *t);
+    char err[SPEC_ERR_LEN];
+    if (!t) {
+        spec_network_free(net);
+        spec_platform_free(plat);
+        fprintf(stderr, "pipeplan: out of memory\n");
+        return 2;
+    }
+    if (tui_state_init(t, opt, net, plat, err, sizeof err) < 0) {
+        tui_state_free(t);
+        free(t);
+        fprintf(stderr, "pipeplan: %s\n", err);
+        return 2;
+    }
+    /* the user's locale for the screen, but numbers (JSON exports, spec
+     * files on reload) keep their dot */
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
+    const char *codeset = nl_langinfo(CODESET);
+    t->unicode = codeset && strcmp(codeset, "UTF-8") == 0;
+    const char *trace = getenv("PIPEPLAN_TRACE");
+    if (trace && *trace && (t->trace = fopen(trace, "a")) != NULL)
+        setvbuf(t->trace, NULL, _IOLBF, 0);
+
+    if (signals_install() < 0) {
+        fprintf(stderr, "pipeplan: cannot set up signals: %s\n", strerror(errno));
+        t->exit_status = 2;
+        goto out;
+    }
+    SCREEN *scr = newterm(NULL, stdout, stdin);
+    if (!scr) {
+        signals_restore();
+        const char *term = getenv("TERM");
+        fprintf(stderr, "pipeplan: cannot use the terminal (TERM=%s)\n", term ? term : "unset");
+        t->exit_status = 2;
+        goto out;
+    }
+    set_term(scr);
+    term_active = 1;
+    winch_install();
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    curs_set(0);
+    tui_draw_init(t);
+
+    loop_run(t);
+
+    worker_free(t->worker);
+    t->worker = NULL;
+    curs_set(1);
+    endwin();
+    term_active = 0;
+    delscreen(scr);
+    signals_restore();
+out:
+    if (t->trace)
+        fclose(t->trace);
+    int rc = t->exit_status;
+    tui_state_free(t);
+    free(t);
+    return rc;
+}

@@ -1,0 +1,1210 @@
+/* tui_draw: one whole frame from the state: erase, draw everything, one
+ * doupdate, so the terminal never shows half a frame. Works from 60x15,
+ * uses what a larger terminal offers, and reads without colour (NO_COLOR,
+ * monochrome terminals) or without Unicode (the glyphs fall back to ASCII). */
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 600       /* wcwidth */
+#endif
+#include "tui_impl.h"
+
+#include <curses.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "units.h"
+
+#define MIN_COLS 60
+#define MIN_LINES 15
+
+enum role {
+    R_NORMAL, R_TITLE, R_RULE, R_VALUE, R_DIM, R_GOOD, R_BAD, R_WARN, R_SEL, R_KEY,
+    R_WEIGHTS, R_ACTIV, R_BUFFERS, R_RESERVED, R_OVER, R_FWD, R_BWD, R_IDLE,
+    R_GPU, NROLES = R_GPU + 6
+};
+
+static attr_t roles[NROLES];
+
+struct glyphs {
+    const char *hline, *arrow, *times, *ge, *dots, *mark, *vbar;
+    const char *seg[4];          /* weights, activations, buffers, reserved */
+    const char *idle, *left, *right;
+};
+
+static const struct glyphs utf8_glyphs = {
+    "\u2500", "\u2192", "\u00d7", "\u2265", "\u2026", "\u25b6", "\u2502",
+    { "\u2588", "\u2593", "\u2592", "\u2591" }, "\u00b7", "\u25c0", "\u25b6"
+};
+static const struct glyphs ascii_glyphs = {
+    "-", "->", "x", ">=", "...", ">", "|", { "#", "=", "+", ":" }, ".", "<", ">"
+};
+static const struct glyphs *G = &ascii_glyphs;
+
+static const char gpu_chars[] =
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+void tui_draw_init(struct tui *t)
+{
+    const char *no_color = getenv("NO_COLOR");
+    t->color = has_colors() && !(no_color && *no_color);
+    G = t->unicode ? &utf8_glyphs : &ascii_glyphs;
+    for (int i = 0; i < NROLES; i++)
+        roles[i] = A_NORMAL;
+    roles[R_TITLE] = A_BOLD;
+    roles[R_VALUE] = A_BOLD;
+    roles[R_DIM] = A_DIM;
+    roles[R_BAD] = A_BOLD;
+    roles[R_WARN] = A_BOLD;
+    roles[R_SEL] = A_REVERSE;
+    roles[R_KEY] = A_REVERSE;
+    roles[R_OVER] = A_REVERSE | A_BOLD;
+    roles[R_BWD] = A_BOLD;
+    roles[R_IDLE] = A_DIM;
+    /* without colour, neighbouring GPUs alternate plain and reverse */
+    for (int i = 0; i < 6; i++)
+        roles[R_GPU + i] = i % 2 ? A_REVERSE : A_NORMAL;
+    if (!t->color)
+        return;
+    start_color();
+    short bg = use_default_colors() == OK ? -1 : COLOR_BLACK;
+    static const struct { enum role r; short fg; attr_t extra; } fg[] = {
+        { R_TITLE, COLOR_CYAN, A_BOLD }, { R_RULE, COLOR_BLUE, A_NORMAL },
+        { R_GOOD, COLOR_GREEN, A_NORMAL }, { R_BAD, COLOR_RED, A_BOLD },
+        { R_WARN, COLOR_YELLOW, A_BOLD }, { R_WEIGHTS, COLOR_MAGENTA, A_NORMAL },
+        { R_ACTIV, COLOR_CYAN, A_NORMAL }, { R_BUFFERS, COLOR_YELLOW, A_NORMAL },
+        { R_RESERVED, COLOR_WHITE, A_NORMAL }, { R_OVER, COLOR_RED, A_REVERSE | A_BOLD },
+        { R_FWD, COLOR_GREEN, A_NORMAL }, { R_BWD, COLOR_MAGENTA, A_BOLD },
+    };
+    short pair = 1;
+    for (size_t i = 0; i < sizeof fg / sizeof fg[0]; i++, pair++) {
+        init_pair(pair, fg[i].fg, bg);
+        roles[fg[i].r] = COLOR_PAIR(pair) | fg[i].extra;
+    }
+    init_pair(pair, COLOR_BLACK, COLOR_CYAN);
+    roles[R_KEY] = COLOR_PAIR(pair);
+    pair++;
+    static const short gbg[6] = { COLOR_BLUE, COLOR_GREEN, COLOR_YELLOW, COLOR_MAGENTA,
+                                  COLOR_CYAN, COLOR_WHITE };
+    static const short gfg[6] = { COLOR_WHITE, COLOR_BLACK, COLOR_BLACK, COLOR_WHITE,
+                                  COLOR_BLACK, COLOR_BLACK };
+    for (int i = 0; i < 6; i++, pair++) {
+        init_pair(pair, gfg[i], gbg[i]);
+        roles[R_GPU + i] = COLOR_PAIR(pair);
+    }
+}
+
+/* ---- text ---- */
+
+/* Copy text from outside (files, messages) so that each code point is one
+ * column: controls, invalid or wide characters become '?'; without
+ * Unicode, so does anything beyond ASCII. */
+static void text_clean(const char *in, char *out, size_t outlen, bool unicode)
+{
+    size_t n = 0;
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    const char *p = in;
+    while (*p && n + 5 < outlen) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x80) {
+            out[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+            p++;
+            continue;
+        }
+        wchar_t wc;
+        size_t len = unicode ? mbrtowc(&wc, p, MB_CUR_MAX, &st) : (size_t)-1;
+        if (len == (size_t)-1 || len == (size_t)-2 || len == 0 || wcwidth(wc) != 1) {
+            memset(&st, 0, sizeof st);
+            out[n++] = '?';
+            p++;
+            while (!unicode && ((unsigned char)*p & 0xc0) == 0x80)
+                p++;
+            continue;
+        }
+        memcpy(out + n, p, len);
+        n += len;
+        p += len;
+    }
+    out[n] = '\0';
+}
+
+/* Columns of a cleaned string: one per code point. */
+static int text_cols(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* A line being written left to right, clipped at `end`. */
+struct pen {
+    int y, x, end;
+};
+
+static void put(struct pen *pn, attr_t a, const char *s)
+{
+    if (pn->x >= pn->end)
+        return;
+    int room = pn->end - pn->x, cols = 0;
+    const char *q = s;
+    while (*q && cols < room) {
+        q++;
+        while (((unsigned char)*q & 0xc0) == 0x80)
+            q++;
+        cols++;
+    }
+    attrset(a);
+    mvaddnstr(pn->y, pn->x, s, (int)(q - s));
+    pn->x += cols;
+}
+
+static void putf(struct pen *pn, attr_t a, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void putf(struct pen *pn, attr_t a, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    put(pn, a, buf);
+}
+
+static void pad_to(struct pen *pn, int x)
+{
+    while (pn->x < x && pn->x < pn->end)
+        put(pn, roles[R_NORMAL], " ");
+}
+
+/* A section rule: "── left ──────── right ──". */
+static void rule(int y, const char *left, attr_t la, const char *right, attr_t ra)
+{
+    struct pen pn = { y, 0, COLS };
+    attrset(roles[R_RULE]);
+    for (int x = 0; x < COLS; x++)
+        mvaddstr(y, x, G->hline);
+    if (left && *left) {
+        pn.x = 2;
+        put(&pn, la, " ");
+        put(&pn, la, left);
+        put(&pn, la, " ");
+    }
+    if (right && *right) {
+        int x = COLS - 3 - text_cols(right);
+        if (x > pn.x + 1) {
+            pn.x = x;
+            put(&pn, ra, " ");
+            put(&pn, ra, right);
+            put(&pn, ra, " ");
+        }
+    }
+}
+
+static char *fmt_time(double ms, char *buf, size_t len)
+{
+    if (!isfinite(ms))
+        snprintf(buf, len, "-");
+    else
+        units_format_time(ms, buf, len);
+    return buf;
+}
+
+static char *fmt_size(double bytes, char *buf, size_t len)
+{
+    return units_format_size(bytes, buf, len);
+}
+
+/* "15.8/16.0 GiB": both in the cap's unit. */
+static char *fmt_mem_pair(double used, double cap, char *buf, size_t len)
+{
+    static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    int k = 0;
+    double div = 1;
+    while (cap / div >= 1024.0 && k < 4) {
+        div *= 1024.0;
+        k++;
+    }
+    double u = used / div, c = cap / div;
+    snprintf(buf, len, u < 100 ? "%.1f/" : "%.0f/", u);
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, c < 100 ? "%.1f %s" : "%.0f %s", c, names[k]);
+    return buf;
+}
+
+static char *fmt_gap(double obj, double bound, char *buf, size_t len)
+{
+    if (!isfinite(obj) || !isfinite(bound) || bound <= 0) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
+    double g = (obj / bound - 1.0) * 100.0;
+    if (g < 0.05)
+        snprintf(buf, len, "0.0%%");
+    else if (g < 100)
+        snprintf(buf, len, "+%.1f%%", g);
+    else if (g < 1000)
+        snprintf(buf, len, "+%.0f%%", g);
+    else
+        snprintf(buf, len, ">999%%");
+    return buf;
+}
+
+static char gpu_char(int p)
+{
+    return p >= 0 && p < (int)sizeof gpu_chars - 1 ? gpu_chars[p] : '+';
+}
+
+static attr_t gpu_attr(int p)
+{
+    return roles[R_GPU + (p % 6)];
+}
+
+/* ---- layout ---- */
+
+struct layout {
+    int title, knobs, strip_rule, overview, strip, info, mem_rule, gpu0, ngpu;
+    int plans_rule, header, rows, ilp, ilp2, details, ndetails, status, nstatus, keys;
+};
+
+static int strip_width(void)
+{
+    return COLS - 2;
+}
+
+/* Lines by priority: the fixed parts, then GPUs (a few), the ILP line,
+ * the table's header, the whole-network strip, every GPU, a status line,
+ * then a per-GPU table; whatever is left stays blank above the keys. */
+static void layout_compute(const struct tui *t, struct layout *ly)
+{
+    int P = t->cur->pb->P, L = t->cur->pb->L;
+    int avail = LINES - 14;
+    int ngpu = 0, take;
+    bool ilp = false, header = false, overview = false;
+#define TAKE(n) (take = (n) < avail ? (n) : avail, take = take > 0 ? take : 0, avail -= take, take)
+    ngpu += TAKE(P < 2 ? P : 2);
+    ilp = TAKE(1) > 0;
+    ngpu += TAKE((P < 4 ? P : 4) - ngpu);
+    header = TAKE(1) > 0;
+    overview = L > strip_width() && TAKE(1) > 0;
+    ngpu += TAKE(P - ngpu);
+    int nstatus = TAKE(1);
+    /* a message too long for one line gets a second when there is room */
+    if (nstatus && t->msg_kind != MSG_NONE && (int)strlen(t->msg) > COLS)
+        nstatus += TAKE(1);
+    bool ilp2 = ilp && TAKE(1) > 0;
+    int ndetails = avail >= 4 ? (P + 2 < avail ? P + 2 : avail) : 0;
+    avail -= ndetails;
+#undef TAKE
+    if (ngpu < 1)
+        ngpu = 1;
+
+    int y = 0;
+    ly->title = y++;
+    ly->knobs = y++;
+    ly->strip_rule = y++;
+    ly->overview = overview ? y++ : -1;
+    ly->strip = y++;
+    ly->info = y++;
+    ly->mem_rule = y++;
+    ly->gpu0 = y;
+    ly->ngpu = ngpu;
+    y += ngpu;
+    ly->plans_rule = y++;
+    ly->header = header ? y++ : -1;
+    ly->rows = y;
+    y += TUI_NROWS;
+    ly->ilp = ilp ? y++ : -1;
+    ly->ilp2 = ilp2 ? y++ : -1;
+    ly->details = ndetails ? y : -1;
+    ly->ndetails = ndetails;
+    ly->keys = LINES - 1;
+    ly->nstatus = nstatus;
+    ly->status = nstatus ? LINES - 1 - nstatus : -1;
+}
+
+/* ---- the parts ---- */
+
+static const char *ilp_short(const struct tui *t, attr_t *a)
+{
+    const struct tui_row *r = &t->rows[0];
+    *a = roles[R_NORMAL];
+    if (r->started) {
+        *a = roles[R_WARN];
+        return "running";
+    }
+    if (!r->done)
+        return "waiting";
+    switch (r->status) {
+    case PLAN_OPTIMAL: *a = roles[R_GOOD]; return "optimal";
+    case PLAN_TIMEOUT: return "timeout";
+    case PLAN_INFEASIBLE: *a = roles[R_BAD]; return "infeasible";
+    case PLAN_ERROR: *a = roles[R_BAD]; return "error";
+    default: return "done";
+    }
+}
+
+static double ilp_elapsed(const struct tui *t)
+{
+    const struct tui_row *r = &t->rows[0];
+    return r->started ? tui_now() - t->ilp_t0 : r->seconds;
+}
+
+static bool caps_uniform(const struct problem *pb, double *lo, double *hi)
+{
+    *lo = *hi = pb->cap[0];
+    for (int p = 1; p < pb->P; p++) {
+        *lo = fmin(*lo, pb->cap[p]);
+        *hi = fmax(*hi, pb->cap[p]);
+    }
+    return *lo == *hi;
+}
+
+static void draw_title(const struct tui *t, int y)
+{
+    const struct problem *pb = t->cur->pb;
+    char name[128], b1[32], b2[32], b3[32];
+    text_clean(pb->network, name, sizeof name, t->unicode);
+    double lo, hi;
+    bool uniform = caps_uniform(pb, &lo, &hi);
+    struct pen pn = { y, 0, COLS };
+    put(&pn, roles[R_TITLE], "pipeplan");
+    put(&pn, roles[R_NORMAL], "  ");
+    put(&pn, roles[R_VALUE], name);
+    if (uniform)
+        putf(&pn, roles[R_NORMAL], " (%d layers) on %d %s %s, %s", pb->L, pb->P, G->times,
+             fmt_size(hi, b1, sizeof b1), units_format_bandwidth(pb->bandwidth, b3, sizeof b3));
+    else
+        putf(&pn, roles[R_NORMAL], " (%d layers) on %d GPUs of %s-%s, %s", pb->L, pb->P,
+             fmt_size(lo, b1, sizeof b1), fmt_size(hi, b2, sizeof b2),
+             units_format_bandwidth(pb->bandwidth, b3, sizeof b3));
+    attr_t a;
+    const char *st = ilp_short(t, &a);
+    char right[64];
+    if (t->rows[0].started || (t->rows[0].done && t->rows[0].status != PLAN_ERROR))
+        snprintf(right, sizeof right, "%s %.1f s", st, ilp_elapsed(t));
+    else
+        snprintf(right, sizeof right, "%s", st);
+    int x = COLS - 5 - (int)strlen(right);
+    if (x > pn.x + 1) {
+        pn.x = x;
+        put(&pn, roles[R_NORMAL], "ILP ");
+        put(&pn, a, right);
+    }
+}
+
+static void draw_knobs(const struct tui *t, int y)
+{
+    const struct problem *pb = t->cur->pb;
+    char cap[48], b1[32], b2[32], mb[32], P[16];
+    double lo, hi;
+    if (caps_uniform(pb, &lo, &hi))
+        fmt_size(hi, cap, sizeof cap);
+    else
+        snprintf(cap, sizeof cap, "%s-%s", fmt_size(lo, b1, sizeof b1), fmt_size(hi, b2, sizeof b2));
+    snprintf(mb, sizeof mb, "%ld", pb->m);
+    snprintf(P, sizeof P, "%d", pb->P);
+    const char *sched = spec_schedule_name(pb->schedule);
+    const char *layout = pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any";
+    struct { const char *full, *brief, *value; } items[] = {
+        { "GPUs ", "GPUs ", P }, { "cap ", "cap ", cap },
+        { "micro-batches ", "mb ", mb }, { "schedule ", "", sched },
+        { "layout ", "", layout },
+    };
+    int n = (int)(sizeof items / sizeof items[0]);
+    int full = 0;
+    for (int i = 0; i < n; i++)
+        full += text_cols(items[i].full) + text_cols(items[i].value) + 2;
+    bool brief = full > COLS;
+    struct pen pn = { y, 0, COLS };
+    for (int i = 0; i < n; i++) {
+        put(&pn, roles[R_NORMAL], brief ? items[i].brief : items[i].full);
+        put(&pn, roles[R_VALUE], items[i].value);
+        put(&pn, roles[R_NORMAL], "  ");
+    }
+    /* the ILP's knobs too, when there is room (else on the ILP line) */
+    char extra[64], blocks[32];
+    int nb = tui_blocks(t);
+    if (nb >= pb->L)
+        snprintf(blocks, sizeof blocks, "all");
+    else
+        snprintf(blocks, sizeof blocks, "%d%s", nb, t->set.k.blocks < 0 ? " (auto)" : "");
+    snprintf(extra, sizeof extra, "blocks %s  limit %.0f s", blocks, t->set.time_limit);
+    if (pn.x + text_cols(extra) <= COLS) {
+        put(&pn, roles[R_NORMAL], "blocks ");
+        put(&pn, roles[R_VALUE], blocks);
+        put(&pn, roles[R_NORMAL], "  limit ");
+        putf(&pn, roles[R_VALUE], "%.0f s", t->set.time_limit);
+    }
+}
+
+static const char *row_title(const struct tui_row *r)
+{
+    return strcmp(r->planner, "ilp") == 0 ? "ILP" : planner_title(r->planner);
+}
+
+static void draw_strip(struct tui *t, const struct layout *ly, int shown)
+{
+    const struct tui_row *r = &t->rows[shown];
+    const struct plan *pl = r->plan;
+    const struct problem *pb = r->tp ? r->tp->pb : t->cur->pb;
+    int L = pl ? pl->L : t->cur->pb->L;
+    if (t->layer >= L)
+        t->layer = L - 1;
+    if (t->layer < 0)
+        t->layer = 0;
+
+    char left[160], right[64];
+    const char *why = t->sel >= 0 ? "selected" : pl && pl->fits ? "best that fits"
+                    : "best; nothing fits";
+    snprintf(left, sizeof left, "layers %s GPU: %s (%s%s)", G->arrow, row_title(r), why,
+             r->stale ? ", updating" : "");
+    snprintf(right, sizeof right, "layer %d of %d", t->layer, L);
+    rule(ly->strip_rule, left, roles[R_TITLE], right, roles[R_NORMAL]);
+
+    if (!pl) {
+        struct pen pn = { ly->strip, 1, COLS };
+        const char *st = r->status == PLAN_ERROR ? r->message
+                       : r->done ? "no plan" : "planning";
+        char msg[400];
+        text_clean(st[0] ? st : "no plan", msg, sizeof msg, t->unicode);
+        put(&pn, r->status == PLAN_ERROR ? roles[R_BAD] : roles[R_DIM], msg);
+        if (!r->done && r->status != PLAN_ERROR)
+            put(&pn, roles[R_DIM], G->dots);
+        return;
+    }
+    int W = strip_width();
+    /* the strip scrolls only when the cursor reaches its edge */
+    if (t->layer < t->strip_first)
+        t->strip_first = t->layer;
+    if (t->layer >= t->strip_first + W)
+        t->strip_first = t->layer - W + 1;
+    if (t->strip_first > L - W)
+        t->strip_first = L - W;
+    if (t->strip_first < 0)
+        t->strip_first = 0;
+    /* whole network, several layers per cell: which GPU holds most of each */
+    int *count = ly->overview >= 0 ? calloc((size_t)pl->P, sizeof *count) : NULL;
+    if (count) {
+        for (int c = 0; c < COLS; c++) {
+            int a = (int)((long)c * L / COLS), b = (int)((long)(c + 1) * L / COLS);
+            if (b <= a)
+                b = a + 1;
+            if (b > L)
+                b = L;
+            int best = pl->gpu[a];
+            for (int i = a; i < b; i++)
+                if (++count[pl->gpu[i]] > count[best])
+                    best = pl->gpu[i];
+            for (int i = a; i < b; i++)
+                count[pl->gpu[i]] = 0;
+            attr_t at = gpu_attr(best);
+            /* underlined: the part the strip below shows */
+            if (b > t->strip_first && a < t->strip_first + W)
+                at |= A_UNDERLINE;
+            if (t->layer >= a && t->layer < b)
+                at = (at ^ A_REVERSE) | A_BOLD | A_UNDERLINE;
+            attrset(at);
+            mvaddch(ly->overview, c, (chtype)gpu_char(best));
+        }
+        free(count);
+    }
+    /* one cell per layer around the cursor */
+    int first = t->strip_first;
+    struct pen pn = { ly->strip, 0, COLS };
+    put(&pn, roles[R_DIM], first > 0 ? G->left : " ");
+    for (int i = first; i < first + W && i < L; i++) {
+        attr_t at = gpu_attr(pl->gpu[i]);
+        if (i == t->layer)
+            at = (at ^ A_REVERSE) | A_BOLD | A_UNDERLINE;
+        attrset(at);
+        mvaddch(ly->strip, 1 + i - first, (chtype)gpu_char(pl->gpu[i]));
+    }
+    if (first + W < L) {
+        pn.x = COLS - 1;
+        put(&pn, roles[R_DIM], G->right);
+    }
+
+    /* the layer under the cursor */
+    int i = t->layer;
+    char name[160], b1[32], b2[32], b3[32], b4[32], b5[32];
+    text_clean(pb->names[i] ? pb->names[i] : "", name, sizeof name, t->unicode);
+    char costs[256];
+    int n = snprintf(costs, sizeof costs, "f %s  b %s  w %s  a %s",
+                     fmt_time(pb->f[i], b1, sizeof b1), fmt_time(pb->b[i], b2, sizeof b2),
+                     fmt_size(pb->w[i], b3, sizeof b3), fmt_size(pb->a[i], b4, sizeof b4));
+    if (pb->s[i] != pb->a[i] && n > 0 && (size_t)n < sizeof costs)
+        n += snprintf(costs + n, sizeof costs - (size_t)n, "  stored %s",
+                      fmt_size(pb->s[i], b5, sizeof b5));
+    if (n > 0 && (size_t)n < sizeof costs && COLS >= 100)
+        snprintf(costs + n, sizeof costs - (size_t)n, "  %d in flight", pl->copies[i]);
+    char where[64];
+    snprintf(where, sizeof where, "  %s GPU %d", G->arrow, pl->gpu[i]);
+    pn = (struct pen){ ly->info, 0, COLS };
+    int room = COLS - text_cols(costs) - text_cols(where) - 4 - (int)strlen("layer ") - 6;
+    if (room < 4)
+        room = 4;
+    if (text_cols(name) > room) {
+        /* keep the name's end: it tells layers apart */
+        const char *p = name;
+        while (text_cols(p) > room - 1) {
+            p++;
+            while (((unsigned char)*p & 0xc0) == 0x80)
+                p++;
+        }
+        char cut[176];
+        snprintf(cut, sizeof cut, "%s%s", t->unicode ? "\u2026" : "~", p);
+        memcpy(name, cut, sizeof name - 1);
+        name[sizeof name - 1] = '\0';
+    }
+    putf(&pn, roles[R_NORMAL], "layer %d ", i);
+    put(&pn, roles[R_VALUE], name);
+    put(&pn, roles[R_NORMAL], where);
+    put(&pn, roles[R_NORMAL], "  ");
+    int x = COLS - text_cols(costs);
+    if (x > pn.x)
+        pn.x = x;
+    put(&pn, roles[R_NORMAL], costs);
+}
+
+/* One GPU's memory: weights, activations, buffers, reserved against a
+ * scale of `scale` bytes over `w` cells; cells beyond the cap overflow. */
+static void draw_bar(struct pen *pn, const struct plan_gpu *g, double scale, int w)
+{
+    double seg[4] = { g->weights, g->activations, g->buffers, g->reserved };
+    static const enum role segrole[4] = { R_WEIGHTS, R_ACTIV, R_BUFFERS, R_RESERVED };
+    double cell = scale / w;
+    int capcell = (int)floor(g->cap / cell + 0.5);
+    for (int c = 0; c < w; c++) {
+        double mid = (c + 0.5) * cell, acc = 0;
+        int k = -1;
+        for (int s = 0; s < 4; s++) {
+            acc += seg[s];
+            if (mid < acc) {
+                k = s;
+                break;
+            }
+        }
+        if (k < 0) {
+            /* free; the cap is marked when the scale goes past it */
+            if (c == capcell && capcell < w)
+                put(pn, roles[R_BAD], G->vbar);
+            else
+                put(pn, roles[R_NORMAL], " ");
+            continue;
+        }
+        put(pn, mid > g->cap ? roles[R_OVER] : roles[segrole[k]], G->seg[k]);
+    }
+}
+
+/* One GPU's period: F and B by the share of each cell they fill, idle
+ * where less than half of it is busy. */
+static void draw_period(struct pen *pn, const struct plan *pl, const struct problem *pb,
+                        int p, int w)
+{
+    double *fc = calloc((size_t)w, sizeof *fc), *bc = calloc((size_t)w, sizeof *bc);
+    if (!fc || !bc || !(pl->T > 0)) {
+        free(fc);
+        free(bc);
+        return;
+    }
+    double T = pl->T, cw = T / w;
+    for (int o = 0; o < 2 * pl->L; o++) {
+        int layer = o < pl->L ? o : o - pl->L;
+        if (pl->gpu[layer] != p)
+            continue;
+        double d = fmin(problem_op_duration(pb, o), T);
+        double r = fmod(pl->start[o], T);
+        if (r < 0)
+            r += T;
+        double *cov = o < pl->L ? fc : bc;
+        double parts[2][2] = { { r, fmin(r + d, T) }, { 0, r + d > T ? r + d - T : 0 } };
+        for (int k = 0; k < 2; k++) {
+            double a = parts[k][0], b = parts[k][1];
+            if (b <= a)
+                continue;
+            int c0 = (int)(a / cw), c1 = (int)ceil(b / cw);
+            for (int c = c0 < 0 ? 0 : c0; c < c1 && c < w; c++)
+                cov[c] += fmin(b, (c + 1) * cw) - fmax(a, c * cw);
+        }
+    }
+    for (int c = 0; c < w; c++) {
+        if (fc[c] + bc[c] < 0.5 * cw)
+            put(pn, roles[R_IDLE], G->idle);
+        else if (fc[c] >= bc[c])
+            put(pn, roles[R_FWD], "F");
+        else
+            put(pn, roles[R_BWD], "B");
+    }
+    free(fc);
+    free(bc);
+}
+
+/* Layers of GPU p as ranges ("0-15,40"). */
+static void gpu_layers(const struct plan *pl, int p, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < pl->L && n + 24 < len; i++) {
+        if (pl->gpu[i] != p || (i > 0 && pl->gpu[i - 1] == p))
+            continue;
+        int j = i;
+        while (j + 1 < pl->L && pl->gpu[j + 1] == p)
+            j++;
+        n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", i);
+        if (j > i)
+            n += (size_t)snprintf(buf + n, len - n, "-%d", j);
+    }
+    if (!buf[0])
+        snprintf(buf, len, "-");
+}
+
+static void draw_memory(struct tui *t, const struct layout *ly, int shown)
+{
+    const struct tui_row *r = &t->rows[shown];
+    const struct plan *pl = r->plan;
+    const struct problem *pb = r->tp ? r->tp->pb : t->cur->pb;
+    int P = pl ? pl->P : pb->P;
+    if (t->gpu >= t->cur->pb->P)
+        t->gpu = t->cur->pb->P - 1;
+    int sel = t->gpu < P ? t->gpu : P - 1;
+
+    int digits = 1;
+    for (int v = P - 1; v >= 10; v /= 10)
+        digits++;
+    /* label, " [", bar, "] ", text, " ", period, " 100%" */
+    int text = 15;
+    int rest = COLS - digits - 2 - 2 - text - 1 - 5;
+    int barw = rest * 2 / 5, sched = rest - barw;
+    int layers_w = 0;
+    if (sched > 90) {
+        layers_w = sched - 90;
+        sched = 90;
+    }
+
+    int g0 = 0;
+    if (P > ly->ngpu) {
+        g0 = sel - ly->ngpu / 2;
+        if (g0 > P - ly->ngpu)
+            g0 = P - ly->ngpu;
+        if (g0 < 0)
+            g0 = 0;
+    }
+    char left[200], right[96], b1[32];
+    const char *const names[4] = { "weights", "activ.", "buffers", "reserved" };
+    int n = snprintf(left, sizeof left, "memory");
+    if (P > ly->ngpu)
+        n += snprintf(left + n, sizeof left - (size_t)n, " (GPUs %d-%d of %d)", g0,
+                      g0 + ly->ngpu - 1, P);
+    char legend[160];
+    snprintf(legend, sizeof legend, "%s %s %s %s %s %s %s %s", G->seg[0], names[0], G->seg[1],
+             names[1], G->seg[2], names[2], G->seg[3], names[3]);
+    if (pl)
+        snprintf(right, sizeof right, "period T = %s", fmt_time(pl->T, b1, sizeof b1));
+    else
+        right[0] = '\0';
+    if (text_cols(left) + text_cols(legend) + text_cols(right) + 12 <= COLS)
+        snprintf(left + n, sizeof left - (size_t)n, "  %s", legend);
+    rule(ly->mem_rule, left, roles[R_TITLE], right, roles[R_NORMAL]);
+    if (!pl)
+        return;
+
+    double scale = 0;
+    for (int p = 0; p < P; p++)
+        scale = fmax(scale, fmax(pl->gpus[p].total, pl->gpus[p].cap));
+    if (!(scale > 0))
+        scale = 1;
+    for (int k = 0; k < ly->ngpu && g0 + k < P; k++) {
+        int p = g0 + k;
+        const struct plan_gpu *g = &pl->gpus[p];
+        struct pen pn = { ly->gpu0 + k, 0, COLS };
+        putf(&pn, p == sel ? roles[R_SEL] : roles[R_NORMAL], "%*d", digits, p);
+        put(&pn, roles[R_NORMAL], " [");
+        draw_bar(&pn, g, scale, barw);
+        put(&pn, roles[R_NORMAL], "] ");
+        bool over = g->total > g->cap + 0.5;
+        char pair[48];
+        fmt_mem_pair(g->total, g->cap, pair, sizeof pair);
+        int x0 = pn.x;
+        put(&pn, over ? roles[R_BAD] : roles[R_NORMAL], pair);
+        put(&pn, roles[R_BAD], over ? " !" : "");
+        pad_to(&pn, x0 + text);
+        put(&pn, roles[R_NORMAL], " ");
+        draw_period(&pn, pl, pb, p, sched);
+        putf(&pn, roles[R_NORMAL], " %3.0f%%", pl->T > 0 ? 100.0 * g->load_ms / pl->T : 0.0);
+        if (layers_w > 8) {
+            char lay[256];
+            gpu_layers(pl, p, lay, sizeof lay);
+            put(&pn, roles[R_DIM], "  layers ");
+            put(&pn, roles[R_DIM], lay);
+        }
+    }
+}
+
+static void draw_plans(struct tui *t, const struct layout *ly, int shown)
+{
+    const struct problem *pb = t->cur->pb;
+    bool ilp_bound;
+    double bound = tui_objective_bound(t, &ilp_bound);
+    char right[160], b1[32], b2[32];
+    double T_lb = problem_lower_bound(pb);
+    if (pb->schedule == SPEC_SCHEDULE_PIPEDREAM)
+        snprintf(right, sizeof right, "lower bound T %s %s%s", G->ge,
+                 fmt_time(fmax(T_lb, bound), b1, sizeof b1), ilp_bound ? " (ILP)" : "");
+    else
+        snprintf(right, sizeof right, "lower bound T %s %s, iteration %s %s%s", G->ge,
+                 fmt_time(T_lb, b1, sizeof b1), G->ge, fmt_time(bound, b2, sizeof b2),
+                 ilp_bound ? " (ILP)" : "");
+    rule(ly->plans_rule, "plans", roles[R_TITLE], right, roles[R_NORMAL]);
+
+    /* columns: marker, name, period, iteration, samples/s, memory, gap, note */
+    int c_name = 2, c_period = 17, c_iter = 28, c_thr = 39, c_mem = 50, c_gap = 66, c_note = 74;
+    bool wide = COLS >= 100;
+    if (ly->header >= 0) {
+        struct pen pn = { ly->header, 0, COLS };
+        pad_to(&pn, c_name);
+        put(&pn, roles[R_DIM], "plan");
+        pad_to(&pn, c_period + 3);
+        put(&pn, roles[R_DIM], "period");
+        pad_to(&pn, c_iter);
+        put(&pn, roles[R_DIM], "iteration");
+        pad_to(&pn, c_thr);
+        put(&pn, roles[R_DIM], "samples/s");
+        pad_to(&pn, c_mem);
+        put(&pn, roles[R_DIM], "memory");
+        pad_to(&pn, c_gap + 3);
+        put(&pn, roles[R_DIM], "gap");
+        if (wide) {
+            pad_to(&pn, c_note + 1);
+            put(&pn, roles[R_DIM], "T/T_lb  peak GPU");
+        }
+    }
+    int best = tui_best_row(t);
+    for (int i = 0; i < TUI_NROWS; i++) {
+        const struct tui_row *r = &t->rows[i];
+        const struct plan *pl = r->plan;
+        bool is_shown = i == shown;
+        attr_t base = is_shown ? roles[R_SEL] : roles[R_NORMAL];
+        attr_t fig = r->stale ? (base | A_DIM) : base;
+        struct pen pn = { ly->rows + i, 0, COLS };
+        if (is_shown) {
+            attrset(base);
+            mvhline(pn.y, 0, ' ', COLS);
+        }
+        put(&pn, base, is_shown ? G->mark : " ");
+        pad_to(&pn, c_name);
+        put(&pn, base, row_title(r));
+        char buf[64];
+        if (!pl) {
+            pad_to(&pn, c_period);
+            const char *what;
+            attr_t a = base | A_DIM;
+            if (r->status == PLAN_ERROR && r->done) {
+                what = "error";
+                a = is_shown ? base : roles[R_BAD];
+            } else if (i == 0 && r->done && r->status == PLAN_INFEASIBLE) {
+                what = "infeasible: no plan fits (proven)";
+                a = is_shown ? base : roles[R_BAD];
+            } else if (i == 0 && r->started) {
+                what = "solving; no plan better than the baselines yet";
+            } else if (i == 0 && r->done) {
+                what = "no plan";
+            } else {
+                what = "planning";
+            }
+            snprintf(buf, sizeof buf, "%s%s", what, !r->done && r->status != PLAN_ERROR ? G->dots : "");
+            put(&pn, a, buf);
+            if (r->status == PLAN_ERROR && r->message[0]) {
+                char m[400];
+                text_clean(r->message, m, sizeof m, t->unicode);
+                put(&pn, a, ": ");
+                put(&pn, a, m);
+            }
+            continue;
+        }
+        fmt_time(pl->T, buf, sizeof buf);
+        pad_to(&pn, c_period + 9 - text_cols(buf));
+        put(&pn, fig, buf);
+        fmt_time(pl->iteration, buf, sizeof buf);
+        pad_to(&pn, c_iter + 9 - text_cols(buf));
+        put(&pn, fig, buf);
+        snprintf(buf, sizeof buf, "%.1f", pl->throughput);
+        pad_to(&pn, c_thr + 9 - text_cols(buf));
+        put(&pn, fig, buf);
+        pad_to(&pn, c_mem);
+        if (pl->fits) {
+            put(&pn, is_shown ? fig : (r->stale ? roles[R_DIM] : roles[R_GOOD]), "fits");
+        } else {
+            char b[32];
+            snprintf(buf, sizeof buf, "needs %s", fmt_size(pl->peak_memory, b, sizeof b));
+            put(&pn, is_shown ? fig : (r->stale ? roles[R_DIM] : roles[R_BAD]), buf);
+        }
+        if (!r->stale)
+            fmt_gap(pl->objective, bound, buf, sizeof buf);
+        else
+            snprintf(buf, sizeof buf, "%s", G->dots);
+        pad_to(&pn, c_gap + 6 - text_cols(buf));
+        put(&pn, fig, buf);
+        pad_to(&pn, c_note);
+        if (wide) {
+            char b[32];
+            putf(&pn, fig, "  %5.3f  %d (%s)", pl->T / problem_lower_bound(pb), pl->peak_gpu,
+                 fmt_size(pl->gpus[pl->peak_gpu].total, b, sizeof b));
+            put(&pn, fig, "  ");
+        } else {
+            put(&pn, fig, " ");
+        }
+        if (i == best && !r->stale)
+            put(&pn, is_shown ? base : roles[R_GOOD], "best");
+        else if (i == 0 && r->started)
+            put(&pn, base | A_DIM, "so far");
+    }
+}
+
+/* "ILP 12 blocks (auto), limit 30 s: running 3.1 s" then "best 1.90 s,
+ * block bound 1.22 s (+56.0%)", on one line when it fits, else on y2
+ * (when there is one), else cut. */
+static void draw_ilp_line(struct tui *t, int y, int y2)
+{
+    const struct tui_row *r = &t->rows[0];
+    const struct problem *pb = t->cur->pb;
+    char b1[32], b2[32], b3[32], head[160], state[400], tail[160];
+    attr_t a;
+    const char *st = ilp_short(t, &a);
+    int nb = r->blocks > 0 ? r->blocks : tui_blocks(t);
+    char blocks[48];
+    if (nb >= pb->L)
+        snprintf(blocks, sizeof blocks, "every layer");
+    else
+        snprintf(blocks, sizeof blocks, "%d blocks", nb);
+    snprintf(head, sizeof head, "%s%s, limit %.0f s: ", blocks,
+             t->set.k.blocks < 0 ? " (auto)" : "", t->set.time_limit);
+    tail[0] = '\0';
+    if (r->started) {
+        snprintf(state, sizeof state, "running %.1f s", ilp_elapsed(t));
+    } else if (!r->done) {
+        snprintf(state, sizeof state, "waiting for the baselines");
+    } else if (r->status == PLAN_ERROR) {
+        char m[320];
+        text_clean(r->message[0] ? r->message : "failed", m, sizeof m, t->unicode);
+        snprintf(state, sizeof state, "error: %s", m);
+    } else if (r->status == PLAN_TIMEOUT) {
+        snprintf(state, sizeof state, "stopped at the limit");
+    } else {
+        /* with blocks, what is proven holds for whole blocks */
+        snprintf(state, sizeof state, "%s%s in %.1f s", st,
+                 r->status == PLAN_OPTIMAL && nb < pb->L ? " for the blocks" : "", r->seconds);
+    }
+    if (r->status != PLAN_ERROR || !r->done) {
+        size_t n = 0;
+        if (r->plan)
+            n += (size_t)snprintf(tail, sizeof tail, "best %s",
+                                  fmt_time(r->plan->objective, b1, sizeof b1));
+        else if (r->started)
+            n += (size_t)snprintf(tail, sizeof tail, "no plan yet");
+        /* a bound on the blocked problem, not on every split of the layers */
+        if (isfinite(r->bound) && n < sizeof tail)
+            n += (size_t)snprintf(tail + n, sizeof tail - n, "%s%sbound %s", n ? ", " : "",
+                                  nb < pb->L ? "block " : "", fmt_time(r->bound, b2, sizeof b2));
+        if (isfinite(r->bound) && r->plan && n < sizeof tail)
+            snprintf(tail + n, sizeof tail - n, " (%s)",
+                     fmt_gap(r->plan->objective, r->bound, b3, sizeof b3));
+    }
+    struct pen pn = { y, 0, COLS };
+    put(&pn, roles[R_TITLE], "ILP ");
+    put(&pn, roles[R_NORMAL], head);
+    put(&pn, a, state);
+    if (!tail[0])
+        return;
+    if (pn.x + 2 + text_cols(tail) <= COLS || y2 < 0) {
+        put(&pn, roles[R_NORMAL], "; ");
+    } else {
+        pn = (struct pen){ y2, 4, COLS };
+    }
+    put(&pn, roles[R_NORMAL], tail);
+}
+
+/* Per-GPU figures of the shown plan, when the terminal has the lines. */
+static void draw_details(struct tui *t, const struct layout *ly, int shown)
+{
+    const struct tui_row *r = &t->rows[shown];
+    const struct plan *pl = r->plan;
+    char title[128];
+    snprintf(title, sizeof title, "GPUs of the %s plan", row_title(r));
+    rule(ly->details, title, roles[R_TITLE], NULL, 0);
+    if (!pl || ly->ndetails < 3)
+        return;
+    bool links = COLS >= 110;
+    static const char *const heads[] = { "load", "send", "recv", "weights", "activ.",
+                                         "buffers", "reserved", "total", "cap" };
+    struct pen pn = { ly->details + 1, 0, COLS };
+    put(&pn, roles[R_DIM], "GPU");
+    for (int c = 0; c < 9; c++) {
+        if (!links && (c == 1 || c == 2))
+            continue;
+        pad_to(&pn, pn.x + 10 - text_cols(heads[c]));
+        put(&pn, roles[R_DIM], heads[c]);
+    }
+    put(&pn, roles[R_DIM], "  layers");
+    int rows = ly->ndetails - 2, P = pl->P;
+    int g0 = 0;
+    if (P > rows) {
+        g0 = t->gpu - rows / 2;
+        if (g0 > P - rows)
+            g0 = P - rows;
+        if (g0 < 0)
+            g0 = 0;
+    }
+    for (int k = 0; k < rows && g0 + k < P; k++) {
+        int p = g0 + k;
+        const struct plan_gpu *g = &pl->gpus[p];
+        pn = (struct pen){ ly->details + 2 + k, 0, COLS };
+        putf(&pn, p == t->gpu ? roles[R_SEL] : roles[R_NORMAL], "%3d", p);
+        double v[9] = { g->load_ms, g->send_ms, g->recv_ms, g->weights, g->activations,
+                        g->buffers, g->reserved, g->total, g->cap };
+        for (int c = 0; c < 9; c++) {
+            if (!links && (c == 1 || c == 2))
+                continue;
+            char b[32];
+            if (c < 3)
+                fmt_time(v[c], b, sizeof b);
+            else
+                fmt_size(v[c], b, sizeof b);
+            pad_to(&pn, pn.x + 10 - text_cols(b));
+            put(&pn, c == 7 && g->total > g->cap + 0.5 ? roles[R_BAD] : roles[R_NORMAL], b);
+        }
+        char lay[512];
+        gpu_layers(pl, p, lay, sizeof lay);
+        put(&pn, roles[R_NORMAL], "  ");
+        put(&pn, roles[R_NORMAL], lay);
+    }
+}
+
+struct keyhint {
+    const char *key, *label;
+    int prio;                    /* lower stays longer when space is short */
+};
+
+static void draw_keys(const struct tui *t, int y)
+{
+    static const struct keyhint main_keys[] = {
+        { "g/G", "GPUs", 1 }, { "m/M", "cap", 1 }, { "b/B", "micro-batches", 2 },
+        { "s", "schedule", 2 }, { "c", "layout", 3 }, { "[]{}", "GPU cap", 5 },
+        { "k/K", "blocks", 5 }, { "t/T", "limit", 5 }, { "u", "undo", 4 },
+        { "r", "reload", 6 }, { "e", "export", 3 }, { "?", "help", 0 }, { "q", "quit", 0 },
+    };
+    static const struct keyhint prompt_keys[] = {
+        { "Enter", "write", 0 }, { "Esc", "cancel", 0 }, { "^U", "clear", 1 },
+    };
+    static const struct keyhint confirm_keys[] = {
+        { "y", "overwrite", 0 }, { "n", "pick another name", 0 },
+    };
+    static const struct keyhint help_keys[] = {
+        { "Up/Down", "scroll", 0 }, { "any other key", "back", 0 },
+    };
+    const struct keyhint *k = main_keys;
+    int n = (int)(sizeof main_keys / sizeof main_keys[0]);
+    if (t->mode == MODE_PROMPT) {
+        k = prompt_keys;
+        n = 3;
+    } else if (t->mode == MODE_CONFIRM) {
+        k = confirm_keys;
+        n = 2;
+    } else if (t->mode == MODE_HELP) {
+        k = help_keys;
+        n = 2;
+    }
+    /* the most hints that fit, with two spaces between them or else one */
+    int limit = 9, sep = 2;
+    for (; limit >= 0; limit--) {
+        int w[3] = { 0, 0, 0 };
+        for (int i = 0; i < n; i++)
+            if (k[i].prio <= limit)
+                for (int s = 1; s <= 2; s++)
+                    w[s] += text_cols(k[i].key) + 1 + text_cols(k[i].label) + s;
+        if (w[2] <= COLS + 2)
+            break;
+        if (w[1] <= COLS + 1) {
+            sep = 1;
+            break;
+        }
+    }
+    struct pen pn = { y, 0, COLS };
+    for (int i = 0; i < n; i++) {
+        if (k[i].prio > limit)
+            continue;
+        put(&pn, roles[R_KEY], k[i].key);
+        put(&pn, roles[R_NORMAL], " ");
+        put(&pn, roles[R_NORMAL], k[i].label);
+        put(&pn, roles[R_NORMAL], sep == 2 ? "  " : " ");
+    }
+}
+
+static void draw_status(struct tui *t, int y, int lines)
+{
+    struct pen pn = { y, 0, COLS };
+    char buf[1200];
+    if (t->mode == MODE_PROMPT || t->mode == MODE_CONFIRM) {
+        char path[1100];
+        text_clean(t->input, path, sizeof path, t->unicode);
+        if (t->mode == MODE_CONFIRM) {
+            put(&pn, roles[R_WARN], path);
+            put(&pn, roles[R_WARN], " exists. Overwrite it? (y/n)");
+            return;
+        }
+        snprintf(buf, sizeof buf, "Export the %s plan to: ", planner_title(t->export_res.planner));
+        put(&pn, roles[R_VALUE], buf);
+        /* keep the end of a long name (where the typing happens) visible */
+        const char *p = path;
+        while (text_cols(p) > pn.end - pn.x - 1) {
+            p++;
+            while (((unsigned char)*p & 0xc0) == 0x80)
+                p++;
+        }
+        put(&pn, roles[R_NORMAL], p);
+        move(y, pn.x < COLS ? pn.x : COLS - 1);
+        return;
+    }
+    if (t->msg_kind == MSG_NONE)
+        return;
+    text_clean(t->msg, buf, sizeof buf, t->unicode);
+    attr_t a = t->msg_kind == MSG_ERROR ? roles[R_BAD] : roles[R_NORMAL];
+    const char *p = buf;
+    for (int k = 0; k < lines && *p; k++) {
+        pn = (struct pen){ y + k, 0, COLS };
+        put(&pn, a, p);
+        /* on to what did not fit */
+        for (int c = 0; *p && c < COLS; c++) {
+            p++;
+            while (((unsigned char)*p & 0xc0) == 0x80)
+                p++;
+        }
+    }
+}
+
+static const char *const help_text[] = {
+    "#pipeplan explorer: keys",
+    "",
+    "#Knobs (each change plans again at once; a running solve is cancelled)",
+    "  g / G        fewer / more GPUs",
+    "  m / M        smaller / larger memory cap on every GPU",
+    "               (1 GiB steps, about 5 % above 20 GiB)",
+    "  [ / ]        select the previous / next GPU",
+    "  { / }        smaller / larger cap of the selected GPU only",
+    "  b / B        fewer / more micro-batches per iteration",
+    "  s            schedule: 1f1b (flushed) or pipedream (asynchronous)",
+    "  c            layout: any allocation, or contiguous stages only",
+    "  k / K        fewer / more ILP blocks (coarser solves faster)",
+    "  t / T        shorter / longer ILP time limit",
+    "  u            undo the last knob change",
+    "  r            reload the network and platform files from disk",
+    "",
+    "#Views",
+    "  Left Right h l   move the layer cursor (Home End PgUp PgDn too)",
+    "  < >              previous / next change of GPU along the chain",
+    "  Up Down Tab      show another plan's layers, memory and period",
+    "  f                follow the best plan again",
+    "",
+    "#Other",
+    "  e            export the plan on screen as JSON (as solve --json)",
+    "  Ctrl-L       redraw the screen",
+    "  ?            this help",
+    "  q  Ctrl-C    quit",
+    "",
+    "#Reading the screen",
+    "  Memory bars, against each GPU's cap (marks beyond the cap stand out):",
+    "    @0 weights, gradients and optimizer state   @1 stored activations",
+    "    @2 send / receive buffers                   @3 reserved",
+    "  Period: one period of each GPU, F forward, B backward, @i idle;",
+    "    the percentage is the GPU's busy share.",
+    "  gap: how far a plan's objective (iteration time for 1f1b, period",
+    "    for pipedream) is above the best proven lower bound.",
+    "  The ILP is called optimal only when it proved it; otherwise the",
+    "    table shows its best plan so far and the bound it proved.",
+    "  With fewer blocks than layers, the ILP proves its bound for whole",
+    "    blocks (\"block bound\"); its plan is refined per layer and may",
+    "    beat that bound.",
+};
+
+static void draw_help(struct tui *t)
+{
+    int n = (int)(sizeof help_text / sizeof help_text[0]);
+    int rows = LINES - 1;
+    if (t->help_top > n - rows)
+        t->help_top = n - rows > 0 ? n - rows : 0;
+    for (int k = 0; k < rows && t->help_top + k < n; k++) {
+        const char *s = help_text[t->help_top + k];
+        struct pen pn = { k, 1, COLS };
+        attr_t a = roles[R_NORMAL];
+        if (*s == '#') {
+            a = roles[R_TITLE];
+            s++;
+        }
+        /* @N: the glyph of memory segment N, @i: the idle glyph */
+        for (const char *p = s; *p; p++) {
+            if (*p == '@' && p[1]) {
+                p++;
+                if (*p == 'i')
+                    put(&pn, roles[R_IDLE], G->idle);
+                else if (*p >= '0' && *p <= '3')
+                    put(&pn, roles[R_WEIGHTS + (*p - '0')], G->seg[*p - '0']);
+                continue;
+            }
+            char c[2] = { *p, '\0' };
+            put(&pn, a, c);
+        }
+    }
+    draw_keys(t, LINES - 1);
+}
+
+static void draw_small(void)
+{
+    char buf[96];
+    snprintf(buf, sizeof buf, "terminal %dx%d is too small", COLS, LINES);
+    struct pen pn = { LINES / 2 - 1, 0, COLS };
+    pn.x = (COLS - (int)strlen(buf)) / 2 > 0 ? (COLS - (int)strlen(buf)) / 2 : 0;
+    put(&pn, roles[R_BAD], buf);
+    snprintf(buf, sizeof buf, "pipeplan needs %dx%d (q quits)", MIN_COLS, MIN_LINES);
+    pn = (struct pen){ LINES / 2, 0, COLS };
+    pn.x = (COLS - (int)strlen(buf)) / 2 > 0 ? (COLS - (int)strlen(buf)) / 2 : 0;
+    put(&pn, roles[R_NORMAL], buf);
+}
+
+void tui_draw(struct tui *t)
+{
+    erase();
+    if (COLS < MIN_COLS || LINES < MIN_LINES) {
+        draw_small();
+    } else if (t->mode == MODE_HELP) {
+        draw_help(t);
+    } else {
+        struct layout ly;
+        layout_compute(t, &ly);
+        int shown = tui_shown_row(t);
+        draw_title(t, ly.title);
+        draw_knobs(t, ly.knobs);
+        draw_strip(t, &ly, shown);
+        draw_memory(t, &ly, shown);
+        draw_plans(t, &ly, shown);
+        if (ly.ilp >= 0)
+            draw_ilp_line(t, ly.ilp, ly.ilp2);
+        draw_keys(t, ly.keys);
+        /* with no line of its own, a message (or the prompt) takes the keys' */
+        if (ly.details >= 0)
+            draw_details(t, &ly, shown);
+        int sy = ly.status >= 0 ? ly.status
+               : (t->msg_kind != MSG_NONE || t->mode != MODE_MAIN) ? ly.keys : -1;
+        if (sy >= 0) {
+            if (sy == ly.keys) {
+                move(sy, 0);
+                clrtoeol();
+            }
+            draw_status(t, sy, ly.status >= 0 ? ly.nstatus : 1);
+        }
+    }
+    attrset(A_NORMAL);
+    wnoutrefresh(stdscr);
+    doupdate();
+}

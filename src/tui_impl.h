@@ -1,0 +1,155 @@
+/* tui_impl: what the explorer's files share (not a public interface).
+ *
+ * tui_state.c  knobs, undo, reload, results, export (no curses)
+ * tui.c        terminal, signals, the event loop, the solver worker
+ * tui_keys.c   keys to actions
+ * tui_draw.c   one whole frame from the state */
+#ifndef PIPEPLAN_TUI_IMPL_H
+#define PIPEPLAN_TUI_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "planner.h"
+#include "problem.h"
+#include "spec.h"
+#include "tui.h"
+#include "worker.h"
+
+#define TUI_NROWS 6              /* the ILP, then the five baselines */
+#define TUI_UNDO_MAX 256
+#define TUI_GIB 1073741824.0
+#define TUI_MIN_CAP 1073741824ull                 /* 1 GiB */
+#define TUI_MAX_CAP (4096ull * 1073741824ull)     /* 4 TiB */
+#define TUI_MAX_MICRO_BATCHES 1000000L
+
+/* A problem shared by the plans judged against it; freed with its last user. */
+struct tui_problem {
+    struct problem *pb;
+    int refs;
+};
+
+/* What a knob change alters and undo restores. */
+struct tui_setting {
+    struct knobs k;              /* 0 / -1: as in the files */
+    double time_limit;           /* ILP seconds */
+    int ncap;
+    uint64_t *cap;               /* [ncap] per-GPU cap set with { }, 0 = none */
+};
+
+enum tui_knob {
+    KNOB_GPUS, KNOB_CAP, KNOB_GPU_CAP, KNOB_MICRO_BATCHES, KNOB_SCHEDULE,
+    KNOB_LAYOUT, KNOB_BLOCKS, KNOB_TIME_LIMIT
+};
+
+enum tui_mode { MODE_MAIN, MODE_HELP, MODE_PROMPT, MODE_CONFIRM };
+enum tui_msg { MSG_NONE, MSG_INFO, MSG_ERROR };
+enum tui_replan { REPLAN_NONE, REPLAN_ILP, REPLAN_ALL };
+
+/* One line of the plans table. */
+struct tui_row {
+    const char *planner;         /* "ilp" or a registry name (static) */
+    struct tui_problem *tp;      /* the problem plan was judged against */
+    struct plan *plan;           /* owned; NULL when there is none */
+    enum plan_status status;
+    bool stale;                  /* plan is from an earlier problem */
+    bool done;                   /* final result for the current problem */
+    bool started;                /* ILP: solving now */
+    bool believed_fit;
+    double bound;                /* proven bound on the objective, or NAN */
+    int blocks;                  /* ILP: elements the bound holds for (0: unknown) */
+    double seconds;
+    char message[320];
+};
+
+struct tui {
+    struct tui_options opt;
+    struct spec_network *net;
+    struct spec_platform *plat;
+    struct tui_setting set;
+    struct tui_setting undo[TUI_UNDO_MAX];
+    int nundo;
+    struct tui_problem *cur;
+    int auto_blocks;             /* the ILP's own block count for cur */
+    unsigned gen;                /* bumped by every re-plan */
+    struct tui_row rows[TUI_NROWS];
+    const char *follow;          /* planner of the best plan last settled */
+
+    /* solver */
+    struct worker *worker;
+    enum tui_replan replan;      /* asked for by the keys handled so far */
+    double replan_key;           /* arrival of the first key behind it */
+    double ilp_t0;               /* when the ILP started (ILP row started) */
+
+    /* view */
+    int layer;                   /* cursor in the strip */
+    int strip_first;             /* first layer the strip shows */
+    int gpu;                     /* GPU selected with [ ] */
+    int sel;                     /* row pinned with up/down, -1: the best */
+    enum tui_mode mode;
+    char input[1024];            /* export prompt line */
+    size_t input_len;
+    struct planner_result export_res;
+    struct problem *export_pb;
+    int export_blocks;
+    char msg[640];
+    enum tui_msg msg_kind;
+    int help_top;
+
+    /* terminal */
+    bool unicode, color;
+    bool dirty, quit;
+    int exit_status;
+    FILE *trace;                 /* PIPEPLAN_TRACE: key and frame times */
+    unsigned shown_gen;          /* newest generation a frame has shown */
+    double gen_key;              /* key arrival behind the newest generation */
+};
+
+/* ---- tui_state.c ---- */
+double tui_now(void);            /* monotonic seconds */
+int tui_state_init(struct tui *t, const struct tui_options *opt, struct spec_network *net,
+                   struct spec_platform *plat, char *err, size_t errlen);
+void tui_state_free(struct tui *t);
+void tui_message(struct tui *t, enum tui_msg kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Step a knob up (dir > 0) or down. Returns 1 when it changed (a re-plan
+ * is then pending), 0 at a limit, -1 with an error message. */
+int tui_knob_step(struct tui *t, enum tui_knob knob, int dir);
+int tui_undo(struct tui *t);
+void tui_reload(struct tui *t);
+
+/* Rows: a new generation starts (all rows, or the ILP row only); events
+ * of the running one are applied as they come. */
+void tui_rows_begin(struct tui *t, bool all);
+void tui_event_apply(struct tui *t, struct worker_event *ev);
+bool tui_baselines_done(const struct tui *t);
+
+int tui_best_row(const struct tui *t);
+int tui_shown_row(const struct tui *t);
+/* Best proven lower bound on the current objective (trivial or the ILP's
+ * when it holds for every layer); *ilp tells which. */
+double tui_objective_bound(const struct tui *t, bool *ilp);
+/* ILP block count for the current knobs (resolving "auto"). */
+int tui_blocks(const struct tui *t);
+
+/* Export: copy the shown plan, then write it (JSON of solve --json). */
+int tui_export_begin(struct tui *t);
+int tui_export_write(struct tui *t, const char *path, bool force);
+void tui_export_end(struct tui *t);
+/* "~/x" -> "$HOME/x" into out. */
+void tui_path_expand(const char *in, char *out, size_t outlen);
+
+/* ---- tui.c ---- */
+void tui_trace(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- tui_keys.c ---- */
+void tui_key(struct tui *t, int ch);
+
+/* ---- tui_draw.c ---- */
+void tui_draw_init(struct tui *t);      /* colours and glyphs, after newterm */
+void tui_draw(struct tui *t);           /* erase, draw all, one doupdate */
+
+#endif

@@ -1,0 +1,331 @@
+/* tui_keys: what each key does, per mode (main screen, help, export
+ * prompt, overwrite question). */
+#include "tui_impl.h"
+
+#include <curses.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define CTRL(c) ((c) & 0x1f)
+
+static void knob(struct tui *t, enum tui_knob k, int dir, const char *what)
+{
+    t->msg_kind = MSG_NONE;
+    int r = tui_knob_step(t, k, dir);
+    if (r == 0)
+        tui_message(t, MSG_INFO, "%s: already at its %s", what, dir > 0 ? "largest" : "smallest");
+    t->dirty = true;
+}
+
+static const struct plan *shown_plan(const struct tui *t)
+{
+    return t->rows[tui_shown_row(t)].plan;
+}
+
+static void layer_move(struct tui *t, int to)
+{
+    int L = t->cur->pb->L;
+    const struct plan *pl = shown_plan(t);
+    if (pl && pl->L < L)
+        L = pl->L;
+    t->layer = to < 0 ? 0 : to >= L ? L - 1 : to;
+    t->dirty = true;
+}
+
+/* Next layer (dir > 0) or previous one on another GPU than the cursor's. */
+static void layer_jump(struct tui *t, int dir)
+{
+    const struct plan *pl = shown_plan(t);
+    if (!pl || t->layer >= pl->L)
+        return;
+    int i = t->layer, g = pl->gpu[i];
+    if (dir > 0) {
+        while (i < pl->L - 1 && pl->gpu[i] == g)
+            i++;
+    } else {
+        /* to the first layer of the previous run */
+        while (i > 0 && pl->gpu[i - 1] == g)
+            i--;
+        if (i > 0) {
+            i--;
+            g = pl->gpu[i];
+            while (i > 0 && pl->gpu[i - 1] == g)
+                i--;
+        }
+    }
+    layer_move(t, i);
+}
+
+static void row_move(struct tui *t, int dir)
+{
+    int i = tui_shown_row(t);
+    t->sel = ((i + dir) % TUI_NROWS + TUI_NROWS) % TUI_NROWS;
+    t->dirty = true;
+}
+
+static void export_commit(struct tui *t, bool force)
+{
+    char path[sizeof t->input + 256];
+    tui_path_expand(t->input, path, sizeof path);
+    if (!force) {
+        struct stat st;
+        if (lstat(path, &st) == 0) {
+            t->mode = MODE_CONFIRM;
+            curs_set(0);
+            t->dirty = true;
+            return;
+        }
+    }
+    tui_export_write(t, path, force);
+    tui_export_end(t);
+    t->mode = MODE_MAIN;
+    curs_set(0);
+    t->dirty = true;
+}
+
+static void prompt_key(struct tui *t, int ch)
+{
+    switch (ch) {
+    case 27:
+    case CTRL('G'):
+        tui_export_end(t);
+        t->mode = MODE_MAIN;
+        curs_set(0);
+        tui_message(t, MSG_INFO, "export cancelled");
+        return;
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        if (t->input_len == 0) {
+            prompt_key(t, 27);
+            return;
+        }
+        export_commit(t, false);
+        return;
+    case KEY_BACKSPACE:
+    case 127:
+    case CTRL('H'):
+        /* a whole UTF-8 character */
+        while (t->input_len > 0 && ((unsigned char)t->input[--t->input_len] & 0xc0) == 0x80)
+            ;
+        break;
+    case CTRL('U'):
+        t->input_len = 0;
+        break;
+    case CTRL('W'):
+        while (t->input_len > 0 && t->input[t->input_len - 1] == '/')
+            t->input_len--;
+        while (t->input_len > 0 && t->input[t->input_len - 1] != '/')
+            t->input_len--;
+        break;
+    default:
+        if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && t->input_len + 1 < sizeof t->input)
+            t->input[t->input_len++] = (char)ch;
+        break;
+    }
+    t->input[t->input_len] = '\0';
+    t->dirty = true;
+}
+
+static void confirm_key(struct tui *t, int ch)
+{
+    if (ch == 'y' || ch == 'Y') {
+        export_commit(t, true);
+    } else if (ch == 'n' || ch == 'N' || ch == 27 || ch == 'q') {
+        /* back to the name, to pick another */
+        t->mode = MODE_PROMPT;
+        curs_set(1);
+        t->dirty = true;
+    }
+}
+
+static void help_key(struct tui *t, int ch)
+{
+    switch (ch) {
+    case KEY_UP:
+        if (t->help_top > 0)
+            t->help_top--;
+        break;
+    case KEY_DOWN:
+        t->help_top++;
+        break;
+    case KEY_PPAGE:
+        t->help_top = t->help_top > LINES - 2 ? t->help_top - (LINES - 2) : 0;
+        break;
+    case KEY_NPAGE:
+    case ' ':
+        t->help_top += LINES - 2;
+        break;
+    default:
+        t->mode = MODE_MAIN;
+        break;
+    }
+    t->dirty = true;
+}
+
+static void main_key(struct tui *t, int ch)
+{
+    switch (ch) {
+    case 'q':
+    case 'Q':
+    case CTRL('C'):
+        t->quit = true;
+        break;
+    case '?':
+    case KEY_F(1):
+        t->mode = MODE_HELP;
+        t->help_top = 0;
+        t->dirty = true;
+        break;
+    case 'g': knob(t, KNOB_GPUS, -1, "GPUs"); break;
+    case 'G': knob(t, KNOB_GPUS, +1, "GPUs"); break;
+    case 'm': knob(t, KNOB_CAP, -1, "memory cap"); break;
+    case 'M': knob(t, KNOB_CAP, +1, "memory cap"); break;
+    case '{': knob(t, KNOB_GPU_CAP, -1, "this GPU's cap"); break;
+    case '}': knob(t, KNOB_GPU_CAP, +1, "this GPU's cap"); break;
+    case 'b': knob(t, KNOB_MICRO_BATCHES, -1, "micro-batches"); break;
+    case 'B': knob(t, KNOB_MICRO_BATCHES, +1, "micro-batches"); break;
+    case 's': knob(t, KNOB_SCHEDULE, +1, "schedule"); break;
+    case 'c': knob(t, KNOB_LAYOUT, +1, "layout"); break;
+    case 'k': knob(t, KNOB_BLOCKS, -1, "ILP blocks"); break;
+    case 'K': knob(t, KNOB_BLOCKS, +1, "ILP blocks"); break;
+    case 't': knob(t, KNOB_TIME_LIMIT, -1, "ILP time limit"); break;
+    case 'T': knob(t, KNOB_TIME_LIMIT, +1, "ILP time limit"); break;
+    case 'u':
+        t->msg_kind = MSG_NONE;
+        tui_undo(t);
+        break;
+    case 'r':
+        t->msg_kind = MSG_NONE;
+        tui_reload(t);
+        break;
+    case '[':
+    case ']': {
+        int P = t->cur->pb->P;
+        t->gpu = ((t->gpu + (ch == ']' ? 1 : -1)) % P + P) % P;
+        t->dirty = true;
+        break;
+    }
+    case KEY_LEFT:
+    case 'h':
+        layer_move(t, t->layer - 1);
+        break;
+    case KEY_RIGHT:
+    case 'l':
+        layer_move(t, t->layer + 1);
+        break;
+    /* terminals disagree on Home and End: some send what terminfo calls
+     * Find and Select, or the keypad's corners */
+    case KEY_HOME:
+    case KEY_FIND:
+    case KEY_A1:
+        layer_move(t, 0);
+        break;
+    case KEY_END:
+    case KEY_SELECT:
+    case KEY_C1:
+        layer_move(t, t->cur->pb->L - 1);
+        break;
+    case KEY_PPAGE:
+        layer_move(t, t->layer - (COLS > 12 ? COLS - 4 : 8));
+        break;
+    case KEY_NPAGE:
+        layer_move(t, t->layer + (COLS > 12 ? COLS - 4 : 8));
+        break;
+    case '<':
+        layer_jump(t, -1);
+        break;
+    case '>':
+        layer_jump(t, +1);
+        break;
+    case KEY_UP:
+    case KEY_BTAB:
+        row_move(t, -1);
+        break;
+    case KEY_DOWN:
+    case '\t':
+        row_move(t, +1);
+        break;
+    case 'f':
+        t->sel = -1;
+        t->dirty = true;
+        break;
+    case 'e':
+        if (tui_export_begin(t) == 0) {
+            t->mode = MODE_PROMPT;
+            curs_set(1);
+            t->dirty = true;
+        }
+        break;
+    case CTRL('L'):
+        clearok(curscr, TRUE);
+        t->dirty = true;
+        break;
+    case KEY_RESIZE:
+        t->dirty = true;
+        break;
+    default:
+        if (ch >= 0x20 && ch < 0x7f)
+            tui_message(t, MSG_INFO, "'%c' does nothing here; ? lists the keys", ch);
+        break;
+    }
+}
+
+/* An escape sequence curses did not decode (its terminfo entry and the
+ * terminal disagree, as xterm-256color and tmux do about Home and End):
+ * read the rest so it never acts as the keys it is made of ("\e[4~" is
+ * not "[" then "4"), and map the usual ones. Returns the key, 27 for a
+ * lone Esc, or ERR for a sequence to ignore (Alt+key included). */
+static int escape_decode(void)
+{
+    int c = getch();
+    if (c == ERR)
+        return 27;
+    if (c != '[' && c != 'O')
+        return ERR;
+    int param = 0, nparams = 0;
+    while ((c = getch()) != ERR && !(c >= 0x40 && c <= 0x7e)) {
+        if (c >= '0' && c <= '9' && nparams == 0)
+            param = param * 10 + (c - '0');
+        else if (c == ';')
+            nparams++;
+    }
+    switch (c) {
+    case 'A': return KEY_UP;
+    case 'B': return KEY_DOWN;
+    case 'C': return KEY_RIGHT;
+    case 'D': return KEY_LEFT;
+    case 'H': return KEY_HOME;
+    case 'F': return KEY_END;
+    case 'Z': return KEY_BTAB;
+    case '~':
+        switch (param) {
+        case 1: case 7: return KEY_HOME;
+        case 4: case 8: return KEY_END;
+        case 5: return KEY_PPAGE;
+        case 6: return KEY_NPAGE;
+        case 11: return KEY_F(1);
+        default: return ERR;
+        }
+    case 'P':
+        return KEY_F(1);
+    default:
+        return ERR;
+    }
+}
+
+void tui_key(struct tui *t, int ch)
+{
+    if (ch == KEY_RESIZE) {
+        t->dirty = true;
+        return;
+    }
+    if (ch == 27 && (ch = escape_decode()) == ERR)
+        return;
+    switch (t->mode) {
+    case MODE_HELP: help_key(t, ch); break;
+    case MODE_PROMPT: prompt_key(t, ch); break;
+    case MODE_CONFIRM: confirm_key(t, ch); break;
+    default: main_key(t, ch); break;
+    }
+}
