@@ -12,9 +12,6 @@
 #include "spec.h"
 #include "tui.h"
 
-/* Routed from main for "pipeplan" and "pipeplan FILE..." (see cli.h). */
-int cmd_explore(int argc, char **argv);
-
 static const char explore_usage[] =
     "usage: pipeplan [NETWORK.ini [PLATFORM.ini]] [options]\n"
     "  Opens the live explorer (the built-in example when no file is given;\n"

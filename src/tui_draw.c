@@ -895,7 +895,8 @@ static void draw_ilp_line(struct tui *t, int y, int y2)
     } else {
         /* with blocks, what is proven holds for whole blocks */
         snprintf(state, sizeof state, "%s%s in %.1f s", st,
-                 r->status == PLAN_OPTIMAL && nb < pb->L ? " for the blocks" : "", r->seconds);
+                 (r->status == PLAN_OPTIMAL || r->status == PLAN_INFEASIBLE) && nb < pb->L
+                 ? " for the blocks" : "", r->seconds);
     }
     if (r->status != PLAN_ERROR || !r->done) {
         size_t n = 0;
@@ -1157,6 +1158,11 @@ static void draw_help(struct tui *t)
         }
     }
     draw_keys(t, LINES - 1);
+    if (t->help_top + rows < n) {
+        const char *more = "more below";
+        struct pen pn = { LINES - 1, COLS - (int)strlen(more) - 1, COLS };
+        put(&pn, roles[R_DIM], more);
+    }
 }
 
 static void draw_small(void)

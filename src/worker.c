@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ilp.h"
+#include "simulate.h"
 
 #define MSG_MAGIC 0x70706c6eu   /* "ppln" */
 
@@ -84,18 +86,28 @@ static int send_msg(int fd, enum worker_event_kind kind, const char *planner,
     h.seconds = seconds;
     h.T = pl ? pl->T : NAN;
     snprintf(h.planner, sizeof h.planner, "%s", planner ? planner : "");
-    if (write_all(fd, &h, sizeof h) < 0)
+    /* one write per message: the reader wakes once, not per field */
+    size_t n = sizeof h + (size_t)h.L * (sizeof(int32_t) + 2 * sizeof(double)) + h.msglen;
+    char *buf = malloc(n);
+    if (!buf)
         return -1;
-    if (pl) {
-        for (int i = 0; i < pl->L; i++) {
-            int32_t g = pl->gpu[i];
-            if (write_all(fd, &g, sizeof g) < 0)
-                return -1;
-        }
-        if (write_all(fd, pl->start, (size_t)(2 * pl->L) * sizeof *pl->start) < 0)
-            return -1;
+    char *p = buf;
+    memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    for (int i = 0; i < h.L; i++) {
+        int32_t g = pl->gpu[i];
+        memcpy(p, &g, sizeof g);
+        p += sizeof g;
     }
-    return h.msglen ? write_all(fd, message, h.msglen) : 0;
+    if (h.L) {
+        memcpy(p, pl->start, (size_t)(2 * h.L) * sizeof *pl->start);
+        p += (size_t)(2 * h.L) * sizeof *pl->start;
+    }
+    if (h.msglen)
+        memcpy(p, message, h.msglen);
+    int rc = write_all(fd, buf, n);
+    free(buf);
+    return rc;
 }
 
 struct child_ctx {
@@ -144,6 +156,13 @@ static void child_run(int fd, const struct worker_request *req)
             res.status = PLAN_ERROR;
             res.bound = NAN;
             snprintf(res.message, sizeof res.message, "unknown planner '%s'", name);
+        }
+        /* nothing the simulator rejects is shown as a plan (the ILP checks
+         * each of its plans itself) */
+        struct sim_report sim;
+        if (res.plan && res.status != PLAN_ERROR && simulate_plan(res.plan, req->pb, &sim) != SIM_OK) {
+            res.status = PLAN_ERROR;
+            snprintf(res.message, sizeof res.message, "rejected by the simulator: %s", sim.reason);
         }
         int rc = send_msg(fd, WORKER_RESULT, name, res.status, res.plan, res.bound,
                           res.plan ? res.plan->objective : NAN, res.seconds, blocks,
@@ -195,6 +214,7 @@ struct worker *worker_start(const struct worker_request *req, char *err, size_t 
         return NULL;
     }
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -205,6 +225,10 @@ struct worker *worker_start(const struct worker_request *req, char *err, size_t 
         return NULL;
     }
     if (pid == 0) {
+        /* die with the parent, even when it is killed or crashes */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(0);
         /* The parent's handlers (terminal restore) are not ours. */
         static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGABRT, SIGBUS,
                                     SIGFPE, SIGWINCH, SIGPIPE, SIGCHLD };

@@ -6,9 +6,25 @@ command -v tmux >/dev/null || { echo "tmux is needed (apt-get install tmux)"; ex
 command -v jq >/dev/null || { echo "jq is needed (apt-get install jq)"; exit 1; }
 
 SOCK="pipeplan-test-$$"
-# lib.sh's own clean-up, plus the tmux server (and whatever runs in it)
-trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+# lib.sh's own clean-up, plus the tmux server (whatever runs in it, and
+# its socket), also when the test itself is interrupted
+tui_cleanup() {
+    tmux -L "$SOCK" kill-server >/dev/null 2>&1
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
+    rm -rf "$TMP"
+}
+trap tui_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 141' PIPE
+trap 'exit 143' TERM
 TM() { tmux -L "$SOCK" "$@"; }
+
+# The solver runs in a forked child; under valgrind its report at exit
+# would land on the explorer's screen.
+case $PIPEPLAN_WRAP in
+    valgrind*) PIPEPLAN_WRAP="$PIPEPLAN_WRAP --child-silent-after-fork=yes" ;;
+esac
 
 # Seconds to wait for a screen; a loaded 2-core machine or valgrind is slow.
 DEADLINE=${PIPEPLAN_TUI_DEADLINE:-60}
