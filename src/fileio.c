@@ -80,8 +80,10 @@ int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
         snprintf(err, errlen, "%s: out of memory", path);
         return -1;
     }
-    /* same directory, so rename() is atomic */
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
+    /* same directory, so rename() is atomic; mkstemp fills the six Xs */
+    snprintf(tmp, n + 16, "%s.tmp", path);
+    memset(tmp + n + 4, 'X', 6);
+    tmp[n + 10] = '\0';
     int fd = mkstemp(tmp);
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
