@@ -15,6 +15,8 @@
 # Exit status 1 when a target is missed. Needs tmux and jq.
 : "${PIPEPLAN_SRCDIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${PIPEPLAN:=$PIPEPLAN_SRCDIR/src/pipeplan}"
+# the script changes directory: a relative binary path must not break
+case $PIPEPLAN in /*) ;; *) PIPEPLAN=$(pwd)/$PIPEPLAN ;; esac
 export PIPEPLAN PIPEPLAN_SRCDIR
 . "$PIPEPLAN_SRCDIR/tests/lib.sh"
 . "$PIPEPLAN_SRCDIR/tests/tui_lib.sh"
