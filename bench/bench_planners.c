@@ -6,6 +6,8 @@
  *                              of 40 GiB (pipedream), then every network at
  *                              16 blocks on every 8-GPU platform (files'
  *                              schedule), SECS (default 30) each
+ *   bench_planners ilp SECS WORD  only the rows whose network or platform
+ *                              contains WORD
  *
  * Run from the source tree (or set PIPEPLAN_SRCDIR). CBC prints to stdout,
  * so the tables go to the original stdout and CBC's chatter to /dev/null. */
@@ -119,9 +121,13 @@ static void on_progress(void *ctx, const struct ilp_progress *p)
     }
 }
 
+static const char *only;       /* row filter, or NULL */
+
 static void ilp_row(const char *net, const char *plat, const struct knobs *k, int blocks,
                     double secs)
 {
+    if (only && !strstr(net, only) && !strstr(plat, only))
+        return;
     struct problem *pb = load(net, plat, k);
     if (!pb)
         return;
@@ -156,20 +162,23 @@ static void ilp_row(const char *net, const char *plat, const struct knobs *k, in
         snprintf(proven, sizeof proven, "%.2f", wall);
     else
         snprintf(proven, sizeof proven, "-");
-    fprintf(out, "%-9s %-17s %-9s %3d %-10s %8s %8s %7.2f%% %8.4f %8.4f %5d %5d %5d %3d/%d\n",
+    fprintf(out, "%-9s %-17s %-9s %3d %-10s %8s %8s %7.2f%% %8.4f %8.4f %5d %5d %5d %3d/%d"
+            "   %3d %5.1f %4d %5.1f %5.1f\n",
             net, plat, spec_schedule_name(pb->schedule), st.blocks,
             planner_status_name(res.status), first, proven, 100 * gap, obj / best_base,
             res.plan ? res.plan->T / problem_lower_bound(pb) : NAN, st.rows, st.cols,
-            st.integers, tr.plans - tr.rejected, tr.plans);
+            st.integers, tr.plans - tr.rejected, tr.plans, st.masters, st.master_seconds,
+            st.subproblems, st.sub_seconds, st.refine_seconds);
     planner_result_clear(&res);
     problem_free(pb);
 }
 
 static void ilp_header(void)
 {
-    fprintf(out, "%-9s %-17s %-9s %3s %-10s %8s %8s %8s %8s %8s %5s %5s %5s %s\n", "network",
-            "platform", "schedule", "blk", "status", "better@s", "proven@s", "gap", "ILP/base",
-            "T/T_lb", "rows", "cols", "ints", "simulated");
+    fprintf(out, "%-9s %-17s %-9s %3s %-10s %8s %8s %8s %8s %8s %5s %5s %5s %s   %3s %5s %4s "
+            "%5s %5s\n", "network", "platform", "schedule", "blk", "status", "better@s",
+            "proven@s", "gap", "ILP/base", "T/T_lb", "rows", "cols", "ints", "simulated", "mst",
+            "mst@s", "sub", "sub@s", "ref@s");
 }
 
 static int bench_ilp(double secs)
@@ -196,7 +205,9 @@ static int bench_ilp(double secs)
         }
     fprintf(out, "\nbetter@s: first plan better than the best fitting baseline; proven@s: "
             "time to the proven optimum; gap at the end;\nILP/base: ILP objective over the "
-            "best fitting baseline's; simulated: plans reported / accepted by the simulator.\n");
+            "best fitting baseline's; simulated: plans reported / accepted by the simulator;\n"
+            "mst, sub: master and schedule MIPs solved, with their seconds; ref@s: seconds "
+            "of layer-level refinement.\n");
     return 0;
 }
 
@@ -213,10 +224,11 @@ int main(int argc, char **argv)
     int rc;
     if (argc >= 2 && strcmp(argv[1], "baselines") == 0)
         rc = bench_baselines();
-    else if (argc >= 2 && strcmp(argv[1], "ilp") == 0)
+    else if (argc >= 2 && strcmp(argv[1], "ilp") == 0) {
+        only = argc >= 4 ? argv[3] : NULL;
         rc = bench_ilp(argc >= 3 ? atof(argv[2]) : 30);
-    else {
-        fprintf(stderr, "usage: bench_planners baselines | ilp [SECONDS]\n");
+    } else {
+        fprintf(stderr, "usage: bench_planners baselines | ilp [SECONDS [WORD]]\n");
         rc = 2;
     }
     fclose(out);

@@ -1,14 +1,16 @@
 /* ilp: the exact planner, an integer linear program solved with CBC
  * (MODEL.md section 5), through CBC's C API.
  *
- * Search: the period (and, for 1f1b, the latency) is searched over
- * intervals of T. At a fixed T a "master" MIP chooses an allocation of the
- * blocks with wait-free in-flight counts (a valid relaxation: real counts
- * are never lower); each allocation it proposes is scheduled exactly (the
- * list scheduler first, else a small schedule MIP over the operations that
- * share a GPU); an allocation that cannot fit at T is cut off. The bound is
- * proven for the blocked problem; the plan returned is per layer, refined
- * layer by layer and never worse than the best fitting baseline.
+ * Search: over intervals of the period T. On each, a "master" MIP (the
+ * period a variable, the in-flight counts and the waits forced by the
+ * operations sure to share a GPU modelled, a relaxation of every plan in
+ * the interval) chooses an allocation of the blocks and bounds the
+ * interval; each allocation it proposes is scheduled exactly over the
+ * interval by a small schedule MIP over the operations that share a GPU,
+ * which gives its best plan and a cut (its least objective there, or a
+ * no-good). The bound is proven for the blocked problem; the plan
+ * returned is per layer, refined layer by layer and never worse than the
+ * best fitting baseline.
  *
  * CBC writes to standard output even at log level 0: callers that own the
  * terminal run this in a child process (see worker.h). No other I/O here. */

@@ -4,21 +4,27 @@
  * period), (m-1, 1) for 1f1b (the iteration time). The search keeps
  * intervals [a, b] of the period with a proven lower bound each:
  *
- * - the master MIP at T = b chooses an allocation of the blocks with the
- *   wait-free in-flight counts n_i >= (W_i + 2 sum_{j>=i} c_j z_j) / T,
- *   memory, compute and link loads; it minimises the wait-free latency.
- *   Real counts are never below wait-free ones and an allocation that fits
- *   at some T <= b also fits at b (scale every start by b/T: lifetimes and
- *   periods scale together, so the counts stay), so its optimum bounds the
- *   whole interval: alpha*a + beta*Lambda_master(b).
- * - the allocation is then scheduled exactly at b: the list scheduler, and
- *   if that does not fit, a schedule MIP over the operations that share a
- *   GPU. An allocation with no fitting schedule at b is cut off for every
- *   T <= b (no-good); one that fits gives a plan, and for 1f1b a cut
- *   Lambda >= (a/b') * Lambda_exact(b') on that allocation (by the same
- *   scaling, its latency at T >= a is at least that).
- * - intervals are split until their bound meets the best plan.
+ * - the master MIP over [a, b] has the period as a variable tau and
+ *   chooses an allocation of the blocks; the chain of each block's F and
+ *   B gets start times, and operations sure to share a GPU (a block's own
+ *   F and B, neighbouring blocks with no cut between them) may not
+ *   overlap modulo tau. The integer of a block's own pair is its in-flight
+ *   count, so memory and latency include the waits this packing forces.
+ *   Products of those integers with tau are McCormick's. It is a
+ *   relaxation of every plan with its period in [a, b]: its optimum
+ *   bounds the interval. Only plans that beat the incumbent are asked for.
+ * - the allocation it picks is judged by a schedule MIP over the
+ *   operations that share a GPU, over the whole range [a, b] (products
+ *   with tau exact by binary expansion): its best plan there and its
+ *   least objective there, a cut the master keeps for [a, b] and the
+ *   intervals inside; or, when nothing fits, a no-good for every period
+ *   <= b (a schedule at a shorter period stretches to a longer one with
+ *   the same in-flight counts).
+ * - intervals are split until their bound meets the best plan; for 1f1b
+ *   they are split before solving while too wide for a useful master.
  *
+ * First plans: the fitting baselines and, for 1f1b, the same allocations
+ * at longer periods, where fewer waits can pay for the longer period.
  * Plans found on blocks are expanded to layers exactly (a block's
  * operations run back to back) and then refined layer by layer. */
 #include "ilp.h"
@@ -36,6 +42,15 @@
 #define GB 1e9                 /* memory rows in GB keep coefficients near 1 */
 #define MAX_INTERVALS 4096
 #define T_RESOLUTION 1e-5      /* intervals narrower than this (relative) stop splitting */
+/* Interval widths (a master's McCormick products loosen with its width,
+ * and so does its speed), measured on the bundled networks: */
+#define WIDE_SHARE 2e-3        /* 1f1b: (n_0 - 1)(b - a) over the objective, at first */
+#define WIDE_MAX 0.05          /* and up to this while masters keep proving quickly */
+#define PERIOD_SHARE 0.02      /* pipedream: (b - a) / a */
+#define LADDER_STEPS 64        /* 1f1b: periods tried above an allocation's shortest */
+#define LADDER_STEP (1.0 / 128)
+#define MASTER_SECONDS 10.0    /* time cap of one master MIP */
+#define SUB_SECONDS 2.0        /* of a schedule MIP over a range of periods */
 
 /* ---------------------------------------------------------------- MIP */
 
@@ -139,8 +154,9 @@ static enum mip_outcome mip_solve(struct mip *mp)
 
 struct cut {
     int *alloc;                /* [B] block -> GPU */
-    double T;                  /* proven for periods <= T (no-good) */
-    double latency;            /* > 0: latency cut, exact at T */
+    double ta, tb;             /* proven for periods in [ta, tb] */
+    double obj;                /* least objective there; INFINITY: nothing fits
+                                * at any period <= tb (no-good) */
 };
 
 enum iv_state {
@@ -176,6 +192,7 @@ struct search {
     struct interval *iv;
     int niv;
     double pruned_floor;       /* least bound of the intervals pruned as close enough */
+    double wide;               /* 1f1b: the share of the objective an interval may lose */
 };
 
 static double now(void)
@@ -215,6 +232,15 @@ static double objective_of(const struct search *s, double T, double latency)
     return s->alpha * T + s->beta * latency;
 }
 
+/* For 1f1b: the latency above which a plan at period T cannot beat the
+ * incumbent by more than half the optimality gap. */
+static double latency_cap(const struct search *s, double T)
+{
+    if (!isfinite(s->best_obj) || s->beta <= 0)
+        return INFINITY;
+    return (s->best_obj * (1 - ILP_GAP / 2) - s->alpha * T) / s->beta;
+}
+
 /* Offer a layer-level plan as incumbent (copied if better). */
 static void offer(struct search *s, const struct plan *pl)
 {
@@ -233,6 +259,32 @@ static void offer(struct search *s, const struct plan *pl)
     if (s->warmed && s->stats->first_better_seconds < 0)
         s->stats->first_better_seconds = now() - s->t0;
     report(s, c);
+}
+
+/* An allocation scheduled at its shortest fitting period and, for 1f1b,
+ * on a ladder of longer ones: a longer period can cost less than the
+ * waits it removes from the latency. */
+static struct plan *schedule_ladder(const struct search *s, const struct problem *pb,
+                                    const int *gpu)
+{
+    struct plan *best = baseline_schedule_fitting(pb, gpu, 0);
+    if (!best || !best->fits || s->beta <= 0)
+        return best;
+    struct plan *alt = plan_copy(best);
+    double T0 = best->T, floor_lat = problem_compute_ms(pb);
+    for (int k = 1; alt && k <= LADDER_STEPS; k++) {
+        double T = T0 * (1 + k * LADDER_STEP);
+        if (objective_of(s, T, floor_lat) >= best->objective)
+            break;
+        if (schedule_build_at(alt, pb, T) == 0 && alt->fits &&
+            alt->objective < best->objective) {
+            struct plan *swap = best;
+            best = alt;
+            alt = swap;
+        }
+    }
+    plan_free(alt);
+    return best;
 }
 
 /* ---- block plans to layer plans ---- */
@@ -330,37 +382,194 @@ static void refine_layers(struct search *s, const struct plan *start)
     plan_free(cur);
 }
 
+/* A fitting block plan: expanded to layers, offered, and refined layer by
+ * layer when it is a new best plan (refining costs schedules). */
+static void offer_block_plan(struct search *s, const struct plan *bpl)
+{
+    struct plan *layer = bpl && bpl->fits ? expand_plan(s, bpl) : NULL;
+    if (!layer)
+        return;
+    bool promising = layer->fits && layer->objective < s->best_obj * (1 - 1e-9);
+    offer(s, layer);
+    if (promising) {
+        double t1 = now();
+        refine_layers(s, layer);
+        s->stats->refine_seconds += now() - t1;
+    }
+    plan_free(layer);
+}
+
 /* ---- the exact schedule of one block allocation at a fixed period ---- */
 
-/* The schedule MIP over the operations that share a GPU: start times
- * t = k*T + r, a binary per same-GPU pair for which comes first modulo T,
- * in-flight counts, memory. Minimises the latency. Returns 1 with a
- * fitting schedule in pl, 0 when proven impossible, -1 when undecided. */
-static int schedule_exact(struct search *s, struct plan *pl, double T)
+/* w = (v + off) * tau, v an integer column in [vl, vu], tau in [a, b]:
+ * McCormick's four rows, exact once v is fixed. Returns w's column. */
+static int master_product(struct mip *mp, int v, double off, double vl, double vu, int tau,
+                          double a, double b)
+{
+    double yl = vl + off, yu = vu + off;
+    int w = mip_col(mp, fmin(yl * a, yl * b), fmax(yu * a, yu * b), 0, false);
+    const double ty[4] = { yl, yu, yu, yl }, tt[4] = { a, b, a, b };
+    const char sense[4] = { 'G', 'G', 'L', 'L' };
+    for (int k = 0; k < 4; k++) {
+        /* w - y_k tau - t_k v  {>=, <=}  t_k off - y_k t_k */
+        row_begin(mp);
+        row_add(mp, w, 1);
+        row_add(mp, tau, -ty[k]);
+        row_add(mp, v, -tt[k]);
+        row_end(mp, sense[k], tt[k] * off - ty[k] * tt[k]);
+    }
+    return w;
+}
+
+/* Two operations on one GPU do not overlap modulo tau: with w = y tau,
+ * d_o <= t_q - t_o - w <= tau - d_q, switched off when column sw is 1 by
+ * M >= tau (a window of length >= tau holds a multiple of tau); sw < 0:
+ * always on. */
+static void master_pair(struct mip *mp, int tq, int to, int w, int tau, int sw, double M,
+                        double d_o, double d_q)
+{
+    for (int up = 0; up < 2; up++) {
+        row_begin(mp);
+        row_add(mp, tq, 1);
+        row_add(mp, to, -1);
+        row_add(mp, w, -1);
+        if (up)
+            row_add(mp, tau, -1);
+        if (sw >= 0)
+            row_add(mp, sw, up ? -M : M);
+        row_end(mp, up ? 'L' : 'G', up ? -d_q : d_o);
+    }
+}
+
+/* The range of a pair's integer when its two starts lie in the given
+ * windows and the period in [a, b]. */
+static void pair_range(double q_lo, double q_hi, double o_lo, double o_hi, double a, double b,
+                       double *yl, double *yu)
+{
+    *yl = floor((q_lo - o_hi) / (q_lo - o_hi < 0 ? a : b)) - 1;
+    *yu = ceil((q_hi - o_lo) / (q_hi - o_lo < 0 ? b : a)) + 1;
+}
+
+
+/* w = y * tau exactly, y a new integer column in [yl, yu] (returned in
+ * *y) and tau in [a, b]: y = yl + sum 2^k beta_k with binaries beta_k,
+ * and each beta_k * tau is exact with McCormick's rows (a binary sits on
+ * a bound). Returns w's column. */
+static int exact_product(struct mip *mp, double yl, double yu, int tau, double a, double b,
+                         int *y)
+{
+    int K = 0;
+    while (K < 30 && (double)(1L << K) <= yu - yl)
+        K++;
+    *y = mip_col(mp, yl, yu, 0, true);
+    int w = mip_col(mp, fmin(yl * a, yl * b), fmax(yu * a, yu * b), 0, false);
+    int *beta = malloc((size_t)(K + 1) * 2 * sizeof *beta);
+    if (!beta)
+        return w;
+    int *g = beta + K + 1;
+    for (int k = 0; k < K; k++) {
+        beta[k] = mip_col(mp, 0, 1, 0, true);
+        g[k] = mip_col(mp, 0, b, 0, false);
+        const double cb[4] = { -b, -a, -a, -b }, ct[4] = { 0, 0, -1, -1 };
+        const double rhs[4] = { 0, 0, -a, -b };
+        const char sense[4] = { 'L', 'G', 'L', 'G' };
+        for (int r = 0; r < 4; r++) {
+            row_begin(mp);
+            row_add(mp, g[k], 1);
+            row_add(mp, beta[k], cb[r]);
+            if (ct[r] != 0)
+                row_add(mp, tau, ct[r]);
+            row_end(mp, sense[r], rhs[r]);
+        }
+    }
+    row_begin(mp);              /* y = yl + sum 2^k beta_k */
+    row_add(mp, *y, 1);
+    for (int k = 0; k < K; k++)
+        row_add(mp, beta[k], -(double)(1L << k));
+    row_end(mp, 'E', yl);
+    row_begin(mp);              /* w = yl tau + sum 2^k g_k */
+    row_add(mp, w, 1);
+    row_add(mp, tau, -yl);
+    for (int k = 0; k < K; k++)
+        row_add(mp, g[k], -(double)(1L << k));
+    row_end(mp, 'E', 0);
+    free(beta);
+    return w;
+}
+
+/* w = y * tau for a new integer y in [yl, yu]: exact_product() over a
+ * range of periods, one row at a fixed one (ta = tb). */
+static int pair_product(struct mip *mp, double yl, double yu, int tau, double ta, double tb,
+                        int *y)
+{
+    if (ta < tb)
+        return exact_product(mp, yl, yu, tau, ta, tb, y);
+    *y = mip_col(mp, yl, yu, 0, true);
+    int w = mip_col(mp, fmin(yl * ta, yu * ta), fmax(yl * ta, yu * ta), 0, false);
+    row_begin(mp);
+    row_add(mp, w, 1);
+    row_add(mp, *y, -ta);
+    row_end(mp, 'E', 0);
+    return w;
+}
+
+/* Pipedream: the most copies of block i's activation and weights any GPU
+ * could hold, a bound on its in-flight count in a fitting plan. */
+static double copies_that_fit(const struct problem *bp, int i)
+{
+    double per = bp->s[i] + bp->w[i], most = 0;
+    for (int p = 0; p < bp->P; p++)
+        most = fmax(most, bp->cap[p] - bp->reserved[p] - (bp->phi - 1) * bp->w[i]);
+    return per > 0 ? fmax(1, floor(most / per + 1e-9)) : INFINITY;
+}
+
+/* The schedule MIP of one block allocation over the periods tau in
+ * [ta, tb] (ta = tb: a fixed period): start times, an integer per pair of
+ * operations on one GPU for how many periods apart they are (products
+ * with tau as McCormick's, exact once the integer is fixed), in-flight
+ * counts, memory. Minimises alpha*tau + beta*Lambda, the objective, below
+ * obj_cap when that is finite (a plan that cannot beat the incumbent is
+ * not worth finding). Returns 1 with the best fitting schedule in pl and
+ * in *obj_lb (if not NULL) a proven lower bound on the objective of this
+ * allocation over [ta, tb]; 0 when no schedule fits at any period <= tb
+ * (none fits in [ta, tb], and a fitting schedule at a shorter period
+ * stretches to ta); 2 when none has an objective <= obj_cap in [ta, tb];
+ * -1 when undecided. */
+static int schedule_exact(struct search *s, struct plan *pl, double ta, double tb,
+                          double obj_cap, double *obj_lb)
 {
     const struct problem *bp = s->bp;
     int L = bp->L, n = 2 * L;
+    /* no period below the allocation's own compute and link loads */
+    double need = 0;
+    for (int p = 0; p < bp->P; p++) {
+        double load = 0, link = 0;
+        for (int i = 0; i < L; i++) {
+            if (pl->gpu[i] == p)
+                load += bp->f[i] + bp->b[i];
+            if (i + 1 < L && (pl->gpu[i] == p) != (pl->gpu[i + 1] == p))
+                link += bp->c[i];
+        }
+        need = fmax(need, fmax(load, link));
+    }
+    if (need > tb * (1 + 1e-12))
+        return 0;
+    ta = fmin(tb, fmax(ta, need));
     struct mip mp;
-    if (mip_init(&mp, s->opt->threads, fmax(0.05, remaining(s))) != 0)
+    double secs = ta < tb ? fmin(SUB_SECONDS, remaining(s) / 4) : remaining(s);
+    if (mip_init(&mp, s->opt->threads, fmax(0.05, secs)) != 0)
         return -1;
-    /* waits beyond a period per operation never help */
-    double span = 2.0 * n * T;
     int *t = malloc((size_t)n * sizeof *t);
     int *nn = malloc((size_t)L * 3 * sizeof *nn);
-    if (!t || !nn) {
+    double *est = malloc((size_t)n * 2 * sizeof *est);    /* earliest, then latest */
+    if (!t || !nn || !est) {
         free(t);
         free(nn);
+        free(est);
         mip_free(&mp);
         return -1;
     }
     int *u = nn + L, *h = nn + 2 * L;
-    double *est = malloc((size_t)n * sizeof *est);
-    if (!est) {
-        free(t);
-        free(nn);
-        mip_free(&mp);
-        return -1;
-    }
     /* earliest starts: the chain without waits */
     est[0] = 0;
     for (int i = 0; i + 1 < L; i++)
@@ -369,13 +578,43 @@ static int schedule_exact(struct search *s, struct plan *pl, double T)
     for (int i = L - 2; i >= 0; i--)
         est[L + i] = est[L + i + 1] + bp->b[i + 1] +
                      (pl->gpu[i] != pl->gpu[i + 1] ? bp->c[i] : 0.0);
+    int tau = mip_col(&mp, ta, tb, s->alpha, false);
     /* Waits of a period or more never help (shift the rest of the chain
-     * back by T: offsets stay, no lifetime grows), so the op at chain
-     * position k starts within k periods of its earliest start. */
+     * back by a period: offsets stay, no lifetime grows), so the op at
+     * chain position k starts within k periods of its earliest start. */
+    double last = s->beta > 0 && isfinite(obj_cap)
+                  ? (obj_cap - s->alpha * ta) / s->beta - bp->b[0] : INFINITY;
+    if (bp->schedule != SPEC_SCHEDULE_1F1B) {
+        double mem_last = copies_that_fit(bp, 0) * tb - bp->b[0];
+        if (mem_last < est[L]) {
+            /* the first block cannot keep the copies its lifetime needs */
+            free(t);
+            free(nn);
+            free(est);
+            mip_free(&mp);
+            return 0;
+        }
+        last = fmin(last, mem_last);
+    }
+    if (last < est[L]) {
+        free(t);
+        free(nn);
+        free(est);
+        mip_free(&mp);
+        return 2;
+    }
     for (int o = 0; o < n; o++) {
         int pos = o < L ? o : 3 * L - 1 - o;
-        /* latency matters only to 1f1b; pipedream asks: any schedule? */
-        t[o] = mip_col(&mp, est[o], est[o] + pos * T, o == L && s->beta > 0 ? 1.0 : 0.0, false);
+        /* every start is before B_0's, which the cap bounds for 1f1b */
+        double ub = fmax(est[o], fmin(est[o] + pos * tb, last));
+        t[o] = mip_col(&mp, est[o], ub, o == L ? s->beta : 0.0, false);
+        est[n + o] = ub;
+    }
+    if (isfinite(obj_cap)) {
+        row_begin(&mp);
+        row_add(&mp, tau, s->alpha);
+        row_add(&mp, t[L], s->beta);
+        row_end(&mp, 'L', obj_cap - s->beta * bp->b[0]);
     }
     /* chain order with transfers between GPUs */
     for (int i = 0; i + 1 < L; i++) {
@@ -393,8 +632,7 @@ static int schedule_exact(struct search *s, struct plan *pl, double T)
     row_add(&mp, t[2 * L - 1], 1);
     row_add(&mp, t[L - 1], -1);
     row_end(&mp, 'G', bp->f[L - 1]);
-    /* one operation at a time modulo T on each GPU: for each pair an
-     * integer y with t_q - t_o - y T in [d_o, T - d_q] */
+    /* one operation at a time modulo tau on each GPU */
     for (int o = 0; o < n; o++) {
         for (int q = o + 1; q < n; q++) {
             int lo = o < L ? o : o - L, lq = q < L ? q : q - L;
@@ -403,19 +641,11 @@ static int schedule_exact(struct search *s, struct plan *pl, double T)
             double d_o = problem_op_duration(bp, o), d_q = problem_op_duration(bp, q);
             if (d_o <= 0 && d_q <= 0)
                 continue;
-            double ylo = floor((est[q] - (est[o] + o * T + T * n)) / T) - 1;
-            double yhi = ceil((est[q] + T * n - est[o]) / T) + 1;
-            int y = mip_col(&mp, ylo, yhi, 0, true);
-            row_begin(&mp);
-            row_add(&mp, t[q], 1);
-            row_add(&mp, t[o], -1);
-            row_add(&mp, y, -T);
-            row_end(&mp, 'G', d_o);
-            row_begin(&mp);
-            row_add(&mp, t[q], 1);
-            row_add(&mp, t[o], -1);
-            row_add(&mp, y, -T);
-            row_end(&mp, 'L', T - d_q);
+            double yl, yu;
+            int y;
+            pair_range(est[q], est[n + q], est[o], est[n + o], ta, tb, &yl, &yu);
+            int w = pair_product(&mp, yl, yu, tau, ta, tb, &y);
+            master_pair(&mp, t[q], t[o], w, tau, -1, 0, d_o, d_q);
         }
     }
     /* in-flight counts and the copies memory charges */
@@ -425,10 +655,14 @@ static int schedule_exact(struct search *s, struct plan *pl, double T)
         wf += bp->f[i] + bp->b[i];
         if (i + 1 < L && pl->gpu[i] != pl->gpu[i + 1])
             wf += 2 * bp->c[i];
-        double nmax = ceil((wf + span) / T) + 1;
-        nn[i] = mip_col(&mp, fmax(1, ceil(wf / T - 1e-9)), nmax, 0, true);
+        double nmin = fmax(1, ceil(wf / tb - 1e-9));
+        double nmax = fmax(nmin, ceil((est[n + L + i] + bp->b[i] - est[i]) / ta) + 1);
+        if (!flushed)
+            nmax = fmax(nmin, fmin(nmax, copies_that_fit(bp, i)));
+        /* n_i tau >= t(B_i) + b_i - t(F_i) */
+        int w = pair_product(&mp, nmin, nmax, tau, ta, tb, &nn[i]);
         row_begin(&mp);
-        row_add(&mp, nn[i], T);
+        row_add(&mp, w, 1);
         row_add(&mp, t[L + i], -1);
         row_add(&mp, t[i], 1);
         row_end(&mp, 'G', bp->b[i]);
@@ -475,14 +709,22 @@ static int schedule_exact(struct search *s, struct plan *pl, double T)
     s->stats->sub_seconds += now() - t1;
     int rc = -1;
     if (out == MIP_INFEASIBLE) {
-        rc = 0;
+        rc = isfinite(obj_cap) ? 2 : 0;
     } else if (out == MIP_SOLVED || out == MIP_FEASIBLE_STOPPED) {
         const double *x = Cbc_getColSolution(mp.m);
-        pl->T = T;
+        pl->T = fmin(tb, fmax(ta, x[tau]));
         for (int o = 0; o < n; o++)
             pl->start[o] = x[t[o]];
         plan_evaluate(pl, bp);
         rc = pl->fits ? 1 : -1;
+        if (obj_lb)
+            *obj_lb = out == MIP_SOLVED ? pl->objective
+                      : fmin(pl->objective,
+                             Cbc_getBestPossibleObjValue(mp.m) + s->beta * bp->b[0]);
+    } else if (obj_lb) {
+        /* stopped with no schedule: CBC's bound still holds */
+        double bp_ = Cbc_getBestPossibleObjValue(mp.m);
+        *obj_lb = isfinite(bp_) && bp_ < 1e40 ? bp_ + s->beta * bp->b[0] : 0;
     }
     free(t);
     mip_free(&mp);
@@ -491,7 +733,7 @@ static int schedule_exact(struct search *s, struct plan *pl, double T)
 
 /* ---- cuts ---- */
 
-static void cut_add(struct search *s, const int *alloc, double T, double latency)
+static void cut_add(struct search *s, const int *alloc, double ta, double tb, double obj)
 {
     if (s->ncuts == s->cuts_cap) {
         int cap = s->cuts_cap ? s->cuts_cap * 2 : 64;
@@ -501,19 +743,26 @@ static void cut_add(struct search *s, const int *alloc, double T, double latency
         s->cuts = nc;
         s->cuts_cap = cap;
     }
-    int *a = malloc((size_t)s->B * sizeof *a);
-    if (!a)
+    int *al = malloc((size_t)s->B * sizeof *al);
+    if (!al)
         return;
-    memcpy(a, alloc, (size_t)s->B * sizeof *a);
-    s->cuts[s->ncuts++] = (struct cut){ a, T, latency };
+    memcpy(al, alloc, (size_t)s->B * sizeof *al);
+    s->cuts[s->ncuts++] = (struct cut){ al, ta, tb, obj };
     s->stats->cuts++;
 }
 
-/* Whether the allocation already has a latency cut exact at T. */
-static bool cut_known(const struct search *s, const int *alloc, double T)
+/* Whether a cut holds for the allocation over all of [a, b]. */
+static bool cut_covers(const struct cut *ct, double a, double b)
+{
+    return ct->tb >= b * (1 - 1e-12) && (!isfinite(ct->obj) || ct->ta <= a * (1 + 1e-12));
+}
+
+/* Whether the allocation already has a cut over all of [a, b]: the
+ * master's value for it is then exact and judging it again learns nothing. */
+static bool cut_known(const struct search *s, const int *alloc, double a, double b)
 {
     for (int c = 0; c < s->ncuts; c++)
-        if (s->cuts[c].latency > 0 && fabs(s->cuts[c].T - T) <= 1e-12 * T &&
+        if (cut_covers(&s->cuts[c], a, b) &&
             memcmp(s->cuts[c].alloc, alloc, (size_t)s->B * sizeof *alloc) == 0)
             return true;
     return false;
@@ -524,7 +773,9 @@ static bool cut_known(const struct search *s, const int *alloc, double T)
 struct master {
     struct mip mp;
     int *x;                    /* [B*P] */
-    int lam;                   /* latency column */
+    int lam;                   /* latency */
+    int tau;                   /* the period, in [a, b] */
+    double cap;                /* objective cutoff: no better plan above it */
 };
 
 static int X(const struct search *s, int i, int p)
@@ -532,46 +783,99 @@ static int X(const struct search *s, int i, int p)
     return i * s->P + p;
 }
 
-/* Build the master for period T over [a, T]. */
-static int master_build(struct search *s, struct master *ms, double a, double T)
+/* Build the master over periods tau in [a, b].
+ *
+ * The period is a variable. Besides the allocation (x, cut z, touch e),
+ * each block's forward and backward get start times along the chain, and
+ * operations sure to share a GPU may not overlap modulo tau: a block's own
+ * F and B (always; that pair's integer is the in-flight count less one)
+ * and the four pairs of neighbouring blocks when no cut separates them.
+ * Products of those integers with tau are McCormick's: exact once an
+ * integer is fixed, so branching closes the relaxation, and an interval
+ * whose optimum sits on a plateau of equal objectives is bounded at once.
+ * Other pairs are left to the schedule MIP: this is a relaxation of every
+ * plan with its period in [a, b], and its optimum bounds them all. */
+static int master_build(struct search *s, struct master *ms, double a, double b)
 {
     const struct problem *bp = s->bp;
     int B = s->B, P = s->P;
     bool flushed = bp->schedule == SPEC_SCHEDULE_1F1B;
     memset(ms, 0, sizeof *ms);
-    /* one master may not eat the whole budget: stopped early it still
-     * gives a bound and an allocation */
-    double cap = s->opt->time_limit > 0 ? fmax(1.0, remaining(s) / 3) : 1e9;
-    if (mip_init(&ms->mp, s->opt->threads, fmin(cap, fmax(0.05, remaining(s)))) != 0)
+    /* one master may not eat the budget: stopped early it still gives a
+     * bound and maybe an allocation, and its interval is split, which
+     * makes the next masters easier */
+    double secs = fmin(MASTER_SECONDS, s->opt->time_limit > 0 ? fmax(1.0, remaining(s) / 3) : 1e9);
+    if (mip_init(&ms->mp, s->opt->threads, fmin(secs, fmax(0.05, remaining(s)))) != 0)
         return -1;
     struct mip *mp = &ms->mp;
     ms->x = malloc((size_t)B * P * sizeof *ms->x);
-    int *z = malloc((size_t)B * sizeof *z);
+    int *col = malloc((size_t)5 * B * sizeof *col);
     int *e = malloc((size_t)B * P * sizeof *e);
-    int *n = malloc((size_t)B * sizeof *n);
-    int *u = malloc((size_t)B * sizeof *u);
-    double *W = malloc((size_t)(B + 1) * sizeof *W);
-    double *C = malloc((size_t)(B + 1) * sizeof *C);
-    if (!ms->x || !z || !e || !n || !u || !W || !C) {
-        free(z), free(e), free(n), free(u), free(W), free(C);
+    double *num = malloc((size_t)8 * (B + 1) * sizeof *num);
+    if (!ms->x || !col || !e || !num) {
+        free(col);
+        free(e);
+        free(num);
         return -1;
     }
+    int *z = col, *n = col + B, *u = col + 2 * B, *tf = col + 3 * B, *tb = col + 4 * B;
+    double *W = num, *C = num + (B + 1), *lo = num + 2 * (B + 1), *hi = num + 4 * (B + 1);
+    double *nlo = num + 6 * (B + 1), *nhi = num + 7 * (B + 1);
     /* suffix sums: compute and transfer if every cut were made */
     W[B] = C[B] = 0;
     for (int i = B - 1; i >= 0; i--) {
         W[i] = W[i + 1] + bp->f[i] + bp->b[i];
         C[i] = C[i + 1] + (i + 1 < B ? bp->c[i] : 0.0);
     }
+    /* Start windows of op o (F_i: o = i, B_i: o = B + i). Earliest: the
+     * chain with no cut. Latest: a wait of a period or more loses nothing
+     * (move the rest of the chain a period back), so each step adds at
+     * most its duration, its transfer and a period. */
+    {
+        double t_lo = 0, t_hi = 0;
+        for (int k = 0; k < 2 * B; k++) {
+            int o = k < B ? k : 3 * B - 1 - k;
+            lo[o] = t_lo;
+            hi[o] = t_hi;
+            double d = problem_op_duration(bp, o);
+            double c = k < B ? (k + 1 < B ? bp->c[k] : 0) : (o > B ? bp->c[o - B - 1] : 0);
+            t_lo += d;
+            t_hi += d + c + b;
+        }
+        /* 1f1b: a plan that beats the incumbent starts everything before
+         * its latency, which the incumbent bounds */
+        double last = INFINITY;
+        if (s->beta > 0 && isfinite(s->best_obj))
+            last = (s->best_obj - s->alpha * a) / s->beta - bp->b[0];
+        /* pipedream: nor after n_0 periods, which memory bounds */
+        if (!flushed)
+            last = copies_that_fit(bp, 0) * b - bp->b[0];
+        for (int o = 0; o < 2 * B; o++)
+            hi[o] = fmax(lo[o], fmin(hi[o], last));
+    }
     for (int i = 0; i < B; i++)
         for (int p = 0; p < P; p++)
             ms->x[X(s, i, p)] = mip_col(mp, 0, 1, 0, true);
-    /* 1f1b minimises the latency; pipedream only asks for a fitting split */
-    ms->lam = mip_col(mp, 0, 1e12, 1.0, false);
+    /* the objective alpha tau + beta Lambda (pipedream: the period) */
+    ms->tau = mip_col(mp, a, b, s->alpha, false);
+    ms->lam = mip_col(mp, 0, hi[B] + bp->b[0] + b, s->beta, false);
     for (int i = 0; i + 1 < B; i++)
         z[i] = mip_col(mp, 0, 1, 0, true);
     for (int i = 0; i + 1 < B; i++)
         for (int p = 0; p < P; p++)
             e[X(s, i, p)] = mip_col(mp, 0, 1, 0, false);
+    for (int i = 0; i < B; i++) {
+        tf[i] = mip_col(mp, lo[i], i == 0 ? 0 : hi[i], 0, false);
+        tb[i] = mip_col(mp, lo[B + i], hi[B + i], 0, false);
+    }
+    /* only plans that beat the incumbent by more than half the gap */
+    ms->cap = isfinite(s->best_obj) ? s->best_obj * (1 - ILP_GAP / 2) : INFINITY;
+    if (isfinite(ms->cap)) {
+        row_begin(mp);
+        row_add(mp, ms->tau, s->alpha);
+        row_add(mp, ms->lam, s->beta);
+        row_end(mp, 'L', ms->cap);
+    }
     /* each block on one GPU */
     for (int i = 0; i < B; i++) {
         row_begin(mp);
@@ -597,64 +901,122 @@ static int master_build(struct search *s, struct master *ms, double a, double T)
             }
         }
     }
-    /* latency: Lambda >= compute + 2 * transfers (wait-free) */
+    /* the chain: forwards, then backwards, a transfer at every cut */
+    for (int i = 0; i + 1 < B; i++) {
+        row_begin(mp);
+        row_add(mp, tf[i + 1], 1);
+        row_add(mp, tf[i], -1);
+        row_add(mp, z[i], -bp->c[i]);
+        row_end(mp, 'G', bp->f[i]);
+        row_begin(mp);
+        row_add(mp, tb[i], 1);
+        row_add(mp, tb[i + 1], -1);
+        row_add(mp, z[i], -bp->c[i]);
+        row_end(mp, 'G', bp->b[i + 1]);
+    }
+    row_begin(mp);
+    row_add(mp, tb[B - 1], 1);
+    row_add(mp, tf[B - 1], -1);
+    row_end(mp, 'G', bp->f[B - 1]);
     row_begin(mp);
     row_add(mp, ms->lam, 1);
-    for (int i = 0; i + 1 < B; i++)
-        row_add(mp, z[i], -2 * bp->c[i]);
-    row_end(mp, 'G', W[0]);
-    /* compute and link loads within the period */
-    for (int p = 0; p < P; p++) {
-        row_begin(mp);
-        for (int i = 0; i < B; i++)
-            row_add(mp, ms->x[X(s, i, p)], bp->f[i] + bp->b[i]);
-        row_end(mp, 'L', T);
-        row_begin(mp);
-        for (int i = 0; i + 1 < B; i++)
-            row_add(mp, e[X(s, i, p)], bp->c[i]);
-        row_end(mp, 'L', T);
-    }
-    /* wait-free in-flight counts: n_i T >= W_i + 2 sum_{j>=i} c_j z_j */
+    row_add(mp, tb[0], -1);
+    row_end(mp, 'G', bp->b[0]);
+    /* Products of pair integers with tau: exact by binary expansion for
+     * 1f1b, whose latency lives on these waits (measured: the 8-GPU masters
+     * close much faster); McCormick's looser, quicker rows for pipedream. */
+    bool exact = flushed;
+    /* in-flight counts: F_i and B_i share a GPU, n_i - 1 is their pair's
+     * integer, so n_i tau >= t(B_i) + b_i - t(F_i) */
     for (int i = 0; i < B; i++) {
-        double nmax = fmax(1, ceil((W[i] + 2 * C[i]) / T - 1e-9));
-        double nmin = fmax(1, ceil(W[i] / T - 1e-9));
-        n[i] = mip_col(mp, nmin, nmax, 0, true);
+        nlo[i] = fmax(1, ceil(W[i] / b - 1e-9));
+        nhi[i] = fmax(nlo[i], ceil((hi[B + i] + bp->b[i] - lo[i]) / a) + 1);
+        /* pipedream: no fitting plan keeps more copies than a GPU holds */
+        if (!flushed)
+            nhi[i] = fmax(nlo[i], fmin(nhi[i], copies_that_fit(bp, i)));
+        int w;
+        if (exact) {
+            int y;
+            w = exact_product(mp, nlo[i] - 1, nhi[i] - 1, ms->tau, a, b, &y);
+            n[i] = mip_col(mp, nlo[i], nhi[i], 0, false);
+            row_begin(mp);
+            row_add(mp, n[i], 1);
+            row_add(mp, y, -1);
+            row_end(mp, 'E', 1);
+        } else {
+            n[i] = mip_col(mp, nlo[i], nhi[i], 0, true);
+            w = master_product(mp, n[i], -1, nlo[i], nhi[i], ms->tau, a, b);
+        }
+        master_pair(mp, tb[i], tf[i], w, ms->tau, -1, 0, bp->f[i], bp->b[i]);
+    }
+    /* a block's activation lives at least as long as the next one's */
+    for (int i = 0; i + 1 < B; i++) {
         row_begin(mp);
-        row_add(mp, n[i], T);
-        for (int j = i; j + 1 < B; j++)
-            row_add(mp, z[j], -2 * bp->c[j]);
-        row_end(mp, 'G', W[i]);
-        u[i] = n[i];
-        if (flushed && nmax > (double)bp->m) {
-            if (nmin >= (double)bp->m) {
-                u[i] = mip_col(mp, (double)bp->m, (double)bp->m, 0, true);
+        row_add(mp, n[i], 1);
+        row_add(mp, n[i + 1], -1);
+        row_end(mp, 'G', 0);
+    }
+    /* neighbours on one GPU (no cut between them): their other four
+     * pairs, switched off by the cut */
+    for (int i = 0; i + 1 < B; i++) {
+        int j = i + 1;
+        const int q[4] = { B + i, B + j, j, B + i }, o[4] = { j, i, i, B + j };
+        for (int k = 0; k < 4; k++) {
+            double yl, yu;
+            int y, w;
+            pair_range(lo[q[k]], hi[q[k]], lo[o[k]], hi[o[k]], a, b, &yl, &yu);
+            if (exact) {
+                w = exact_product(mp, yl, yu, ms->tau, a, b, &y);
             } else {
-                u[i] = mip_col(mp, 1, (double)bp->m, 0, true);
-                int hh = mip_col(mp, 0, 1, 0, true);
-                row_begin(mp);
-                row_add(mp, u[i], 1);
-                row_add(mp, n[i], -1);
-                row_add(mp, hh, nmax - (double)bp->m);
-                row_end(mp, 'G', 0);
-                row_begin(mp);
-                row_add(mp, u[i], 1);
-                row_add(mp, hh, -(double)bp->m);
-                row_end(mp, 'G', 0);
+                y = mip_col(mp, yl, yu, 0, true);
+                w = master_product(mp, y, 0, yl, yu, ms->tau, a, b);
             }
+            int cq = q[k] < B ? tf[q[k]] : tb[q[k] - B];
+            int co = o[k] < B ? tf[o[k]] : tb[o[k] - B];
+            master_pair(mp, cq, co, w, ms->tau, z[i], b, problem_op_duration(bp, o[k]),
+                        problem_op_duration(bp, q[k]));
+        }
+    }
+    /* The copies memory charges: min(n, m) for 1f1b; for pipedream no
+     * fitting plan has more copies than the largest GPU holds. */
+    double *Ucap = C;      /* the suffix sums are no longer needed */
+    for (int i = 0; i < B; i++) {
+        double nmax = nhi[i], nmin = nlo[i];
+        u[i] = n[i];
+        if (flushed) {
+            Ucap[i] = fmin(nmax, (double)bp->m);
+            if (nmax > (double)bp->m) {
+                if (nmin >= (double)bp->m) {
+                    u[i] = mip_col(mp, (double)bp->m, (double)bp->m, 0, true);
+                } else {
+                    u[i] = mip_col(mp, 1, (double)bp->m, 0, true);
+                    int hh = mip_col(mp, 0, 1, 0, true);
+                    row_begin(mp);          /* u >= n - (nmax - m) h */
+                    row_add(mp, u[i], 1);
+                    row_add(mp, n[i], -1);
+                    row_add(mp, hh, nmax - (double)bp->m);
+                    row_end(mp, 'G', 0);
+                    row_begin(mp);          /* u >= m h */
+                    row_add(mp, u[i], 1);
+                    row_add(mp, hh, -(double)bp->m);
+                    row_end(mp, 'G', 0);
+                }
+            }
+        } else {
+            Ucap[i] = fmax(1, fmin(nmax, copies_that_fit(bp, i)));
+            row_begin(mp);
+            row_add(mp, n[i], 1);
+            row_end(mp, 'L', Ucap[i]);
         }
     }
     /* memory: q_ip >= u_i - U_i (1 - x_ip) carries the copies to GPU p */
-    for (int p = 0; p < P; p++) {
-        int *q = malloc((size_t)B * sizeof *q);
-        if (!q)
-            break;
+    int *qc = malloc((size_t)B * sizeof *qc);
+    for (int p = 0; qc && p < P; p++) {
         for (int i = 0; i < B; i++) {
-            double U = flushed ? fmin((double)bp->m,
-                                      fmax(1, ceil((W[i] + 2 * C[i]) / T - 1e-9)))
-                               : fmax(1, ceil((W[i] + 2 * C[i]) / T - 1e-9));
-            q[i] = mip_col(mp, 0, U, 0, false);
+            double U = Ucap[i];
+            qc[i] = mip_col(mp, 0, U, 0, false);
             row_begin(mp);
-            row_add(mp, q[i], 1);
+            row_add(mp, qc[i], 1);
             row_add(mp, u[i], -1);
             row_add(mp, ms->x[X(s, i, p)], -U);
             row_end(mp, 'G', -U);
@@ -664,12 +1026,25 @@ static int master_build(struct search *s, struct master *ms, double a, double T)
             double base = flushed ? bp->phi * bp->w[i] : (bp->phi - 1) * bp->w[i];
             double per = flushed ? bp->s[i] : bp->s[i] + bp->w[i];
             row_add(mp, ms->x[X(s, i, p)], base / GB);
-            row_add(mp, q[i], per / GB);
+            row_add(mp, qc[i], per / GB);
         }
         for (int i = 0; i + 1 < B; i++)
             row_add(mp, e[X(s, i, p)], 2 * bp->a[i] / GB);
         row_end(mp, 'L', (bp->cap[p] - bp->reserved[p]) / GB);
-        free(q);
+    }
+    free(qc);
+    /* compute and link loads within the period */
+    for (int p = 0; p < P; p++) {
+        row_begin(mp);
+        for (int i = 0; i < B; i++)
+            row_add(mp, ms->x[X(s, i, p)], bp->f[i] + bp->b[i]);
+        row_add(mp, ms->tau, -1);
+        row_end(mp, 'L', 0);
+        row_begin(mp);
+        for (int i = 0; i + 1 < B; i++)
+            row_add(mp, e[X(s, i, p)], bp->c[i]);
+        row_add(mp, ms->tau, -1);
+        row_end(mp, 'L', 0);
     }
     /* identical GPUs are used in order of their first block */
     for (int p = 1; p < P; p++) {
@@ -685,10 +1060,8 @@ static int master_build(struct search *s, struct master *ms, double a, double T)
     }
     /* contiguous: each GPU holds one run of blocks */
     if (bp->layout == LAYOUT_CONTIGUOUS) {
-        for (int p = 0; p < P; p++) {
-            int *st = malloc((size_t)B * sizeof *st);
-            if (!st)
-                break;
+        int *st = malloc((size_t)B * sizeof *st);
+        for (int p = 0; st && p < P; p++) {
             for (int i = 0; i < B; i++) {
                 st[i] = mip_col(mp, 0, 1, 0, false);
                 row_begin(mp);
@@ -702,25 +1075,24 @@ static int master_build(struct search *s, struct master *ms, double a, double T)
             for (int i = 0; i < B; i++)
                 row_add(mp, st[i], 1);
             row_end(mp, 'L', 1);
-            free(st);
         }
+        free(st);
     }
-    /* no-goods and latency cuts on allocations already judged */
+    /* cuts on allocations already judged: no-goods, and least objectives
+     * over intervals that hold this one */
     for (int c = 0; c < s->ncuts; c++) {
         const struct cut *ct = &s->cuts[c];
-        if (ct->latency > 0) {
-            if (ct->T < T - 1e-12)
-                continue;
-            double lat = ct->latency * a / ct->T;
-            row_begin(mp);       /* Lambda >= lat - lat * (B - matches) */
-            row_add(mp, ms->lam, 1);
+        if (!cut_covers(ct, a, b))
+            continue;
+        row_begin(mp);
+        if (isfinite(ct->obj)) {
+            /* alpha tau + beta Lambda >= obj - obj (B - matches) */
+            row_add(mp, ms->tau, s->alpha);
+            row_add(mp, ms->lam, s->beta);
             for (int i = 0; i < B; i++)
-                row_add(mp, ms->x[X(s, i, ct->alloc[i])], -lat);
-            row_end(mp, 'G', lat - lat * B);
+                row_add(mp, ms->x[X(s, i, ct->alloc[i])], -ct->obj);
+            row_end(mp, 'G', ct->obj - ct->obj * B);
         } else {
-            if (ct->T < T - 1e-12)
-                continue;
-            row_begin(mp);
             for (int i = 0; i < B; i++)
                 row_add(mp, ms->x[X(s, i, ct->alloc[i])], 1);
             row_end(mp, 'L', B - 1);
@@ -731,7 +1103,9 @@ static int master_build(struct search *s, struct master *ms, double a, double T)
         s->stats->rows = mp->rows;
         s->stats->integers = mp->ints;
     }
-    free(z), free(e), free(n), free(u), free(W), free(C);
+    free(col);
+    free(num);
+    free(e);
     return 0;
 }
 
@@ -741,80 +1115,81 @@ static void master_free(struct master *ms)
     free(ms->x);
 }
 
-/* Judge the allocation the master chose at period T: a fitting schedule
- * (list scheduler, else exact MIP) or a no-good. Returns 1 fits, 0 cut
- * off, -1 undecided. */
-static int judge(struct search *s, const int *alloc, double a, double T)
+/* Judge the allocation the master chose for periods in [a, b], with the
+ * period at tau: quick plans first (the list scheduler at b, the exact
+ * schedule at tau); then its exact schedule MIP over the range gives its
+ * best plan there and its least objective there (a cut), or proves that
+ * nothing fits (a no-good).
+ * Returns 1 when it learnt nothing new but a plan fits, 0 when a cut was
+ * added, -1 when undecided. */
+static int judge(struct search *s, const int *alloc, double a, double b, double tau)
 {
     const struct problem *bp = s->bp;
     struct plan *pl = plan_new(bp->L, bp->P);
     if (!pl)
         return -1;
     memcpy(pl->gpu, alloc, (size_t)bp->L * sizeof *alloc);
-    int rc = -1;
-    bool fits = schedule_build_at(pl, bp, T) == 0 && pl->fits;
-    if (!fits || s->beta > 0) {
-        /* exact: does any schedule fit, and with what least latency */
-        struct plan *ex = plan_copy(pl);
-        int e = ex ? schedule_exact(s, ex, T) : -1;
-        if (e == 1 && (!fits || ex->latency < pl->latency)) {
-            plan_free(pl);
-            pl = ex;
-            ex = NULL;
-            fits = true;
-        } else if (e == 0) {
-            fits = false;
-        } else if (e < 0 && !fits) {
-            plan_free(ex);
-            plan_free(pl);
-            return -1;
-        }
-        plan_free(ex);
-        if (s->beta > 0 && e == 1)
-            cut_add(s, alloc, T, pl->latency);
-    }
-    if (!fits) {
-        cut_add(s, alloc, T, 0);
+    /* the list scheduler at b, and the allocation at its own shortest
+     * period (and longer ones for 1f1b): quick plans, no proof */
+    bool fits = schedule_build_at(pl, bp, b) == 0 && pl->fits;
+    if (fits)
+        offer_block_plan(s, pl);
+    struct plan *own = schedule_ladder(s, bp, alloc);
+    offer_block_plan(s, own);
+    plan_free(own);
+    /* exact where the master put the period: cheap, and a plan there
+     * that meets the master's value closes the interval */
+    double cap = isfinite(s->best_obj) ? s->best_obj * (1 - ILP_GAP / 2) : INFINITY;
+    if (tau < b * (1 - 1e-9) && schedule_exact(s, pl, tau, tau, cap, NULL) == 1)
+        offer_block_plan(s, pl);
+    cap = isfinite(s->best_obj) ? s->best_obj * (1 - ILP_GAP / 2) : INFINITY;
+    /* then over all of [a, b], below what could still beat the best plan */
+    double lb = 0;
+    int e = schedule_exact(s, pl, a, b, cap, &lb);
+    int rc;
+    if (e == 1) {
+        offer_block_plan(s, pl);
+        cut_add(s, alloc, a, b, lb);
+        rc = 0;
+    } else if (e == 2) {
+        cut_add(s, alloc, a, b, cap);
+        rc = 0;
+    } else if (e == 0) {
+        cut_add(s, alloc, 0, b, INFINITY);
         rc = 0;
     } else {
-        rc = 1;
-        /* No schedule of this allocation runs below its own compute and
-         * link loads; when that is below T, ask the exact schedule there,
-         * so optima sitting on a load are found exactly, not approached. */
-        double need = 0;
-        for (int p = 0; p < bp->P; p++)
-            need = fmax(need, fmax(pl->gpus[p].load_ms,
-                                   fmax(pl->gpus[p].send_ms, pl->gpus[p].recv_ms)));
-        if (need < T * (1 - 1e-9)) {
-            struct plan *at = plan_copy(pl);
-            if (at && schedule_exact(s, at, need) == 1 &&
-                at->objective < pl->objective) {
-                plan_free(pl);
-                pl = at;
-                at = NULL;
-            }
-            plan_free(at);
+        /* the range was too hard: keep CBC's bound over it, decide b alone */
+        bool cut = lb > 0;
+        if (cut)
+            cut_add(s, alloc, a, b, lb);
+        int eb = a < b && !should_stop(s) ? schedule_exact(s, pl, b, b, cap, NULL) : -1;
+        if (eb == 1) {
+            offer_block_plan(s, pl);
+            fits = true;
+        } else if (eb == 0) {
+            cut_add(s, alloc, 0, b, INFINITY);
+            cut = true;
         }
-        /* the same allocation may do better at its own shortest period */
-        struct plan *own = baseline_schedule_fitting(bp, alloc, 0);
-        struct plan *use = own && own->fits && own->objective < pl->objective ? own : pl;
-        struct plan *layer = expand_plan(s, use);
-        if (layer) {
-            /* refining costs schedules: only a new best plan */
-            bool promising = layer->fits && layer->objective < s->best_obj * (1 - 1e-9);
-            offer(s, layer);
-            if (promising) {
-                double t1 = now();
-                refine_layers(s, layer);
-                s->stats->refine_seconds += now() - t1;
-            }
-        }
-        plan_free(layer);
-        plan_free(own);
-        (void)a;
+        rc = cut ? 0 : fits ? 1 : -1;
     }
     plan_free(pl);
     return rc;
+}
+
+/* Whether an interval is too wide for a quick master: the products of
+ * the pair integers with the period are loose by about the integers'
+ * range times (b - a); for 1f1b that range is about n_0, the first
+ * block's in-flight count in a plan that could still beat the incumbent. */
+static bool too_wide(const struct search *s, const struct interval *iv)
+{
+    /* with no plan yet, the first question is whether anything fits */
+    if (!isfinite(s->best_obj))
+        return false;
+    if (s->beta <= 0)
+        return iv->b - iv->a > PERIOD_SHARE * iv->a;
+    double lat = fmin(latency_cap(s, iv->a), 2 * s->chain);
+    double n0 = ceil(fmax(lat, s->lat_floor) / iv->a);
+    return (n0 - 1) * (iv->b - iv->a) > s->wide * objective_of(s, iv->a, s->lat_floor);
 }
 
 /* Solve the master at the right end of an interval; updates it. Returns 0,
@@ -834,20 +1209,34 @@ static int interval_solve(struct search *s, struct interval *iv)
         enum mip_outcome out = mip_solve(&ms.mp);
         s->stats->master_seconds += now() - t1;
         if (out == MIP_INFEASIBLE) {
+            /* nothing fits, or nothing below the cutoff: no better plan
+             * in [a, b] by more than half the gap */
+            iv->lb = isfinite(ms.cap) ? fmax(iv->lb, ms.cap) : INFINITY;
             master_free(&ms);
-            iv->lb = INFINITY;
+            /* quick proofs: the next intervals may be wider */
+            s->wide = fmin(2 * s->wide, WIDE_MAX);
             iv->state = IV_FINAL;
             return 0;
         }
         if (out == MIP_UNKNOWN) {
+            /* its own time cap, no solution: keep CBC's bound and let the
+             * interval be split, which makes the masters easier */
+            double lb = Cbc_getBestPossibleObjValue(ms.mp.m);
             master_free(&ms);
-            s->stopped = true;
-            return -1;
+            if (should_stop(s))
+                return -1;
+            if (isfinite(lb) && lb < 1e40)
+                iv->lb = fmax(iv->lb, lb);
+            iv->state = IV_SOLVED;
+            return 0;
         }
         /* Stopped early with a solution: its allocation is still worth
          * judging, and CBC's proven bound still bounds the interval. */
+        s->wide = fmax(s->wide / 2, WIDE_SHARE);
         const double *x = Cbc_getColSolution(ms.mp.m);
-        double lam = out == MIP_SOLVED ? x[ms.lam] : Cbc_getBestPossibleObjValue(ms.mp.m);
+        double v = out == MIP_SOLVED ? Cbc_getObjValue(ms.mp.m)
+                   : Cbc_getBestPossibleObjValue(ms.mp.m);
+        double tau = fmin(iv->b, fmax(iv->a, x[ms.tau]));
         int *alloc = malloc((size_t)s->B * sizeof *alloc);
         if (!alloc) {
             master_free(&ms);
@@ -860,25 +1249,36 @@ static int interval_solve(struct search *s, struct interval *iv)
                     alloc[i] = p;
         }
         master_free(&ms);
-        iv->lb = fmax(iv->lb, objective_of(s, iv->a, fmax(lam, s->lat_floor)));
-        /* An allocation whose exact latency at b is already a cut: the
-         * master cannot learn more at this [a, b]. */
-        if (s->beta > 0 && cut_known(s, alloc, iv->b)) {
+        iv->lb = fmax(iv->lb, v);
+        /* pipedream: no plan has its period below the master's least */
+        if (s->beta <= 0 && v > iv->a)
+            iv->a = fmin(v, iv->b);
+        /* An allocation already judged over [a, b]: the master's value
+         * for it is exact, nothing more to learn here. */
+        if (cut_known(s, alloc, iv->a, iv->b)) {
             free(alloc);
             iv->state = IV_SOLVED;
             return 1;
         }
-        int j = judge(s, alloc, iv->a, iv->b);
+        int j = judge(s, alloc, iv->a, iv->b, tau);
         free(alloc);
         if (j < 0) {
-            s->stopped = true;
-            return -1;
+            /* undecided in its time: narrower intervals are easier */
+            if (should_stop(s))
+                return -1;
+            iv->state = IV_SOLVED;
+            return 0;
         }
         if (j == 1) {
             iv->state = IV_SOLVED;
             return 0;
         }
-        /* cut off: solve again at the same period */
+        /* cut off: solve again at the same period, or first split an
+         * interval that has become too wide to bound well */
+        if (too_wide(s, iv)) {
+            iv->state = IV_OPEN;
+            return 0;
+        }
     }
     s->stopped = true;
     return -1;
@@ -927,7 +1327,12 @@ static void search_run(struct search *s, double t_lo, double t_hi)
             break;
         struct interval *iv = &s->iv[k];
         bool narrow = iv->b - iv->a <= T_RESOLUTION * iv->b || s->niv >= MAX_INTERVALS;
-        if (iv->state == IV_OPEN) {
+        if (iv->state == IV_OPEN && !narrow && too_wide(s, iv)) {
+            /* the master's bound loses (n_0 - 1)(b - a): halve first */
+            double mid = (iv->a + iv->b) / 2;
+            s->iv[s->niv++] = (struct interval){ mid, iv->b, fmax(iv->lb, objective_of(s, mid, s->lat_floor)), IV_OPEN };
+            iv->b = mid;
+        } else if (iv->state == IV_OPEN) {
             int rc = interval_solve(s, iv);
             if (rc < 0)
                 break;
@@ -938,12 +1343,10 @@ static void search_run(struct search *s, double t_lo, double t_hi)
              * master's latency bound and, for 1f1b, is re-solved with its
              * larger a, which tightens the latency cuts */
             double mid = (iv->a + iv->b) / 2;
-            double lam = s->beta > 0 ? (iv->lb - s->alpha * iv->a) / s->beta : s->lat_floor;
-            struct interval right = { mid, iv->b, objective_of(s, mid, lam),
+            struct interval right = { mid, iv->b, fmax(iv->lb, objective_of(s, mid, s->lat_floor)),
                                       s->beta > 0 ? IV_OPEN : IV_SOLVED };
             iv->b = mid;
             iv->state = IV_OPEN;
-            iv->lb = objective_of(s, iv->a, s->lat_floor);
             s->iv[s->niv++] = right;
         } else {
             /* narrow: for 1f1b another master round may tighten the
@@ -981,17 +1384,31 @@ int ilp_default_blocks(const struct problem *pb)
 /* Best fitting baseline (or the warm plan) as the first incumbent. */
 static void warm_start(struct search *s)
 {
+    const struct problem *pb = s->pb;
     const struct plan *warm = s->opt->warm;
-    if (warm && warm->L == s->pb->L && warm->P == s->pb->P &&
-        (s->pb->layout == LAYOUT_ANY || plan_is_contiguous(warm)))
+    if (warm && warm->L == pb->L && warm->P == pb->P &&
+        (pb->layout == LAYOUT_ANY || plan_is_contiguous(warm)))
         offer(s, warm);
-    for (int i = 0; i < planner_count(); i++) {
+    int n = planner_count(), kept = 0;
+    int *gpu = malloc((size_t)n * pb->L * sizeof *gpu);
+    for (int i = 0; i < n; i++) {
         struct planner_result res;
-        if (planner_run(planner_name(i), s->pb, &res) == 0 && res.plan && res.plan->fits &&
-            (s->pb->layout == LAYOUT_ANY || plan_is_contiguous(res.plan)))
+        if (planner_run(planner_name(i), pb, &res) == 0 && res.plan && res.plan->fits &&
+            (pb->layout == LAYOUT_ANY || plan_is_contiguous(res.plan))) {
             offer(s, res.plan);
+            if (gpu)
+                memcpy(gpu + (size_t)kept++ * pb->L, res.plan->gpu, (size_t)pb->L * sizeof *gpu);
+        }
         planner_result_clear(&res);
     }
+    s->warmed = true;
+    /* the ILP's own first plans: the same allocations at longer periods */
+    for (int k = 0; gpu && k < kept && s->beta > 0 && !should_stop(s); k++) {
+        struct plan *longer = schedule_ladder(s, pb, gpu + (size_t)k * pb->L);
+        offer(s, longer);
+        plan_free(longer);
+    }
+    free(gpu);
 }
 
 int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
@@ -1023,6 +1440,7 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     s.best_obj = INFINITY;
     s.bound = -INFINITY;
     s.pruned_floor = INFINITY;
+    s.wide = WIDE_SHARE;
     bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
     s.alpha = flushed ? (double)(pb->m - 1) : 1.0;
     s.beta = flushed ? 1.0 : 0.0;
@@ -1045,7 +1463,6 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
         s.chain += 2 * s.bp->c[i];
 
     warm_start(&s);
-    s.warmed = true;
     /* The least period: compute over the GPUs, the largest block; above
      * the whole chain's length nothing improves. */
     double t_lo = problem_lower_bound(s.bp);

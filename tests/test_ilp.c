@@ -155,10 +155,15 @@ static double pb_single_copy_memory(const struct problem *pb)
 /* Sanitizers and valgrind slow everything down; the limits are hang
  * guards and must not turn a proof into a timeout there. Valgrind puts
  * its preload library in the client's LD_PRELOAD. */
-static double slowdown(void)
+static bool under_valgrind(void)
 {
     const char *pre = getenv("LD_PRELOAD");
-    if (pre && strstr(pre, "vgpreload"))
+    return pre && strstr(pre, "vgpreload");
+}
+
+static double slowdown(void)
+{
+    if (under_valgrind())
         return 40;
 #if defined(__SANITIZE_ADDRESS__)
     return 5;
@@ -377,6 +382,12 @@ static void enumeration_never_beats_ilp(void **state)
         if (uneven)
             pb->cap[P - 1] -= 0.25 * pb_single_copy_memory(pb);
 
+        /* Valgrind (CBC runs ~100x slower there) looks for memory errors,
+         * which the smallest instances exercise as well; ASan runs them all. */
+        if (under_valgrind() && L > 4) {
+            pb_free(pb);
+            continue;
+        }
         double want = enumerate_best(pb);
         struct planner_result res;
         ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
@@ -414,9 +425,13 @@ static void enumeration_never_beats_ilp(void **state)
         pb_free(pb);
     }
     /* the caps must give a mix, or the test pins little */
-    assert_int_equal(instances, 28);
-    assert_true(fitting >= 10);
-    assert_true(infeasible >= 2);
+    if (under_valgrind()) {
+        assert_true(instances >= 8);
+    } else {
+        assert_int_equal(instances, 28);
+        assert_true(fitting >= 10);
+        assert_true(infeasible >= 2);
+    }
 }
 
 /* ---- exact brute force over integer start times ---------------------------
