@@ -562,13 +562,9 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
     int *t = malloc((size_t)n * sizeof *t);
     int *nn = malloc((size_t)L * 3 * sizeof *nn);
     double *est = malloc((size_t)n * 2 * sizeof *est);    /* earliest, then latest */
-    if (!t || !nn || !est) {
-        free(t);
-        free(nn);
-        free(est);
-        mip_free(&mp);
-        return -1;
-    }
+    int rc = -1;
+    if (!t || !nn || !est)
+        goto done;
     int *u = nn + L, *h = nn + 2 * L;
     /* earliest starts: the chain without waits */
     est[0] = 0;
@@ -587,21 +583,14 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
     if (bp->schedule != SPEC_SCHEDULE_1F1B) {
         double mem_last = copies_that_fit(bp, 0) * tb - bp->b[0];
         if (mem_last < est[L]) {
-            /* the first block cannot keep the copies its lifetime needs */
-            free(t);
-            free(nn);
-            free(est);
-            mip_free(&mp);
-            return 0;
+            rc = 0;     /* the first block cannot keep the copies its lifetime needs */
+            goto done;
         }
         last = fmin(last, mem_last);
     }
     if (last < est[L]) {
-        free(t);
-        free(nn);
-        free(est);
-        mip_free(&mp);
-        return 2;
+        rc = 2;
+        goto done;
     }
     for (int o = 0; o < n; o++) {
         int pos = o < L ? o : 3 * L - 1 - o;
@@ -701,13 +690,10 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
                 fixed += 2 * bp->a[i];
         row_end(&mp, 'L', (bp->cap[p] - fixed) / GB);
     }
-    free(nn);
-    free(est);
     s->stats->subproblems++;
     double t1 = now();
     enum mip_outcome out = mip_solve(&mp);
     s->stats->sub_seconds += now() - t1;
-    int rc = -1;
     if (out == MIP_INFEASIBLE) {
         rc = isfinite(obj_cap) ? 2 : 0;
     } else if (out == MIP_SOLVED || out == MIP_FEASIBLE_STOPPED) {
@@ -726,7 +712,10 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
         double bp_ = Cbc_getBestPossibleObjValue(mp.m);
         *obj_lb = isfinite(bp_) && bp_ < 1e40 ? bp_ + s->beta * bp->b[0] : 0;
     }
+done:
     free(t);
+    free(nn);
+    free(est);
     mip_free(&mp);
     return rc;
 }
