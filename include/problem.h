@@ -57,6 +57,9 @@ struct problem *problem_create(const struct spec_network *net,
                                const struct spec_platform *plat,
                                const struct knobs *knobs,
                                char *err, size_t errlen);
+/* Every array for L elements and P GPUs, zeroed; names start NULL (for
+ * builders, and tests that fill a problem by hand). NULL when out of memory. */
+struct problem *problem_new(int L, int P);
 struct problem *problem_copy(const struct problem *pb);
 void problem_free(struct problem *pb);
 

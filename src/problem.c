@@ -43,8 +43,7 @@ static char *str_dup(const char *s)
     return d;
 }
 
-/* Allocate every array for L elements and P GPUs; names start NULL. */
-static struct problem *problem_alloc(int L, int P)
+struct problem *problem_new(int L, int P)
 {
     struct problem *pb = calloc(1, sizeof *pb);
     if (!pb)
@@ -238,7 +237,7 @@ struct problem *problem_create(const struct spec_network *net,
         return NULL;
 
     int L = net->nlayers;
-    struct problem *pb = problem_alloc(L, k.gpus);
+    struct problem *pb = problem_new(L, k.gpus);
     if (!pb) {
         err_set(err, errlen, "out of memory");
         return NULL;
@@ -294,7 +293,7 @@ oom:
 
 struct problem *problem_copy(const struct problem *pb)
 {
-    struct problem *cp = problem_alloc(pb->L, pb->P);
+    struct problem *cp = problem_new(pb->L, pb->P);
     if (!cp)
         return NULL;
     size_t l = (size_t)pb->L;
@@ -581,7 +580,7 @@ struct problem *problem_coarsen(const struct problem *pb, int blocks)
     if (coarsen_cuts(x, pb->a, n, K, bound))
         goto out;
 
-    cb = problem_alloc(K, pb->P);
+    cb = problem_new(K, pb->P);
     if (!cb)
         goto out;
     cb->network = str_dup(pb->network ? pb->network : "");

@@ -21,23 +21,9 @@
 
 static struct problem *pb_new(int L, int P)
 {
-    struct problem *pb = calloc(1, sizeof *pb);
+    struct problem *pb = problem_new(L, P);
     assert_non_null(pb);
-    pb->L = L;
-    pb->P = P;
     pb->micro_batch = 1;
-    pb->f = calloc((size_t)L, sizeof(double));
-    pb->b = calloc((size_t)L, sizeof(double));
-    pb->w = calloc((size_t)L, sizeof(double));
-    pb->a = calloc((size_t)L, sizeof(double));
-    pb->s = calloc((size_t)L, sizeof(double));
-    pb->c = calloc((size_t)L, sizeof(double));
-    pb->names = calloc((size_t)L, sizeof(char *));
-    pb->first = calloc((size_t)L + 1, sizeof(int));
-    pb->cap = calloc((size_t)P, sizeof(double));
-    pb->reserved = calloc((size_t)P, sizeof(double));
-    assert_true(pb->f && pb->b && pb->w && pb->a && pb->s && pb->c &&
-                pb->names && pb->first && pb->cap && pb->reserved);
     for (int i = 0; i <= L; i++)
         pb->first[i] = i;
     pb->m = 4;
@@ -46,21 +32,6 @@ static struct problem *pb_new(int L, int P)
     pb->phi = 1;
     pb->bandwidth = 1e9;
     return pb;
-}
-
-static void pb_free(struct problem *pb)
-{
-    free(pb->f);
-    free(pb->b);
-    free(pb->w);
-    free(pb->a);
-    free(pb->s);
-    free(pb->c);
-    free(pb->names);
-    free(pb->first);
-    free(pb->cap);
-    free(pb->reserved);
-    free(pb);
 }
 
 static void pb_caps(struct problem *pb, double cap, double reserved)
@@ -259,17 +230,17 @@ static void uniform_gives_remainder_to_first_gpus(void **state)
     struct problem *pb = pb_new(7, 3);
     assert_int_equal(baseline_uniform_allocation(pb, gpu), 0);
     assert_alloc(gpu, (int[]){ 0, 0, 0, 1, 1, 2, 2 }, 7);
-    pb_free(pb);
+    problem_free(pb);
 
     pb = pb_new(2, 3); /* fewer layers than GPUs: one layer per stage */
     assert_int_equal(baseline_uniform_allocation(pb, gpu), 0);
     assert_alloc(gpu, (int[]){ 0, 1 }, 2);
-    pb_free(pb);
+    problem_free(pb);
 
     pb = pb_new(5, 1);
     assert_int_equal(baseline_uniform_allocation(pb, gpu), 0);
     assert_alloc(gpu, (int[]){ 0, 0, 0, 0, 0 }, 5);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void six_layers_three_rules_differ(void **state)
@@ -286,7 +257,7 @@ static void six_layers_three_rules_differ(void **state)
     /* time: 9 | 9 | 6 is the only split with no stage above 9 */
     assert_int_equal(baseline_time_allocation(pb, gpu), 0);
     assert_alloc(gpu, (int[]){ 0, 0, 0, 1, 1, 2 }, 6);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void parameters_without_weights_balances_time(void **state)
@@ -297,7 +268,7 @@ static void parameters_without_weights_balances_time(void **state)
     memset(pb->w, 0, 6 * sizeof(double));
     assert_int_equal(baseline_parameters_allocation(pb, gpu), 0);
     assert_alloc(gpu, (int[]){ 0, 0, 0, 1, 1, 2 }, 6);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
@@ -353,7 +324,7 @@ static void time_and_parameters_are_optimal_by_brute_force(void **state)
         assert_int_equal(gpu_to_split(gpu, L, got), S);
         assert_true(split_max(got, S, pb->w, NULL) == best_w);
         assert_true(fabs(split_max(got, S, pb->f, pb->b) - best_wt) < 1e-9);
-        pb_free(pb);
+        problem_free(pb);
     }
 }
 
@@ -381,7 +352,7 @@ static void pipedream_rejects_time_split_and_prefers_fewer_stages(void **state)
     struct problem *pb = pb_pipedream(16 * GB, 0);
     assert_int_equal(baseline_pipedream_allocation(pb, gpu), 1);
     assert_alloc(gpu, (int[]){ 0, 0, 0, 0, 1, 1 }, 6);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void pipedream_counts_reserved_memory(void **state)
@@ -393,7 +364,7 @@ static void pipedream_counts_reserved_memory(void **state)
     struct problem *pb = pb_pipedream(12 * GB, 1 * GB);
     assert_int_equal(baseline_pipedream_allocation(pb, gpu), 1);
     assert_alloc(gpu, (int[]){ 0, 1, 1, 1, 2, 2 }, 6);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void pipedream_rejecting_everything_falls_back_to_time(void **state)
@@ -411,7 +382,7 @@ static void pipedream_rejecting_everything_falls_back_to_time(void **state)
     assert_alloc(pl->gpu, (int[]){ 0, 0, 0, 1, 1, 2 }, 6);
     assert_false(pl->fits);
     plan_free(pl);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void pipedream_is_optimal_under_its_rule_by_brute_force(void **state)
@@ -462,7 +433,7 @@ static void pipedream_is_optimal_under_its_rule_by_brute_force(void **state)
                 assert_true((S - k) * stage_sum(pb->s, pb->w, got[k], got[k + 1]) <=
                             pb->cap[k] - pb->reserved[k]);
         }
-        pb_free(pb);
+        problem_free(pb);
     }
     /* the random caps must exercise both outcomes */
     assert_true(fits > 60 && rejects > 60);
@@ -482,13 +453,13 @@ static void dp_finds_period_nine_on_worked_example(void **state)
     assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
     assert_true(fabs(T - 9) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 1, 1, 1 }, 4);
-    pb_free(pb);
+    problem_free(pb);
 
     pb = pb_worked(14 * GB); /* now 1 2 | 3 4 fits at the bound */
     assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
     assert_true(fabs(T - 6) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 0, 1, 1 }, 4);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void dp_flushed_schedule_caps_copies_at_m(void **state)
@@ -506,7 +477,7 @@ static void dp_flushed_schedule_caps_copies_at_m(void **state)
     assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
     assert_true(fabs(T - 9) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 1, 1, 1 }, 4);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void dp_nothing_fits_returns_time_split(void **state)
@@ -524,7 +495,7 @@ static void dp_nothing_fits_returns_time_split(void **state)
     assert_false(fit);
     assert_false(pl->fits);
     plan_free(pl);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void dp_counts_transfers_and_buffers(void **state)
@@ -571,7 +542,7 @@ static void dp_counts_transfers_and_buffers(void **state)
     assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
     assert_true(fabs(T - 9) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 1, 1, 1 }, 4);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void dp_middle_stage_pays_both_links(void **state)
@@ -590,7 +561,7 @@ static void dp_middle_stage_pays_both_links(void **state)
     assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
     assert_true(fabs(T - 4) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 1, 2 }, 3);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void dp_is_optimal_in_its_model_by_brute_force(void **state)
@@ -638,7 +609,7 @@ static void dp_is_optimal_in_its_model_by_brute_force(void **state)
                     tight++;
             }
         }
-        pb_free(base);
+        problem_free(base);
     }
     /* memory must bind often, or the check says little */
     assert_true(fits > 1500 && rejects > 900 && tight > 900);
@@ -695,7 +666,7 @@ static void every_plan_is_scheduled_and_contiguous(void **state)
                          simulate_verdict_name(rep.verdict), rep.reason);
             plan_free(pl[x]);
         }
-        pb_free(pb);
+        problem_free(pb);
     }
     /* the wait-free model is optimistic, but rescheduling longer makes
      * most of the dp's splits really fit */
@@ -716,7 +687,7 @@ static void dp_plan_of_worked_example_fits_at_nine(void **state)
     assert_true(pl->fits);
     assert_true(fabs(pl->gpus[0].total - 8 * GB) < 1);
     plan_free(pl);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static void malformed_problems_are_refused(void **state)
@@ -735,7 +706,7 @@ static void malformed_problems_are_refused(void **state)
     assert_null(baseline_pipedream(pb, NULL));
     pb->L = 4;
     assert_int_equal(baseline_parameters_allocation(pb, NULL), -1);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 int main(void)

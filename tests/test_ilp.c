@@ -36,23 +36,9 @@
 
 static struct problem *pb_new(int L, int P)
 {
-    struct problem *pb = calloc(1, sizeof *pb);
+    struct problem *pb = problem_new(L, P);
     assert_non_null(pb);
-    pb->L = L;
-    pb->P = P;
     pb->micro_batch = 1;
-    pb->f = calloc((size_t)L, sizeof(double));
-    pb->b = calloc((size_t)L, sizeof(double));
-    pb->w = calloc((size_t)L, sizeof(double));
-    pb->a = calloc((size_t)L, sizeof(double));
-    pb->s = calloc((size_t)L, sizeof(double));
-    pb->c = calloc((size_t)L, sizeof(double));
-    pb->names = calloc((size_t)L, sizeof(char *));
-    pb->first = calloc((size_t)L + 1, sizeof(int));
-    pb->cap = calloc((size_t)P, sizeof(double));
-    pb->reserved = calloc((size_t)P, sizeof(double));
-    assert_true(pb->f && pb->b && pb->w && pb->a && pb->s && pb->c &&
-                pb->names && pb->first && pb->cap && pb->reserved);
     for (int i = 0; i <= L; i++)
         pb->first[i] = i;
     /* coarsening builds block names from these */
@@ -67,23 +53,6 @@ static struct problem *pb_new(int L, int P)
     pb->phi = 1;
     pb->bandwidth = 1e9;
     return pb;
-}
-
-static void pb_free(struct problem *pb)
-{
-    for (int i = 0; i < pb->L; i++)
-        free(pb->names[i]);
-    free(pb->f);
-    free(pb->b);
-    free(pb->w);
-    free(pb->a);
-    free(pb->s);
-    free(pb->c);
-    free(pb->names);
-    free(pb->first);
-    free(pb->cap);
-    free(pb->reserved);
-    free(pb);
 }
 
 static void pb_caps(struct problem *pb, double cap, double reserved)
@@ -355,7 +324,7 @@ static void enumeration_never_beats_ilp(void **state)
     for (bool more = alloc_next(probe, gpu, true); more; more = alloc_next(probe, gpu, false))
         count++;
     assert_int_equal(count, 81);
-    pb_free(probe);
+    problem_free(probe);
 
     rng_seed(0x1f1b2022u);
     static const double share[4] = { 0.45, 0.6, 0.8, 1.2 };
@@ -385,7 +354,7 @@ static void enumeration_never_beats_ilp(void **state)
         /* Valgrind (CBC runs ~100x slower there) looks for memory errors,
          * which the smallest instances exercise as well; ASan runs them all. */
         if (under_valgrind() && L > 4) {
-            pb_free(pb);
+            problem_free(pb);
             continue;
         }
         double want = enumerate_best(pb);
@@ -422,7 +391,7 @@ static void enumeration_never_beats_ilp(void **state)
             fitting++;
         }
         planner_result_clear(&res);
-        pb_free(pb);
+        problem_free(pb);
     }
     /* the caps must give a mix, or the test pins little */
     if (under_valgrind()) {
@@ -683,7 +652,7 @@ static void ilp_matches_integer_brute_force(void **state)
                          planner_status_name(res.status));
             assert_true(res.message[0] != '\0');
             planner_result_clear(&res);
-            pb_free(pb);
+            problem_free(pb);
             continue;
         }
         if (res.status != PLAN_OPTIMAL)
@@ -718,7 +687,7 @@ static void ilp_matches_integer_brute_force(void **state)
         if (!integral)
             fractional++;
         planner_result_clear(&res);
-        pb_free(pb);
+        problem_free(pb);
     }
     assert_true(compared >= 12);
 }
@@ -754,7 +723,7 @@ static void section9_cap13_any_layout_is_noncontiguous_period_6(void **state)
     assert_true(res.plan->peak_memory <= 13 * GB);
     assert_int_equal(res.blocks, 4);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* Contiguous under 13 GB: {1,2 | 3,4} keeps two copies of layer 2 below
@@ -771,7 +740,7 @@ static void section9_cap13_contiguous_is_period_9(void **state)
     if (fabs(res.plan->T - 9) > 1e-6)
         fail_msg("period %.9g, expected 9", res.plan->T);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* With 14 GB the contiguous {1,2 | 3,4} at T = 6 fits (14 GB on GPU 0). */
@@ -787,7 +756,7 @@ static void section9_cap14_contiguous_is_period_6(void **state)
     assert_true(fabs(res.plan->T - 6) < 1e-6);
     assert_gpus(res.plan, want);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* GPUs with different caps are not interchangeable: section 9 with caps
@@ -807,7 +776,7 @@ static void uneven_caps_place_heavy_pair_on_larger_gpu(void **state)
     assert_true(fabs(res.plan->T - 6) < 1e-6);
     assert_gpus(res.plan, want);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* 1f1b with one micro-batch: the iteration is the latency alone, the
@@ -826,7 +795,7 @@ static void one_micro_batch_minimises_latency_only(void **state)
     assert_true(fabs(res.plan->objective - 12) < 1e-6);
     assert_true(fabs(res.plan->latency - 12) < 1e-6);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* ---- against the baselines ----------------------------------------------- */
@@ -973,7 +942,7 @@ static void ilp_never_worse_than_baselines_random(void **state)
         check_progress(&log, pb, &res, where);
         progress_free(&log);
         planner_result_clear(&res);
-        pb_free(pb);
+        problem_free(pb);
     }
     /* the caps leave baselines that fit, or nothing was compared */
     assert_true(compared >= 8);
@@ -1062,7 +1031,7 @@ static void progress_reports_are_monotone_and_replay(void **state)
     assert_true(fabs(log.plans[log.n - 1]->objective - 6) < 1e-6);
     progress_free(&log);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 
     rng_seed(4242);
     int improved = 0;
@@ -1078,7 +1047,7 @@ static void progress_reports_are_monotone_and_replay(void **state)
             improved++;
         progress_free(&log);
         planner_result_clear(&res);
-        pb_free(pb);
+        problem_free(pb);
     }
     /* most of these improve on their first plan: the stream is exercised */
     assert_true(improved >= 3);
@@ -1121,7 +1090,7 @@ static void noncontiguous_plan_fits_where_no_contiguous_one_does(void **state)
     /* each GPU holds one of the two heavy layers */
     assert_int_not_equal(res.plan->gpu[0], res.plan->gpu[1]);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 
     pb = pb_pairing(LAYOUT_CONTIGUOUS);
     ilp_run(pb, 0, TINY_LIMIT, &res, NULL);
@@ -1130,7 +1099,7 @@ static void noncontiguous_plan_fits_where_no_contiguous_one_does(void **state)
     assert_true(res.message[0] != '\0');
     assert_true(res.plan == NULL || !res.plan->fits);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* Section 9 again from this angle: under 13 GB the contiguous optimum (9)
@@ -1152,8 +1121,8 @@ static void contiguous_layout_gives_worse_plan_on_section9(void **state)
     assert_true(rc.bound > ra.plan->objective);
     planner_result_clear(&ra);
     planner_result_clear(&rc);
-    pb_free(any);
-    pb_free(cont);
+    problem_free(any);
+    problem_free(cont);
 }
 
 /* ---- infeasible, time limit, cancel ------------------------------------ */
@@ -1173,7 +1142,7 @@ static void cap_below_any_plan_is_infeasible(void **state)
         assert_false(res.believed_fit);
     }
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 
     /* also for 1f1b, where the latency search runs */
     pb = pb_worked(3.5 * GB, LAYOUT_ANY);
@@ -1182,7 +1151,7 @@ static void cap_below_any_plan_is_infeasible(void **state)
     assert_int_equal(res.status, PLAN_INFEASIBLE);
     assert_true(strlen(res.message) > 0);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 static double seconds_now(void)
@@ -1216,7 +1185,7 @@ static void cancel_before_start_returns_baseline_as_timeout(void **state)
     /* only the baselines ran: far below the limit */
     assert_true(took < 2.0 * slowdown());
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 
     /* no baseline fits here: timeout, a message, nothing shown as fitting */
     pb = pb_pairing(LAYOUT_ANY);
@@ -1226,7 +1195,7 @@ static void cancel_before_start_returns_baseline_as_timeout(void **state)
     assert_true(strlen(res.message) > 0);
     assert_true(res.plan == NULL || !res.plan->fits);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* An exhausted time limit behaves like a cancel. */
@@ -1242,7 +1211,7 @@ static void expired_time_limit_returns_timeout(void **state)
     /* the bound is still a bound: at most the optimum, 6 */
     assert_true(isnan(res.bound) || res.bound <= 6 + 1e-9);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* BUG (src/ilp.c, warm_start): a warm start is only a hint, but
@@ -1282,7 +1251,7 @@ static void warm_plan_outside_layout_is_ignored_bug(void **state)
         /* free first: a failing test should not also report leaks */
         planner_result_clear(&res);
         plan_free(warm);
-        pb_free(pb);
+        problem_free(pb);
         fail_msg("non-contiguous plan (T=%g, status %s) under layout contiguous", T,
                  planner_status_name(status));
     }
@@ -1297,7 +1266,7 @@ static void warm_plan_outside_layout_is_ignored_bug(void **state)
     assert_true(fabs(res.plan->T - 6) < 1e-6);
     planner_result_clear(&res);
     plan_free(warm);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* ---- blocks and stats -------------------------------------------------- */
@@ -1309,17 +1278,17 @@ static void default_blocks_depend_on_gpus_and_layers(void **state)
     assert_int_equal(ilp_default_blocks(pb), 12);
     pb->P = 2;
     assert_int_equal(ilp_default_blocks(pb), 12);
-    pb_free(pb);
+    problem_free(pb);
     pb = pb_new(30, 8);
     assert_int_equal(ilp_default_blocks(pb), 16);
-    pb_free(pb);
+    problem_free(pb);
     /* never more blocks than layers */
     pb = pb_new(5, 8);
     assert_int_equal(ilp_default_blocks(pb), 5);
-    pb_free(pb);
+    problem_free(pb);
     pb = pb_new(10, 2);
     assert_int_equal(ilp_default_blocks(pb), 10);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* Stats name the coarsened problem the bound holds for and the size of
@@ -1365,7 +1334,7 @@ static void stats_describe_blocks_and_master(void **state)
     assert_int_equal(ilp_solve(pb, &opt, &res, &stats), 0);
     assert_int_equal(stats.blocks, ilp_default_blocks(pb));
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* ---- edges -------------------------------------------------------------- */
@@ -1382,7 +1351,7 @@ static void single_gpu_period_is_total_compute(void **state)
     assert_plan_sound(res.plan, pb, "one GPU");
     assert_true(fabs(res.plan->T - 12) < 1e-6);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* A one-layer chain has one plan. */
@@ -1403,7 +1372,7 @@ static void single_layer_is_trivially_optimal(void **state)
     /* iteration (m - 1) T + Lambda with Lambda = f + b */
     assert_true(fabs(res.plan->objective - (double)(pb->m - 1) * 4 - 4) < 1e-6);
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* Bad arguments are refused, not crashed on. */
@@ -1415,7 +1384,7 @@ static void bad_arguments_are_refused(void **state)
     struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
     pb->P = 0;
     assert_int_equal(ilp_solve(pb, NULL, &res, NULL), -1);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* Found by the brute force: pipedream, contiguous, 2 GPUs, cap 6 GB,
@@ -1471,7 +1440,7 @@ static void bound_never_exceeds_optimum_bug(void **state)
     double bound = res.bound, T = res.plan->T;
     /* free first: a failing test should not also report leaks */
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
     if (!(bound <= 4 * (1 + 1e-9)))
         fail_msg("bound %.9g above the optimum 4 (ILP period %.9g)", bound, T);
 }
@@ -1496,7 +1465,7 @@ static void optimal_period_is_exact_bug(void **state)
     assert_plan_sound(res.plan, pb, "ILP");
     double T = res.plan->T;
     planner_result_clear(&res);
-    pb_free(pb);
+    problem_free(pb);
     if (!(T <= 4 * (1 + 1e-6)))
         fail_msg("period %.9g, the optimum is 4", T);
 }

@@ -32,23 +32,9 @@
 
 static struct problem *pb_new(int L, int P)
 {
-    struct problem *pb = calloc(1, sizeof *pb);
+    struct problem *pb = problem_new(L, P);
     assert_non_null(pb);
-    pb->L = L;
-    pb->P = P;
     pb->micro_batch = 1;
-    pb->f = calloc((size_t)L, sizeof(double));
-    pb->b = calloc((size_t)L, sizeof(double));
-    pb->w = calloc((size_t)L, sizeof(double));
-    pb->a = calloc((size_t)L, sizeof(double));
-    pb->s = calloc((size_t)L, sizeof(double));
-    pb->c = calloc((size_t)L, sizeof(double));
-    pb->names = calloc((size_t)L, sizeof(char *));
-    pb->first = calloc((size_t)L + 1, sizeof(int));
-    pb->cap = calloc((size_t)P, sizeof(double));
-    pb->reserved = calloc((size_t)P, sizeof(double));
-    assert_true(pb->f && pb->b && pb->w && pb->a && pb->s && pb->c &&
-                pb->names && pb->first && pb->cap && pb->reserved);
     for (int i = 0; i <= L; i++)
         pb->first[i] = i;
     /* coarsening builds block names from these */
@@ -63,23 +49,6 @@ static struct problem *pb_new(int L, int P)
     pb->phi = 2;
     pb->bandwidth = 1e9;
     return pb;
-}
-
-static void pb_free(struct problem *pb)
-{
-    for (int i = 0; i < pb->L; i++)
-        free(pb->names[i]);
-    free(pb->f);
-    free(pb->b);
-    free(pb->w);
-    free(pb->a);
-    free(pb->s);
-    free(pb->c);
-    free(pb->names);
-    free(pb->first);
-    free(pb->cap);
-    free(pb->reserved);
-    free(pb);
 }
 
 static uint64_t rng_state;
@@ -305,7 +274,7 @@ static void results_stream_in_order_and_done_comes_last(void **state)
     assert_int_equal(worker_next(w, &ev), -1);
     worker_free(w);
     assert_no_children();
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* An unknown name is an error RESULT naming it; the rest still run. */
@@ -336,7 +305,7 @@ static void unknown_planner_gives_error_result(void **state)
     assert_int_equal(next_event(w, &ev, deadline), -1);
     worker_free(w);
     assert_no_children();
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* A long ILP (40 layers, 8 GPUs, 24 blocks, 30 s) is killed and reaped
@@ -371,7 +340,7 @@ static void cancel_kills_a_long_solve_at_once(void **state)
     assert_int_equal(kill(kids[0], 0), -1);
     assert_int_equal(errno, ESRCH);
     assert_no_children();
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* worker_free after the end, before and after -1 was read, and cancel on
@@ -413,7 +382,7 @@ static void free_on_finished_worker_is_clean(void **state)
     assert_no_children();
 
     worker_free(NULL);
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* A child that dies without DONE (killed from outside) is reported once
@@ -449,7 +418,7 @@ static void child_death_gives_one_error_result(void **state)
     assert_false(worker_running(w));
     worker_free(w);
     assert_no_children();
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* An empty request still ends with DONE; a malformed one is refused. */
@@ -474,7 +443,7 @@ static void empty_request_gives_done_and_bad_request_is_refused(void **state)
     assert_null(worker_start(&req, err, sizeof err));
     assert_true(strlen(err) > 0);
     assert_no_children();
-    pb_free(pb);
+    problem_free(pb);
 }
 
 /* Two workers at once keep their streams apart, and the child's output
@@ -544,8 +513,8 @@ static void two_workers_side_by_side_and_log_file(void **state)
     /* opened (created) by the child for its stdout and stderr */
     assert_int_equal(access(log, F_OK), 0);
     unlink(log);
-    pb_free(pa);
-    pb_free(pc);
+    problem_free(pa);
+    problem_free(pc);
 }
 
 /* Start/cancel cycles, cancelled at different moments: no descriptor,
@@ -570,7 +539,7 @@ static void start_cancel_cycles_leak_nothing(void **state)
     }
     assert_int_equal(count_fds(), before);
     assert_no_children();
-    pb_free(pb);
+    problem_free(pb);
 }
 
 int main(int argc, char **argv)
