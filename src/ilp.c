@@ -232,13 +232,19 @@ static double objective_of(const struct search *s, double T, double latency)
     return s->alpha * T + s->beta * latency;
 }
 
-/* For 1f1b: the latency above which a plan at period T cannot beat the
- * incumbent by more than half the optimality gap. */
+/* The objective a plan must stay below to beat the incumbent by more than
+ * half the optimality gap (INFINITY with no incumbent). */
+static double objective_cap(const struct search *s)
+{
+    return isfinite(s->best_obj) ? s->best_obj * (1 - ILP_GAP / 2) : INFINITY;
+}
+
+/* For 1f1b: the latency above which a plan at period T cannot either. */
 static double latency_cap(const struct search *s, double T)
 {
     if (!isfinite(s->best_obj) || s->beta <= 0)
         return INFINITY;
-    return (s->best_obj * (1 - ILP_GAP / 2) - s->alpha * T) / s->beta;
+    return (objective_cap(s) - s->alpha * T) / s->beta;
 }
 
 /* Offer a layer-level plan as incumbent (copied if better). */
@@ -858,7 +864,7 @@ static int master_build(struct search *s, struct master *ms, double a, double b)
         tb[i] = mip_col(mp, lo[B + i], hi[B + i], 0, false);
     }
     /* only plans that beat the incumbent by more than half the gap */
-    ms->cap = isfinite(s->best_obj) ? s->best_obj * (1 - ILP_GAP / 2) : INFINITY;
+    ms->cap = objective_cap(s);
     if (isfinite(ms->cap)) {
         row_begin(mp);
         row_add(mp, ms->tau, s->alpha);
@@ -1128,10 +1134,10 @@ static int judge(struct search *s, const int *alloc, double a, double b, double 
     plan_free(own);
     /* exact where the master put the period: cheap, and a plan there
      * that meets the master's value closes the interval */
-    double cap = isfinite(s->best_obj) ? s->best_obj * (1 - ILP_GAP / 2) : INFINITY;
+    double cap = objective_cap(s);
     if (tau < b * (1 - 1e-9) && schedule_exact(s, pl, tau, tau, cap, NULL) == 1)
         offer_block_plan(s, pl);
-    cap = isfinite(s->best_obj) ? s->best_obj * (1 - ILP_GAP / 2) : INFINITY;
+    cap = objective_cap(s);     /* the plan at tau may have lowered it */
     /* then over all of [a, b], below what could still beat the best plan */
     double lb = 0;
     int e = schedule_exact(s, pl, a, b, cap, &lb);
