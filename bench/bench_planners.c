@@ -60,7 +60,8 @@ static int bench_baselines(void)
                 spec_schedule_name(sched));
         fprintf(out, "%-9s %-17s %9s", "network", "platform", "T_lb");
         for (int i = 0; i < planner_count(); i++)
-            fprintf(out, " %17s", planner_name(i));
+            if (!planner_is_solver(planner_name(i)))
+                fprintf(out, " %17s", planner_name(i));
         fprintf(out, "\n");
         for (int n = 0; n < NNET; n++) {
             for (int p = 0; p < NPLAT; p++) {
@@ -77,6 +78,8 @@ static int bench_baselines(void)
                 for (int i = 0; i < planner_count(); i++) {
                     struct planner_result res;
                     struct sim_report rep;
+                    if (planner_is_solver(planner_name(i)))
+                        continue;
                     planner_run(planner_name(i), pb, &res);
                     char cell[32], mem[32];
                     if (!res.plan || simulate_plan(res.plan, pb, &rep) != SIM_OK)
@@ -134,6 +137,8 @@ static void ilp_row(const char *net, const char *plat, const struct knobs *k, in
     double best_base = INFINITY;
     for (int i = 0; i < planner_count(); i++) {
         struct planner_result res;
+        if (planner_is_solver(planner_name(i)))
+            continue;
         planner_run(planner_name(i), pb, &res);
         if (res.plan && res.plan->fits && res.plan->objective < best_base)
             best_base = res.plan->objective;

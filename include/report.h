@@ -13,6 +13,7 @@ struct report {
     int nresults;
     double min_cap;                  /* NAN unless nothing fits */
     const char *min_cap_planner;
+    const struct plan *min_cap_plan; /* the plan that fits at min_cap, or NULL */
 };
 
 /* Returns 0, or -1 on a stream error. */

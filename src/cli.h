@@ -17,9 +17,11 @@ struct knobs;
  * printing a message for a bad value. */
 int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k);
 
-/* The ILP's flags: --blocks N, --time-limit S, --threads N, --log FILE. */
+/* The ILP's flags: --blocks N, --time-limit S, --work-limit N,
+ * --threads N, --log FILE. */
 struct ilp_args {
     double time_limit;
+    long work_limit;         /* 0: none (seconds rule) */
     int threads;
     int blocks;              /* -1: automatic */
     const char *log_path;    /* NULL: CBC's log is discarded */

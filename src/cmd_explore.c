@@ -33,7 +33,7 @@ int cmd_explore(int argc, char **argv)
     struct tui_options opt;
     memset(&opt, 0, sizeof opt);
     knobs_init(&opt.knobs);
-    struct ilp_args ilp = { TUI_TIME_LIMIT, 1, -1, NULL };
+    struct ilp_args ilp = { TUI_TIME_LIMIT, 0, 1, -1, NULL };
     const char *files[2] = { NULL, NULL };
     int nfiles = 0;
     bool options_done = false;
@@ -67,6 +67,7 @@ int cmd_explore(int argc, char **argv)
     }
     opt.knobs.blocks = ilp.blocks;
     opt.time_limit = ilp.time_limit;
+    opt.work_limit = ilp.work_limit;
     opt.threads = ilp.threads;
     opt.log_path = ilp.log_path;
 

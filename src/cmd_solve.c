@@ -128,7 +128,6 @@ int cli_parse_planners(const char *list, const char **out, int max)
 {
     int n = 0;
     if (strcmp(list, "all") == 0) {
-        out[n++] = "ilp";
         for (int i = 0; i < planner_count() && n < max; i++)
             out[n++] = planner_name(i);
         return n;
@@ -138,14 +137,14 @@ int cli_parse_planners(const char *list, const char **out, int max)
         return -1;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
-        const char *name = strcmp(tok, "ilp") == 0 ? "ilp" : NULL;
+        const char *name = NULL;
         for (int i = 0; i < planner_count() && !name; i++)
             if (strcmp(planner_name(i), tok) == 0)
                 name = planner_name(i);
         if (!name) {
-            fprintf(stderr, "pipeplan: unknown planner '%s' (expected ilp", tok);
+            fprintf(stderr, "pipeplan: unknown planner '%s' (expected ", tok);
             for (int i = 0; i < planner_count(); i++)
-                fprintf(stderr, ", %s", planner_name(i));
+                fprintf(stderr, "%s, ", planner_name(i));
             fprintf(stderr, " or all)\n");
             free(copy);
             return -1;
@@ -163,7 +162,8 @@ int cli_parse_planners(const char *list, const char **out, int max)
 /* The ILP's own flags, shared with the explorer. */
 int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
 {
-    static const char *const names[] = { "--blocks", "--time-limit", "--threads", "--log", NULL };
+    static const char *const names[] = { "--blocks", "--time-limit", "--threads", "--log",
+                                         "--work-limit", NULL };
     const char *value = NULL;
     int which = flag_match(names, argc, argv, i, &value);
     if (which < 0)
@@ -191,8 +191,13 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
             goto bad;
         a->threads = (int)n;
         break;
-    default:
+    case 3:
         a->log_path = value;
+        break;
+    default:
+        if (units_parse_count(value, 1, 1000000000L, &n, why, sizeof why) < 0)
+            goto bad;
+        a->work_limit = n;
         break;
     }
     return 1;
@@ -208,7 +213,8 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
 {
     struct worker_request req = {
         .pb = pb, .planners = planners, .nplanners = n, .time_limit = ilp->time_limit,
-        .threads = ilp->threads, .blocks = ilp->blocks, .log_path = ilp->log_path,
+        .work_limit = ilp->work_limit, .threads = ilp->threads, .blocks = ilp->blocks,
+        .log_path = ilp->log_path, .known_bound = NAN,
     };
     char err[256];
     struct worker *w = worker_start(&req, err, sizeof err);
@@ -220,7 +226,7 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
         memset(&results[i], 0, sizeof results[i]);
         results[i].planner = planners[i];
         results[i].status = PLAN_ERROR;
-        results[i].bound = NAN;
+        results[i].bound = results[i].block_bound = NAN;
         snprintf(results[i].message, sizeof results[i].message, "no result");
     }
     int next = 0;
@@ -241,9 +247,10 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
             res->plan = ev.plan;
             ev.plan = NULL;
             res->bound = ev.bound;
+            res->block_bound = ev.block_bound;
             res->seconds = ev.seconds;
             res->believed_fit = ev.believed_fit;
-            res->blocks = strcmp(res->planner, "ilp") == 0 ? ev.blocks : 0;
+            res->blocks = ev.blocks;
             snprintf(res->message, sizeof res->message, "%s", ev.message);
         }
         worker_event_clear(&ev);
@@ -264,7 +271,7 @@ int cmd_solve(int argc, char **argv)
     int nplanners = cli_parse_planners("all", planners, 16);
     bool json = false;
     int nfiles = 0;
-    struct ilp_args ilp = { 10.0, 1, -1, NULL };
+    struct ilp_args ilp = { 10.0, 0, 1, -1, NULL };
     static const char *const planner_flag[] = { "--planner", NULL };
     const char *v = NULL;
 
@@ -348,7 +355,7 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
     int blocks = pb->L;
     for (int i = 0; i < nplanners; i++) {
         struct planner_result *res = &results[i];
-        if (strcmp(res->planner, "ilp") == 0 && res->blocks > 0)
+        if (planner_is_solver(res->planner) && res->blocks > 0)
             blocks = res->blocks;
         /* every plan is checked by the independent simulator before it is shown */
         struct sim_report sim;
@@ -365,8 +372,10 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
         .min_cap = NAN, .min_cap_planner = NULL,
     };
     struct plan *cap_plan = NULL;
-    if (!any_fits)
+    if (!any_fits) {
         rep.min_cap = planner_min_cap(pb, &cap_plan, &rep.min_cap_planner);
+        rep.min_cap_plan = cap_plan;
+    }
     int out = json ? report_json(stdout, &rep) : report_table(stdout, &rep);
     plan_free(cap_plan);
     for (int i = 0; i < nplanners; i++)

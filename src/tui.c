@@ -152,6 +152,7 @@ static void worker_restart(struct tui *t)
     int blocks = t->set.k.blocks < 0 ? -1 : t->set.k.blocks >= pb->L ? 0 : t->set.k.blocks;
     struct worker_request req = {
         .pb = pb, .planners = names, .nplanners = n, .time_limit = t->set.time_limit,
+        .work_limit = t->opt.work_limit, .known_bound = NAN,
         .threads = t->opt.threads > 0 ? t->opt.threads : 1, .blocks = blocks,
         .log_path = t->opt.log_path,
     };
