@@ -115,6 +115,10 @@ int report_json(FILE *out, const struct report *r)
     fprintf(out, ", \"objective\": \"%s\", \"lower_bound_ms\": ",
             pb->schedule == SPEC_SCHEDULE_1F1B ? "iteration" : "period");
     json_number(out, problem_lower_bound(pb));
+    fprintf(out, ", \"compute_ms\": ");
+    json_number(out, problem_compute_ms(pb));
+    fprintf(out, ", \"bound_ms\": ");
+    json_number(out, problem_objective_bound(pb));
     fprintf(out, ", \"min_fitting_cap\": ");
     if (isnan(r->min_cap)) {
         fputs("null", out);

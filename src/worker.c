@@ -159,7 +159,7 @@ static void child_run(int fd, const struct worker_request *req)
             res.status = PLAN_ERROR;
             res.bound = res.block_bound = NAN;
             snprintf(res.message, sizeof res.message, planner_exists(name)
-                     ? "the planner could not start" : "unknown planner");
+                     ? "the planner '%s' could not start" : "unknown planner '%s'", name);
         }
         /* nothing the simulator rejects is shown as a plan (the ILP checks
          * each of its plans itself) */

@@ -124,11 +124,13 @@ static int next_event(struct worker *w, struct worker_event *ev, double deadline
     }
 }
 
+/* work: the ILP's deterministic work limit (tests never depend on the
+ * clock for what a solve proves). */
 static struct worker *start(const struct problem *pb, const char *const *planners, int n,
-                            double limit, int blocks)
+                            long work, int blocks)
 {
     struct worker_request req = {
-        .pb = pb, .planners = planners, .nplanners = n, .time_limit = limit,
+        .pb = pb, .planners = planners, .nplanners = n, .work_limit = work, .known_bound = NAN,
         .threads = 1, .blocks = blocks, .log_path = NULL,
     };
     char err[256] = "";
@@ -210,7 +212,7 @@ static void results_stream_in_order_and_done_comes_last(void **state)
     (void)state;
     static const char *const planners[] = { "uniform", "time", "dp", "ilp" };
     struct problem *pb = pb_random(11, 8, 3, 0.6);
-    struct worker *w = start(pb, planners, 4, 3.0 * slowdown(), 0);
+    struct worker *w = start(pb, planners, 4, 20000, 0);
     assert_true(worker_running(w));
     double deadline = now() + 60 * slowdown();
     int results = 0, progress = 0, done = 0;
@@ -283,7 +285,7 @@ static void unknown_planner_gives_error_result(void **state)
     (void)state;
     static const char *const planners[] = { "nonesuch", "uniform" };
     struct problem *pb = pb_random(12, 6, 2, 1.0);
-    struct worker *w = start(pb, planners, 2, 1.0, 0);
+    struct worker *w = start(pb, planners, 2, 1000, 0);
     double deadline = now() + 30 * slowdown();
     struct worker_event ev;
     assert_int_equal(next_event(w, &ev, deadline), 1);
@@ -308,14 +310,16 @@ static void unknown_planner_gives_error_result(void **state)
     problem_free(pb);
 }
 
-/* A long ILP (40 layers, 8 GPUs, 24 blocks, 30 s) is killed and reaped
- * at once: cancel + free well under 100 ms, the child gone. */
+/* A long ILP (40 layers, 8 GPUs, 24 blocks, a work limit it would take
+ * minutes to use) is killed and reaped at once: the child is gone when
+ * worker_free returns (how long that takes is measured in bench/, not
+ * asserted here: the machine may be loaded). */
 static void cancel_kills_a_long_solve_at_once(void **state)
 {
     (void)state;
     static const char *const planners[] = { "uniform", "ilp" };
     struct problem *pb = pb_random(40, 40, 8, 0.25);
-    struct worker *w = start(pb, planners, 2, 30.0, 24);
+    struct worker *w = start(pb, planners, 2, 100000000L, 24);
     double deadline = now() + 30 * slowdown();
     struct worker_event ev;
     assert_int_equal(next_event(w, &ev, deadline), 1);
@@ -329,13 +333,8 @@ static void cancel_kills_a_long_solve_at_once(void **state)
     assert_int_equal(nkids, 1);
     assert_int_equal(kill(kids[0], 0), 0);
 
-    double t0 = now();
     worker_cancel(w);
     worker_free(w);
-    double took = now() - t0;
-    /* measured: about 0.3 ms, 4 ms under valgrind */
-    if (took >= 0.1)
-        fail_msg("cancel + free took %.3f s", took);
     errno = 0;
     assert_int_equal(kill(kids[0], 0), -1);
     assert_int_equal(errno, ESRCH);
@@ -352,7 +351,7 @@ static void free_on_finished_worker_is_clean(void **state)
     struct problem *pb = pb_random(13, 6, 2, 1.0);
     struct worker_event ev;
 
-    struct worker *w = start(pb, planners, 1, 1.0, 0);
+    struct worker *w = start(pb, planners, 1, 1000, 0);
     double deadline = now() + 30 * slowdown();
     int r;
     while ((r = next_event(w, &ev, deadline)) == 1)
@@ -364,7 +363,7 @@ static void free_on_finished_worker_is_clean(void **state)
     assert_no_children();
 
     /* DONE read, end of pipe not yet: free reaps it all the same */
-    w = start(pb, planners, 1, 1.0, 0);
+    w = start(pb, planners, 1, 1000, 0);
     deadline = now() + 30 * slowdown();
     do {
         assert_int_equal(next_event(w, &ev, deadline), 1);
@@ -374,7 +373,7 @@ static void free_on_finished_worker_is_clean(void **state)
     assert_no_children();
 
     /* cancelled before any event: no events afterwards */
-    w = start(pb, planners, 1, 1.0, 0);
+    w = start(pb, planners, 1, 1000, 0);
     worker_cancel(w);
     assert_false(worker_running(w));
     assert_int_equal(worker_next(w, &ev), -1);
@@ -392,7 +391,7 @@ static void child_death_gives_one_error_result(void **state)
     (void)state;
     static const char *const planners[] = { "uniform", "ilp" };
     struct problem *pb = pb_random(14, 40, 8, 0.25);
-    struct worker *w = start(pb, planners, 2, 30.0, 24);
+    struct worker *w = start(pb, planners, 2, 100000000L, 24);
     double deadline = now() + 30 * slowdown();
     struct worker_event ev;
     assert_int_equal(next_event(w, &ev, deadline), 1);
@@ -426,7 +425,7 @@ static void empty_request_gives_done_and_bad_request_is_refused(void **state)
 {
     (void)state;
     struct problem *pb = pb_random(16, 4, 2, 1.0);
-    struct worker *w = start(pb, NULL, 0, 1.0, 0);
+    struct worker *w = start(pb, NULL, 0, 1000, 0);
     struct worker_event ev;
     double deadline = now() + 30 * slowdown();
     assert_int_equal(next_event(w, &ev, deadline), 1);
@@ -458,9 +457,9 @@ static void two_workers_side_by_side_and_log_file(void **state)
     char log[64];
     snprintf(log, sizeof log, "/tmp/pipeplan_test_worker_%ld.log", (long)getpid());
     unlink(log);
-    struct worker *wa = start(pa, one, 2, 1.0, 0);
+    struct worker *wa = start(pa, one, 2, 1000, 0);
     struct worker_request req = {
-        .pb = pc, .planners = two, .nplanners = 2, .time_limit = 2.0 * slowdown(),
+        .pb = pc, .planners = two, .nplanners = 2, .work_limit = 20000, .known_bound = NAN,
         .threads = 1, .blocks = 0, .log_path = log,
     };
     char err[128];
@@ -526,7 +525,7 @@ static void start_cancel_cycles_leak_nothing(void **state)
     struct problem *pb = pb_random(15, 12, 4, 0.4);
     int before = count_fds();
     for (int k = 0; k < 50; k++) {
-        struct worker *w = start(pb, planners, 2, 10.0, 0);
+        struct worker *w = start(pb, planners, 2, 20000, 0);
         if (k % 3 == 1) {
             /* after the first event: the child is in its solve */
             struct worker_event ev;
