@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "fileio.h"
+#include "report.h"
 #include "spec.h"
 #include "units.h"
 
@@ -181,8 +182,8 @@ int cmd_import(int argc, char **argv)
     char tail[TAIL_MAX + 16], from[TAIL_MAX + 64], batch[96];
     path_tail(graph, tail, sizeof tail);
     snprintf(from, sizeof from, "source file: %s", tail);
-    snprintf(batch, sizeof batch, "times and sizes refer to a micro-batch of %ld samples",
-             micro_batch);
+    snprintf(batch, sizeof batch, "times and sizes refer to a micro-batch of %ld sample%s",
+             micro_batch, report_s(micro_batch));
     const char *comments[8 + MAX_NOTES] = {
         "numbers measured by the PipeDream profiler (msr-fiddle/pipedream),",
         "MIT licence: see LICENSE.pipedream beside this file",
