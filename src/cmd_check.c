@@ -141,12 +141,27 @@ static void checked_free(struct checked *c)
 
 int cmd_check(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0) {
-        FILE *out = argc < 2 ? stderr : stdout;
-        fprintf(out, "usage: pipeplan check FILE...\n"
-                "Validate network and platform files and summarise them.\n");
-        return argc < 2 ? 2 : 0;
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: " CLI_USAGE_CHECK "\n"
+               "Validate network and platform files and summarise them.\n");
+        return 0;
     }
+    /* after "--" every argument is a file, even one starting with '-' */
+    int first = 1;
+    if (argc >= 2 && strcmp(argv[1], "--") == 0)
+        first = 2;
+    for (int i = first; i < argc && first == 1; i++)
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "pipeplan check: unknown option '%s' (see pipeplan --help)\n",
+                    argv[i]);
+            return 2;
+        }
+    if (argc <= first) {
+        fprintf(stderr, "pipeplan check: missing FILE (expected " CLI_USAGE_CHECK ")\n");
+        return 2;
+    }
+    argc -= first - 1;
+    argv += first - 1;
     int n = argc - 1, failed = 0;
     struct checked *all = calloc((size_t)n, sizeof *all);
     if (!all) {

@@ -25,8 +25,9 @@ expect_stdout_empty "no terminal"
 expect_stderr "pipeplan: the explorer needs a terminal; use 'pipeplan solve NETWORK.ini PLATFORM.ini' for scripts" \
     "no terminal message"
 run no-such-command
-expect_status 2 "an unknown word is a missing network file"
-expect_stderr "no-such-command: cannot open: No such file or directory" "unknown word message"
+expect_status 2 "an unknown word is no command and no file"
+expect_stderr "pipeplan: 'no-such-command' is neither a command (check, import, solve) nor a file (see pipeplan --help)" \
+    "unknown word message"
 
 # Each kind of bad input: exact message, exit 2, empty stdout.
 bad() {   # bad NAME CONTENT EXPECTED-STDERR
