@@ -25,6 +25,19 @@ for opt in $(grep -ohE '"--[a-z][a-z-]*' src/main.c src/cmd_*.c src/cli.h | tr -
         not_ok "$opt is parsed but not in --help"; fi
 done
 
+# Every long option in --help is documented in the man page and the README.
+for opt in $(grep -oE -- '--[a-z][a-z-]*' "$TMP/help" | grep -vx -e '--help' | sort -u); do
+    if grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" man/pipeplan.1; then
+        ok "man page documents $opt"; else not_ok "man page lacks $opt"; fi
+    if grep -qF -- "$opt" README.md; then ok "README mentions $opt"; else
+        not_ok "README lacks $opt"; fi
+done
+# Each default time limit is stated for what it applies to.
+if grep -qF "default 10 for" man/pipeplan.1 && grep -qF "30 in the explorer" man/pipeplan.1; then
+    ok "man page: solve 10 s, explorer 30 s"; else not_ok "man page: the two default time limits"; fi
+if grep -qF "10 s in \`solve\` (30 s in the explorer)" README.md; then
+    ok "README: solve 10 s, explorer 30 s"; else not_ok "README: the two default time limits"; fi
+
 # Each command's own help uses the same lines as the top-level help.
 same_lines() {   # NAME: every option line of $TMP/out is in the top-level help
     missing=$(grep -E '^  -' "$TMP/out" | grep -v -e '--help ' | while IFS= read -r line; do
