@@ -304,7 +304,9 @@ static void test_load_reports_missing_file(void **state)
 static void test_nul_byte_names_the_line(void **state)
 {
     (void)state;
-    char path[] = "/tmp/pipeplan-nul-XXXXXX";
+    const char *base = getenv("TMPDIR");
+    char path[200];
+    snprintf(path, sizeof path, "%.150s/pipeplan-nul-XXXXXX", base && *base ? base : "/tmp");
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     static const char text[] = NET_HEAD "[layer a]\nforward = 1\0ms\n";
