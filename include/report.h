@@ -16,6 +16,9 @@ struct report {
     const struct plan *min_cap_plan; /* the plan that fits at min_cap, or NULL */
 };
 
+/* "" for one, "s" otherwise: "%d layer%s", n, report_s(n). */
+const char *report_s(long n);
+
 /* Returns 0, or -1 on a stream error. */
 int report_json(FILE *out, const struct report *r);
 int report_table(FILE *out, const struct report *r);

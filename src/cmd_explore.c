@@ -16,17 +16,13 @@ static const char explore_usage[] =
     "usage: pipeplan [NETWORK.ini [PLATFORM.ini]] [options]\n"
     "  Opens the live explorer (the built-in example when no file is given;\n"
     "  the built-in platform when only a network is given).\n"
-    "  --gpus N                 number of GPUs\n"
-    "  --memory SIZE            uniform memory cap per GPU (e.g. 16GiB)\n"
-    "  --micro-batches M        micro-batches per iteration\n"
-    "  --schedule 1f1b|pipedream\n"
-    "  --layout any|contiguous\n"
-    "  --weight-factor PHI      bytes of weight state per parameter byte\n"
-    "  --blocks N               blocks the ILP works on (0: every layer; default automatic)\n"
-    "  --time-limit SECONDS     ILP time limit per solve (default 30)\n"
-    "  --threads N              ILP threads (default 1)\n"
-    "  --log FILE               append the solver's own output to FILE\n"
+    CLI_HELP_KNOBS
+    CLI_HELP_ILP(CLI_EXPLORE_DEFAULT_SECONDS)
     "  Press ? in the explorer for its keys.\n";
+
+/* the help text's default is the explorer's */
+_Static_assert((int)TUI_TIME_LIMIT == 30,
+               "CLI_EXPLORE_DEFAULT_SECONDS must say TUI_TIME_LIMIT");
 
 int cmd_explore(int argc, char **argv)
 {
@@ -54,14 +50,14 @@ int cmd_explore(int argc, char **argv)
             } else if (strcmp(arg, "--") == 0) {
                 options_done = true;
             } else {
-                fprintf(stderr, "pipeplan: unknown option '%s'\n%s", arg, explore_usage);
+                fprintf(stderr, "pipeplan: unknown option '%s' (see pipeplan --help)\n", arg);
                 return 2;
             }
         } else if (nfiles < 2) {
             files[nfiles++] = arg;
         } else {
-            fprintf(stderr, "pipeplan: too many files (expected NETWORK.ini [PLATFORM.ini])\n%s",
-                    explore_usage);
+            fprintf(stderr, "pipeplan: unexpected argument '%s' (expected "
+                    "pipeplan [NETWORK.ini [PLATFORM.ini]] [options])\n", arg);
             return 2;
         }
     }

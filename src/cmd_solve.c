@@ -14,20 +14,10 @@
 #include "worker.h"
 
 static const char solve_usage[] =
-    "usage: pipeplan solve NETWORK.ini PLATFORM.ini [options]\n"
-    "  --gpus N                 number of GPUs\n"
-    "  --memory SIZE            uniform memory cap per GPU (e.g. 16GiB)\n"
-    "  --micro-batches M        micro-batches per iteration\n"
-    "  --schedule 1f1b|pipedream\n"
-    "  --layout any|contiguous\n"
-    "  --weight-factor PHI      bytes of weight state per parameter byte\n"
-    "  --planner NAME[,NAME...]|all   planners to run (default all: ilp, dp,\n"
-    "                           pipedream, time, parameters, uniform)\n"
-    "  --blocks N               blocks the ILP works on (0: every layer; default auto)\n"
-    "  --time-limit SECONDS     ILP search time (default 10)\n"
-    "  --threads N              CBC threads (default 1)\n"
-    "  --log FILE               append CBC's log to FILE (default: discarded)\n"
-    "  --json                   machine-readable output\n";
+    "usage: " CLI_USAGE_SOLVE "\n"
+    CLI_HELP_KNOBS
+    CLI_HELP_ILP(CLI_SOLVE_DEFAULT_SECONDS)
+    CLI_HELP_SOLVE_ONLY;
 
 /* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
  * with *value set (the next argument consumed if need be), -1 for none,
@@ -45,12 +35,20 @@ static int flag_match(const char *const *names, int argc, char **argv, int *i,
         } else if (*i + 1 < argc) {
             *value = argv[++*i];
         } else {
-            fprintf(stderr, "pipeplan: %s needs a value\n", names[n]);
+            fprintf(stderr, "pipeplan: %s needs a value (see pipeplan --help)\n", names[n]);
             return -2;
         }
         return n;
     }
     return -1;
+}
+
+/* "pipeplan: bad --x 'V': why", with what was expected when `why` does
+ * not say it already. */
+static void bad_value(const char *name, const char *value, const char *why)
+{
+    fprintf(stderr, "pipeplan: bad %s '%s': %s%s\n", name, value, why,
+            strstr(why, "(expected") ? "" : " (see pipeplan --help)");
 }
 
 int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
@@ -119,7 +117,7 @@ int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
     }
     return 1;
 bad:
-    fprintf(stderr, "pipeplan: bad %s '%s': %s\n", names[which], value, why);
+    bad_value(names[which], value, why);
     return -1;
 }
 
@@ -202,7 +200,7 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
     }
     return 1;
 bad:
-    fprintf(stderr, "pipeplan: bad %s '%s': %s\n", names[which], value, why);
+    bad_value(names[which], value, why);
     return -1;
 }
 
@@ -288,7 +286,7 @@ int cmd_solve(int argc, char **argv)
             continue;
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
-        } else if (strcmp(argv[i], "--help") == 0) {
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(solve_usage, stdout);
             return 0;
         } else if ((r = flag_match(planner_flag, argc, argv, &i, &v)) != -1) {
@@ -298,17 +296,25 @@ int cmd_solve(int argc, char **argv)
             if (nplanners <= 0)
                 return 2;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "pipeplan: unknown option '%s'\n%s", argv[i], solve_usage);
+            fprintf(stderr, "pipeplan solve: unknown option '%s' (see pipeplan --help)\n",
+                    argv[i]);
             return 2;
         } else if (nfiles < 2) {
             files[nfiles++] = argv[i];
         } else {
-            fprintf(stderr, "pipeplan: too many files\n%s", solve_usage);
+            fprintf(stderr, "pipeplan solve: unexpected argument '%s' (expected "
+                    CLI_USAGE_SOLVE ")\n", argv[i]);
             return 2;
         }
     }
-    if (nfiles != 2) {
-        fprintf(stderr, "%s", solve_usage);
+    if (nfiles == 0) {
+        fprintf(stderr, "pipeplan solve: missing NETWORK.ini and PLATFORM.ini (expected "
+                CLI_USAGE_SOLVE ")\n");
+        return 2;
+    }
+    if (nfiles == 1) {
+        fprintf(stderr, "pipeplan solve: missing PLATFORM.ini after '%s' (expected "
+                CLI_USAGE_SOLVE ")\n", files[0]);
         return 2;
     }
 

@@ -6,6 +6,11 @@
 
 #include "units.h"
 
+const char *report_s(long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static void json_string(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -156,12 +161,13 @@ int report_table(FILE *out, const struct report *r)
     bool uniform = true;
     for (int p = 1; p < pb->P; p++)
         uniform = uniform && pb->cap[p] == pb->cap[0];
-    fprintf(out, "%s (%d layers) on %d GPUs x %s%s, %s, %s links\n", pb->network, pb->L, pb->P,
-            units_format_size(pb->cap[0], b1, sizeof b1), uniform ? "" : " (varies)",
+    fprintf(out, "%s (%d layer%s) on %d GPU%s x %s%s, %s, %s links\n", pb->network, pb->L,
+            report_s(pb->L), pb->P, report_s(pb->P), units_format_size(pb->cap[0], b1, sizeof b1), uniform ? "" : " (varies)",
             units_format_bandwidth(pb->bandwidth, b2, sizeof b2),
             units_format_time(pb->latency_ms, b3, sizeof b3));
-    fprintf(out, "%ld micro-batches of %ld, %s schedule, %s layout, weight factor %g; "
-            "lower bound T >= %s\n\n", pb->m, pb->micro_batch, spec_schedule_name(pb->schedule),
+    fprintf(out, "%ld micro-batch%s of %ld, %s schedule, %s layout, weight factor %g; "
+            "lower bound T >= %s\n\n", pb->m, pb->m == 1 ? "" : "es", pb->micro_batch,
+            spec_schedule_name(pb->schedule),
             pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any", pb->phi,
             units_format_time(lb, b1, sizeof b1));
     fprintf(out, "%-16s %-21s %10s %10s %10s %7s %7s  %-17s %s\n", "planner", "status", "period",
@@ -198,7 +204,7 @@ int report_table(FILE *out, const struct report *r)
                     units_format_time(res->bound, b1, sizeof b1), 100 * planner_gap(res));
         if (isfinite(res->block_bound))
             fprintf(out, "  %s: for the network cut into %d block%s it is at least %s "
-                    "(block bound)\n", planner_title(res->planner), res->blocks, res->blocks == 1 ? "" : "s",
+                    "(block bound)\n", planner_title(res->planner), res->blocks, report_s(res->blocks),
                     units_format_time(res->block_bound, b1, sizeof b1));
         if (res->message[0])
             fprintf(out, "  %s: %s\n", planner_title(res->planner), res->message);
