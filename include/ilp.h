@@ -1,5 +1,5 @@
 /* ilp: the exact planner, an integer linear program solved with CBC
- * (MODEL.md section 5), through CBC's C API.
+ * (doc/model.md section 5), through CBC's C API.
  *
  * Search: over intervals of the period T. On each, a "master" MIP (the
  * period a variable, the in-flight counts and the waits forced by the
@@ -76,7 +76,7 @@ struct ilp_stats {
 };
 
 /* Solve. Fills res (plan per layer, status, bounds, seconds) and, if
- * stats is not NULL, the statistics. Status (doc/model.md section 11):
+ * stats is not NULL, the statistics. Status (doc/model.md section 11.1):
  * optimal when the gap to the network's bound is <= ILP_GAP;
  * block_optimal when only the gap to the blocks' bound is; timeout when
  * a limit or a cancel stopped it first; infeasible when no plan of the

@@ -1,5 +1,5 @@
 /* plan: an allocation (layer -> GPU) plus a periodic schedule, and the
- * figures derived from them with the memory model of MODEL.md section 3.
+ * figures derived from them with the memory model of doc/model.md section 3.
  * Pure C, no I/O. */
 #ifndef PIPEPLAN_PLAN_H
 #define PIPEPLAN_PLAN_H

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include "plan.h"
 
-/* doc/model.md section 11. optimal: proven for the network's own layers;
+/* doc/model.md section 11.1. optimal: proven for the network's own layers;
  * block_optimal: proven only for the network coarsened into `blocks`
  * blocks; running: a solver's best so far while it still searches. */
 enum plan_status {
@@ -53,7 +53,7 @@ const char *planner_status_name(enum plan_status s);
  * blocks", "timeout", ... */
 const char *planner_status_text(enum plan_status s, int blocks, char *buf, size_t len);
 
-/* The gap, one definition (doc/model.md section 11): (objective - bound) /
+/* The gap, one definition (doc/model.md section 10.5): (objective - bound) /
  * objective with the bound proven for the network, NAN without a plan or
  * a bound. */
 double planner_gap(const struct planner_result *res);

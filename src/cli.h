@@ -56,7 +56,7 @@ int cli_parse_planners(const char *list, const char **out, int max);
     "                           limit is not used and the same inputs give the\n" \
     "                           same plan, status and bound on any machine\n" \
     "  --threads N              threads CBC may use (default 1)\n" \
-    "  --log FILE               append CBC's own log to FILE (default: discarded)\n"
+    "  --log FILE               append CBC's log and the ILP's trace to FILE\n"
 
 #define CLI_HELP_SOLVE_ONLY \
     "  --planner NAME[,NAME...]|all  planners to run (default all: ilp, dp,\n" \

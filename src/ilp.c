@@ -1,4 +1,4 @@
-/* ilp: the exact planner (MODEL.md section 5) with CBC's C API.
+/* ilp: the exact planner (doc/model.md section 5) with CBC's C API.
  *
  * The objective is alpha*T + beta*Lambda: (1, 0) for pipedream (the
  * period), (m-1, 1) for 1f1b (the iteration time). The search keeps
@@ -1559,7 +1559,7 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     res->seconds = now() - s.t0;
     res->blocks = s.B;
     /* What is proven for blocks is not proven for the network: the
-     * network keeps its own bound (doc/model.md section 11). */
+     * network keeps its own bound (doc/model.md section 10.4). */
     bool exact = s.B == pb->L;
     res->bound = exact ? fmax(s.net_bound, s.bound) : s.net_bound;
     res->block_bound = !exact && isfinite(s.bound) ? s.bound : NAN;

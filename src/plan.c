@@ -1,5 +1,5 @@
 /* plan: allocation + periodic schedule, and the memory model of
- * MODEL.md sections 3 and 4 applied to them. */
+ * doc/model.md sections 3 and 4 applied to them. */
 #include "plan.h"
 
 #include <limits.h>
@@ -141,7 +141,7 @@ int plan_evaluate(struct plan *pl, const struct problem *pb)
     }
 
     pl->latency = pl->start[L] + pb->b[0] - pl->start[0];
-    /* doc/model.md section 4: a flushed mini-batch drains the pipeline,
+    /* doc/model.md section 10.2: a flushed mini-batch drains the pipeline,
      * an asynchronous one never does and ends every m periods */
     if (pb->schedule == SPEC_SCHEDULE_PIPEDREAM) {
         pl->iteration = (double)pb->m * pl->T;

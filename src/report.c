@@ -54,7 +54,7 @@ static void json_plan(FILE *out, const struct problem *pb, const struct planner_
     fprintf(out, ", \"objective_ms\": ");
     json_number(out, pl ? pl->objective : NAN);
     /* bound_ms and gap hold for the network's own layers; what holds for
-     * blocks only has keys of its own (doc/model.md section 11) */
+     * blocks only has keys of its own (doc/model.md section 10.4) */
     fprintf(out, ", \"bound_ms\": ");
     json_number(out, res->bound);
     fprintf(out, ", \"gap\": ");

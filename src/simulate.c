@@ -1,5 +1,5 @@
 /* simulate: replay a plan micro-batch by micro-batch and check it against
- * the model (MODEL.md section 6). It shares no code with the planners, the
+ * the model (doc/model.md section 6). It shares no code with the planners, the
  * schedule builder or plan_evaluate(): everything is re-derived from the
  * problem and the plan's gpu[], T and start[], so it can judge them all. */
 #include "simulate.h"

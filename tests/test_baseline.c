@@ -1,4 +1,4 @@
-/* Tests for the baseline planners (MODEL.md section 7): exact splits on
+/* Tests for the baseline planners (doc/model.md section 7): exact splits on
  * hand-worked cases, and brute force over every contiguous split of small
  * random instances for the rules that claim an optimum. */
 #include <math.h>
@@ -64,7 +64,7 @@ static struct problem *pb_six(void)
     return pb;
 }
 
-/* MODEL.md section 9: f = 1, b = 2, s = 4 3 2 1 GB, 2 GPUs, no weights
+/* doc/model.md section 9: f = 1, b = 2, s = 4 3 2 1 GB, 2 GPUs, no weights
  * and no transfers, pipedream schedule, nothing reserved. */
 static struct problem *pb_worked(double cap)
 {

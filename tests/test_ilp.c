@@ -1,4 +1,4 @@
-/* Tests for the exact planner (src/ilp.c, MODEL.md section 5): against
+/* Tests for the exact planner (src/ilp.c, doc/model.md section 5): against
  * exhaustive enumeration and an exact brute force on tiny instances, the
  * worked example of section 9, the baselines (random and bundled data),
  * the progress stream, infeasibility and cancellation, and the stats.
@@ -66,7 +66,7 @@ static void pb_caps(struct problem *pb, double cap, double reserved)
     }
 }
 
-/* MODEL.md section 9: f = 1, b = 2, s = 4 3 2 1 GB, 2 GPUs, no weights
+/* doc/model.md section 9: f = 1, b = 2, s = 4 3 2 1 GB, 2 GPUs, no weights
  * and no transfers, pipedream schedule, nothing reserved. */
 static struct problem *pb_worked(double cap, enum layout_kind layout)
 {
@@ -680,7 +680,7 @@ static void ilp_matches_integer_brute_force(void **state)
     assert_true(compared >= 12);
 }
 
-/* ---- MODEL.md section 9 ----------------------------------------------- */
+/* ---- doc/model.md section 9 ----------------------------------------------- */
 
 static void assert_optimal_with_tight_bound(const struct planner_result *res)
 {
