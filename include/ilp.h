@@ -67,6 +67,11 @@ void ilp_options_init(struct ilp_options *opt);
 /* The block count used when opt->blocks is -1. */
 int ilp_default_blocks(const struct problem *pb);
 
+/* The one rule for how many elements the search works on, for a
+ * requested count (-1: automatic, 0: every layer, N: N blocks, at most
+ * the layers). */
+int ilp_blocks(const struct problem *pb, int requested);
+
 struct ilp_stats {
     int blocks;                  /* elements of the problem the bound holds for */
     int rows, cols, integers;    /* of the largest master MIP built */

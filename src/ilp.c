@@ -1450,8 +1450,13 @@ void ilp_options_init(struct ilp_options *opt)
 
 int ilp_default_blocks(const struct problem *pb)
 {
-    int b = pb->P <= 4 ? 12 : 16;
-    return b < pb->L ? b : pb->L;
+    return ilp_blocks(pb, -1);
+}
+
+int ilp_blocks(const struct problem *pb, int requested)
+{
+    int b = requested < 0 ? (pb->P <= 4 ? 12 : 16) : requested;
+    return b > 0 && b < pb->L ? b : pb->L;
 }
 
 /* Best fitting baseline (or the warm plan) as the first incumbent. */
@@ -1521,8 +1526,7 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
     s.alpha = flushed ? (double)(pb->m - 1) : 1.0;
     s.beta = flushed ? 1.0 : 0.0;
-    int blocks = opt->blocks < 0 ? ilp_default_blocks(pb) : opt->blocks;
-    s.bp = problem_coarsen(pb, blocks);
+    s.bp = problem_coarsen(pb, ilp_blocks(pb, opt->blocks));
     if (!s.bp) {
         res->status = PLAN_ERROR;
         snprintf(res->message, sizeof res->message, "out of memory");
