@@ -54,8 +54,8 @@ const char *planner_status_name(enum plan_status s);
 const char *planner_status_text(enum plan_status s, int blocks, char *buf, size_t len);
 
 /* The gap, one definition (doc/model.md section 10.5): (objective - bound) /
- * objective with the bound proven for the network, NAN without a plan or
- * a bound. */
+ * objective with the bound proven for the network; NAN without a plan
+ * that fits or without a bound. */
 double planner_gap(const struct planner_result *res);
 
 /* Order: fitting plans before others, then by objective. */

@@ -139,7 +139,8 @@ const char *planner_status_text(enum plan_status s, int blocks, char *buf, size_
 
 double planner_gap(const struct planner_result *res)
 {
-    if (!res->plan || !isfinite(res->bound) || !(res->plan->objective > 0))
+    /* the bound holds for plans that fit: nothing to measure otherwise */
+    if (!res->plan || !res->plan->fits || !isfinite(res->bound) || !(res->plan->objective > 0))
         return NAN;
     return fmax(0.0, (res->plan->objective - res->bound) / res->plan->objective);
 }
