@@ -161,8 +161,14 @@ static void worker_restart(struct tui *t)
         warm = ilp->plan;
         known = ce->nblocks >= pb->L ? ce->bound : ce->block_bound;
     }
-    if (!ilp->done)
+    if (!ilp->done) {
         names[n++] = ilp->planner;
+        /* with the baselines in already, the solver starts at once */
+        if (!all) {
+            ilp->started = true;
+            t->ilp_t0 = tui_now();
+        }
+    }
     int blocks = t->set.k.blocks < 0 ? -1 : t->set.k.blocks >= pb->L ? 0 : t->set.k.blocks;
     struct worker_request req = {
         .pb = pb, .planners = names, .nplanners = n, .time_limit = t->set.time_limit,

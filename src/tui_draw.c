@@ -395,7 +395,6 @@ static void draw_title(const struct tui *t, int y)
         snprintf(right, sizeof right, "%s in %.1f s", state, r->seconds);
     else
         snprintf(right, sizeof right, "%s", state);
-    int room = COLS - 4 - text_cols(right) - 2;
     char left[5][600];
     snprintf(left[0], sizeof left[0], "pipeplan  %s (%d layers, micro-batch %ld) on %s: %s, %s",
              name, pb->L, pb->micro_batch, plat, gpus,
@@ -405,9 +404,21 @@ static void draw_title(const struct tui *t, int y)
     snprintf(left[2], sizeof left[2], "%s (micro-batch %ld) on %s", name, pb->micro_batch, plat);
     snprintf(left[3], sizeof left[3], "%s on %s", name, plat);
     snprintf(left[4], sizeof left[4], "%s", name);
-    int k = 0;
-    while (k < 4 && text_cols(left[k]) > room)
-        k++;
+    /* the most that fits: the elapsed time goes before the platform */
+    static const struct { int left; bool time; } tries[] = {
+        { 0, true }, { 1, true }, { 2, true }, { 2, false }, { 3, true }, { 3, false },
+        { 4, false },
+    };
+    int k = 4;
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        int rc = tries[i].time ? text_cols(right) : text_cols(state);
+        if (text_cols(left[tries[i].left]) + 2 + 4 + rc <= COLS || i + 1 == sizeof tries / sizeof tries[0]) {
+            k = tries[i].left;
+            if (!tries[i].time)
+                snprintf(right, sizeof right, "%s", state);
+            break;
+        }
+    }
     struct pen pn = { y, 0, COLS - 4 - text_cols(right) - 1 };
     const char *l = left[k];
     if (k == 0) {
@@ -1277,10 +1288,11 @@ static const char *const help_text[] = {
     "  k / K        fewer / more ILP blocks (coarser solves faster)",
     "  t / T        shorter / longer ILP time limit",
     "  u            undo the last knob change",
-    "  r            reload the network and platform files from disk",
+    "  r            reload the network and platform files from disk, keeping the knobs changed here (it says which)",
+    "  R            reload, back to the files' values (the ILP's blocks and limit stay)",
     "",
     "#Views",
-    "  Left Right h l   move the layer cursor (Home End PgUp PgDn too)",
+    "  Left Right h l   move the layer cursor (Home End PgUp PgDn too); layers count from 1",
     "  < >              previous / next change of GPU along the chain",
     "  Up Down Tab      show another plan's layers, memory and period",
     "  f                follow the best plan again",
@@ -1295,33 +1307,101 @@ static const char *const help_text[] = {
     "  Memory bars, against each GPU's cap (marks beyond the cap stand out):",
     "    @0 weights, gradients and optimizer state   @1 stored activations",
     "    @2 send / receive buffers                   @3 reserved",
+    "  Strips: one character per layer, the GPU it runs on (0-9, then a=GPU 10, b=GPU 11, ...); \"all\" shows the whole network, \"zoom\" the layers around the cursor.",
     "  Period: one period of each GPU, F forward, B backward, @i idle;",
     "    the percentage is the GPU's busy share.",
-    "  gap: how far a plan's objective (iteration time for 1f1b, period",
-    "    for pipedream) is above the best proven lower bound.",
+    "  gap: (objective - bound) / objective, the objective being the iteration time for 1f1b and the period for pipedream, the bound the best lower bound proven for the network.",
+    "  While the plans for new knobs come in, the plan on show before stays, marked \"updating\".",
     "  The ILP is called optimal only when it proved it; otherwise the",
     "    table shows its best plan so far and the bound it proved.",
-    "  With fewer blocks than layers, the ILP proves its bound for whole",
-    "    blocks (\"block bound\"); its plan is refined per layer and may",
-    "    beat that bound.",
+    "  With fewer blocks than layers, the ILP proves a bound for whole blocks only (\"block bound\", \"optimal for N blocks\"); its plan is refined per layer and may beat that bound, which is no bound on the network.",
+    "  Each setting's ILP result is kept: coming back to it (u) shows it at once, and a new search continues from it.",
 };
+
+/* Visible columns of a help line (@X is one glyph). */
+static int help_cols(const char *s, int n)
+{
+    int c = 0;
+    for (int i = 0; i < n && s[i]; i++) {
+        if (s[i] == '@' && s[i + 1]) {
+            i++;
+            c++;
+        } else if (((unsigned char)s[i] & 0xc0) != 0x80) {
+            c++;
+        }
+    }
+    return c;
+}
+
+/* The help's lines wrapped at spaces to `cols`: each as (text index,
+ * start, length, indent). Returns how many. */
+struct help_piece {
+    int line, start, len, indent;
+};
+
+static int help_wrap(int cols, struct help_piece *out, int max)
+{
+    int n = 0, nl = (int)(sizeof help_text / sizeof help_text[0]);
+    for (int k = 0; k < nl; k++) {
+        const char *s = help_text[k];
+        int len = (int)strlen(s), start = 0, indent = 0;
+        /* continuation lines start under the description */
+        int lead = 0;
+        while (s[lead] == ' ' || s[lead] == '#')
+            lead++;
+        const char *gap = strstr(s + lead, "  ");
+        int desc = gap ? (int)(gap - s) : lead;
+        while (gap && s[desc] == ' ')
+            desc++;
+        if (desc > cols / 2)
+            desc = lead + 2;
+        do {
+            int end = len;
+            if (help_cols(s + start, len - start) + indent > cols) {
+                int room = cols - indent, c = 0, i = start, cut = -1;
+                for (; i < len && c < room; i++) {
+                    if (s[i] == ' ' && i > start)
+                        cut = i;
+                    if (s[i] == '@' && s[i + 1])
+                        i++;
+                    if (((unsigned char)s[i] & 0xc0) != 0x80)
+                        c++;
+                }
+                end = cut > start ? cut : i;
+            }
+            if (n < max)
+                out[n] = (struct help_piece){ k, start, end - start, indent };
+            n++;
+            start = end;
+            while (start < len && s[start] == ' ')
+                start++;
+            indent = desc;
+        } while (start < len);
+    }
+    return n < max ? n : max;
+}
 
 static void draw_help(struct tui *t)
 {
-    int n = (int)(sizeof help_text / sizeof help_text[0]);
+    static struct help_piece pieces[512];
+    int n = help_wrap(COLS - 2, pieces, 512);
     int rows = LINES - 1;
     if (t->help_top > n - rows)
         t->help_top = n - rows > 0 ? n - rows : 0;
     for (int k = 0; k < rows && t->help_top + k < n; k++) {
-        const char *s = help_text[t->help_top + k];
-        struct pen pn = { k, 1, COLS };
+        const struct help_piece *hp = &pieces[t->help_top + k];
+        const char *s = help_text[hp->line] + hp->start;
+        const char *end = s + hp->len;
+        struct pen pn = { k, 1 + hp->indent, COLS };
         attr_t a = roles[R_NORMAL];
-        if (*s == '#') {
+        if (hp->start == 0 && *s == '#') {
             a = roles[R_TITLE];
             s++;
+        } else if (help_text[hp->line][0] == '#') {
+            a = roles[R_TITLE];
         }
         /* @N: the glyph of memory segment N, @i: the idle glyph */
-        for (const char *p = s; *p; p++) {
+        for (const char *p = s; p < end && *p; p++) {
             if (*p == '@' && p[1]) {
                 p++;
                 if (*p == 'i')
