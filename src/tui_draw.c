@@ -765,6 +765,27 @@ static void gpu_layers(const struct plan *pl, int p, char *buf, size_t len)
         snprintf(buf, len, "-");
 }
 
+/* A GPU's layer list in what is left of the line (less its last column):
+ * whole ranges only, an ellipsis when some do not fit. */
+static void put_layers(struct pen *pn, attr_t a, const char *lay)
+{
+    int room = pn->end - 1 - pn->x;
+    if (text_cols(lay) <= room) {
+        put(pn, a, lay);
+        return;
+    }
+    int dots = text_cols(G->dots);
+    const char *cut = NULL;
+    for (const char *p = lay; *p && p - lay <= room - dots; p++)
+        if (*p == ',')
+            cut = p;
+    if (!cut)
+        return;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%.*s,%s", (int)(cut - lay), lay, G->dots);
+    put(pn, a, buf);
+}
+
 static void draw_memory(struct tui *t, const struct layout *ly)
 {
     bool updating;
@@ -847,7 +868,7 @@ static void draw_memory(struct tui *t, const struct layout *ly)
             char lay[256];
             gpu_layers(pl, p, lay, sizeof lay);
             put(&pn, roles[R_DIM], "  layers ");
-            put(&pn, roles[R_DIM], lay);
+            put_layers(&pn, roles[R_DIM], lay);
         }
     }
 }
@@ -1142,7 +1163,7 @@ static void draw_details(struct tui *t, const struct layout *ly)
         char lay[512];
         gpu_layers(pl, p, lay, sizeof lay);
         put(&pn, roles[R_NORMAL], "  ");
-        put(&pn, roles[R_NORMAL], lay);
+        put_layers(&pn, roles[R_NORMAL], lay);
     }
 }
 
