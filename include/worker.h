@@ -25,12 +25,18 @@ struct worker_request {
     /* where the child's stdout/stderr go, with CBC's log and the ILP's
      * trace; NULL: /dev/null */
     const char *log_path;
+    /* after the baselines, when none of their plans fits: look for the
+     * smallest uniform cap at which one does (planner_min_cap) and send
+     * it as a WORKER_MIN_CAP event before the ILP starts */
+    bool min_cap;
 };
 
 enum worker_event_kind {
     WORKER_RESULT,                   /* a planner finished: final plan and status */
     WORKER_PROGRESS,                 /* the ILP improved its plan and/or bound */
-    WORKER_DONE                      /* every planner finished; nothing follows */
+    WORKER_DONE,                     /* every planner finished; nothing follows */
+    WORKER_MIN_CAP                   /* bound: the smallest uniform cap (bytes) at
+                                      * which `planner`'s plan fits, NAN for none */
 };
 
 struct worker_event {

@@ -128,12 +128,31 @@ static void child_trace(void *ctx, const char *line)
     fflush(stdout);
 }
 
+/* The smallest cap at which a plan fits, sent as one event. */
+static int child_min_cap(int fd, const struct problem *pb)
+{
+    struct plan *pl = NULL;
+    const char *who = NULL;
+    double cap = planner_min_cap(pb, &pl, &who);
+    plan_free(pl);
+    struct worker_event ev = { .kind = WORKER_MIN_CAP, .bound = cap, .block_bound = NAN,
+                               .objective = NAN, .believed_fit = true };
+    snprintf(ev.planner, sizeof ev.planner, "%s", who ? who : "");
+    return send_msg(fd, &ev, NULL);
+}
+
 static void child_run(int fd, const struct worker_request *req)
 {
+    bool any_fit = false, baselines = false, cap_sent = false;
     for (int i = 0; i < req->nplanners; i++) {
         const char *name = req->planners[i];
         struct planner_result res;
         int rc = -1;
+        if (planner_is_solver(name) && req->min_cap && baselines && !any_fit && !cap_sent) {
+            cap_sent = true;
+            if (child_min_cap(fd, req->pb) < 0)
+                return;
+        }
         if (planner_is_solver(name)) {
             struct ilp_options opt;
             ilp_options_init(&opt);
@@ -175,11 +194,17 @@ static void child_run(int fd, const struct worker_request *req)
         };
         snprintf(ev.planner, sizeof ev.planner, "%s", name);
         snprintf(ev.message, sizeof ev.message, "%s", res.message);
+        if (!planner_is_solver(name)) {
+            baselines = true;
+            any_fit = any_fit || (res.plan && res.plan->fits && res.status != PLAN_ERROR);
+        }
         rc = send_msg(fd, &ev, res.plan);
         planner_result_clear(&res);
         if (rc < 0)
             return;
     }
+    if (req->min_cap && baselines && !any_fit && !cap_sent && child_min_cap(fd, req->pb) < 0)
+        return;
     struct worker_event done = { .kind = WORKER_DONE, .bound = NAN, .block_bound = NAN,
                                  .objective = NAN, .believed_fit = true };
     send_msg(fd, &done, NULL);
