@@ -169,11 +169,10 @@ static void worker_restart(struct tui *t)
             t->ilp_t0 = tui_now();
         }
     }
-    int blocks = t->set.k.blocks < 0 ? -1 : t->set.k.blocks >= pb->L ? 0 : t->set.k.blocks;
     struct worker_request req = {
         .pb = pb, .planners = names, .nplanners = n, .time_limit = t->set.time_limit,
         .work_limit = t->opt.work_limit, .warm = warm, .known_bound = known,
-        .threads = t->opt.threads > 0 ? t->opt.threads : 1, .blocks = blocks,
+        .threads = t->opt.threads > 0 ? t->opt.threads : 1, .blocks = t->set.k.blocks,
         .log_path = t->opt.log_path, .min_cap = all,
     };
     char err[256];

@@ -74,7 +74,6 @@ struct tui {
     struct tui_setting undo[TUI_UNDO_MAX];
     int nundo;
     struct tui_problem *cur;
-    int auto_blocks;             /* the ILP's own block count for cur */
     unsigned gen;                /* bumped by every re-plan */
     struct tui_row rows[TUI_MAX_ROWS];
     int nrows;                   /* planner_count() */

@@ -127,7 +127,6 @@ static void setting_install(struct tui *t, struct tui_setting *s, struct problem
         if (tp) {
             tp_unref(t->cur);
             t->cur = tp;
-            t->auto_blocks = ilp_default_blocks(pb);
         }
     }
     enum tui_replan want = same_problem ? REPLAN_ILP : REPLAN_ALL;
@@ -243,13 +242,7 @@ static double limit_next(double cur, int dir)
 
 int tui_blocks(const struct tui *t)
 {
-    int L = t->cur->pb->L;
-    int k = t->set.k.blocks;
-    if (k < 0)
-        return t->auto_blocks > 0 && t->auto_blocks < L ? t->auto_blocks : L;
-    if (k == 0 || k > L)
-        return L;
-    return k;
+    return ilp_blocks(t->cur->pb, t->set.k.blocks);
 }
 
 static double cap_max(const struct problem *pb)
@@ -1028,7 +1021,6 @@ int tui_state_init(struct tui *t, const struct tui_options *opt, struct spec_net
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    t->auto_blocks = ilp_default_blocks(pb);
     t->replan = REPLAN_ALL;
     t->dirty = true;
     return 0;
