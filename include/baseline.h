@@ -1,4 +1,4 @@
-/* baseline: the plans today's frameworks would pick (MODEL.md section 7).
+/* baseline: the plans today's frameworks would pick (doc/model.md section 7).
  * Each returns a scheduled and evaluated plan (see schedule_build), judged
  * with the same memory model as every other plan; a plan a baseline
  * believed would fit may not fit. When a baseline's own memory rule

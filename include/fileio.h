@@ -7,7 +7,8 @@
 #include <stdio.h>
 
 /* Read a whole file into a NUL-terminated buffer (caller frees). Returns
- * NULL with "PATH: reason" in err. A file holding a NUL byte is refused. */
+ * NULL with "PATH: reason" in err. A file holding a NUL byte is refused
+ * with "PATH:LINE: a NUL byte (expected a text file)". */
 char *fileio_read(const char *path, size_t *len, char *err, size_t errlen);
 
 /* Called with a stream on the temporary file; returns 0 or -1. */

@@ -1,5 +1,5 @@
 /* ilp: the exact planner, an integer linear program solved with CBC
- * (MODEL.md section 5), through CBC's C API.
+ * (doc/model.md section 5), through CBC's C API.
  *
  * Search: over intervals of the period T. On each, a "master" MIP (the
  * period a variable, the in-flight counts and the waits forced by the
@@ -27,14 +27,33 @@ struct ilp_progress {
     double elapsed;              /* seconds since the solve started */
     const struct plan *plan;     /* improved layer-level plan, or NULL */
     double objective;            /* of the best plan so far (INFINITY if none) */
-    double bound;                /* best proven lower bound on the objective */
+    double bound;                /* proven lower bound on the network's objective */
+    double block_bound;          /* proven for the blocks only (NAN when the
+                                  * blocks are the layers: then it is `bound`) */
+    int blocks;                  /* elements the search works on */
 };
 
 struct ilp_options {
-    double time_limit;           /* seconds for the whole search (<= 0: none) */
+    double time_limit;           /* seconds for the whole search (<= 0: none);
+                                  * not used under a work limit */
+    /* Deterministic work limit (<= 0: none): CBC branch-and-bound nodes
+     * summed over the search's MIPs, plus one per MIP. Under it nothing
+     * depends on the clock (node caps replace the per-MIP seconds, CBC
+     * runs one thread): the same inputs give the same plan, status and
+     * bound on any machine. Tests use it; people use seconds. */
+    long work_limit;
     int threads;                 /* CBC threads (<= 1: one) */
     int blocks;                  /* coarsening: 0 = the layers, -1 = automatic */
     const struct plan *warm;     /* layer-level plan to start from, or NULL */
+    /* A lower bound already proven for the same problem and blocks (an
+     * earlier search's block bound, or its bound when the blocks are the
+     * layers), to continue from; NAN: none. */
+    double known_bound;
+    /* The search's own trace, a line at a time (masters, judgements,
+     * plans, bounds), or NULL; solver_log > 0 also asks CBC for its log
+     * at that level (on standard output). */
+    void (*on_trace)(void *ctx, const char *line);
+    int solver_log;
     /* every improved plan and every improved bound, as soon as known */
     void (*on_progress)(void *ctx, const struct ilp_progress *p);
     void *ctx;
@@ -48,6 +67,11 @@ void ilp_options_init(struct ilp_options *opt);
 /* The block count used when opt->blocks is -1. */
 int ilp_default_blocks(const struct problem *pb);
 
+/* The one rule for how many elements the search works on, for a
+ * requested count (-1: automatic, 0: every layer, N: N blocks, at most
+ * the layers). */
+int ilp_blocks(const struct problem *pb, int requested);
+
 struct ilp_stats {
     int blocks;                  /* elements of the problem the bound holds for */
     int rows, cols, integers;    /* of the largest master MIP built */
@@ -56,11 +80,14 @@ struct ilp_stats {
     double master_seconds, sub_seconds, refine_seconds;   /* where the time went */
 };
 
-/* Solve. Fills res (plan per layer, status, bound on the objective,
- * seconds) and, if stats is not NULL, the statistics. Status: optimal when
- * the relative gap is <= ILP_GAP, timeout when the limit or a cancel
- * stopped it first, infeasible when no plan fits (proven), error when CBC
- * failed. Returns 0, or -1 on bad arguments. */
+/* Solve. Fills res (plan per layer, status, bounds, seconds) and, if
+ * stats is not NULL, the statistics. Status (doc/model.md section 11.1):
+ * optimal when the gap to the network's bound is <= ILP_GAP;
+ * block_optimal when only the gap to the blocks' bound is; timeout when
+ * a limit or a cancel stopped it first; infeasible when no plan of the
+ * layers fits (proven; for blocks coarser than the layers that is only
+ * no_fit, with the reason in res->message); error when CBC failed.
+ * Returns 0, or -1 on bad arguments. */
 int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
               struct planner_result *res, struct ilp_stats *stats);
 

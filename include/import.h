@@ -1,7 +1,7 @@
 /* import: turn a profiler's layer graph into a network chain.
  *
  * PipeDream's graph.txt is a DAG; the planners want a chain. The DAG is
- * linearised as MODEL.md section 8 says: nodes in topological order (Kahn's
+ * linearised as doc/model.md section 8 says: nodes in topological order (Kahn's
  * algorithm, the smallest node number first among the ready ones, so the
  * order does not depend on line order), each cut carrying every output that
  * is still needed after it. Parsing works on text in memory, no I/O. */

@@ -1,5 +1,5 @@
 /* plan: an allocation (layer -> GPU) plus a periodic schedule, and the
- * figures derived from them with the memory model of MODEL.md section 3.
+ * figures derived from them with the memory model of doc/model.md section 3.
  * Pure C, no I/O. */
 #ifndef PIPEPLAN_PLAN_H
 #define PIPEPLAN_PLAN_H
@@ -32,8 +32,8 @@ struct plan {
     int *copies;             /* [L] u_i: n_i (pipedream) or min(n_i, m) (1f1b) */
     int *versions;           /* [L] v_i: n_i (pipedream) or 1 (1f1b) */
     double latency;          /* Lambda = t(B_0)+b_0-t(F_0), ms */
-    double iteration;        /* (m-1)T + Lambda, ms */
-    double throughput;       /* samples per second in steady state */
+    double iteration;        /* ms: (m-1)T + Lambda (1f1b), m T (pipedream) */
+    double throughput;       /* samples/s: m * micro_batch / iteration */
     double objective;        /* T (pipedream) or iteration (1f1b) */
     double peak_memory;      /* max over GPUs of total */
     int peak_gpu;            /* GPU with the largest total - cap */

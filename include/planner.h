@@ -8,8 +8,12 @@
 #include <stdbool.h>
 #include "plan.h"
 
+/* doc/model.md section 11.1. optimal: proven for the network's own layers;
+ * block_optimal: proven only for the network coarsened into `blocks`
+ * blocks; running: a solver's best so far while it still searches. */
 enum plan_status {
-    PLAN_OPTIMAL, PLAN_FEASIBLE, PLAN_NO_FIT, PLAN_INFEASIBLE, PLAN_TIMEOUT, PLAN_ERROR
+    PLAN_OPTIMAL, PLAN_FEASIBLE, PLAN_NO_FIT, PLAN_INFEASIBLE, PLAN_TIMEOUT, PLAN_ERROR,
+    PLAN_BLOCK_OPTIMAL, PLAN_RUNNING
 };
 
 struct planner_result {
@@ -17,24 +21,42 @@ struct planner_result {
     enum plan_status status;
     struct plan *plan;       /* owned; NULL only on error */
     bool believed_fit;       /* what the planner's own rule believed */
-    double bound;            /* proven lower bound on the objective, or NAN */
+    double bound;            /* proven lower bound on the network's objective
+                                (at least the trivial one), or NAN */
+    double block_bound;      /* bound proven for the blocks only, or NAN */
     double seconds;          /* wall time of the planner */
-    int blocks;              /* elements status and bound are proven for (0: n/a) */
+    int blocks;              /* elements a solver worked on (0: n/a) */
     char message[320];       /* why, for errors and surprises */
 };
 
-/* Registry of the layer-level planners, in display order. */
+/* Registry of the planners, in display order: the ILP, then the
+ * baselines. */
 int planner_count(void);
 const char *planner_name(int i);
 const char *planner_title(const char *name);   /* "mem-aware DP", ... */
 bool planner_exists(const char *name);
+/* A solver searches under limits and streams its progress (the ILP: see
+ * ilp.h for its options); the others are baselines, quick and final. */
+bool planner_is_solver(const char *name);
+/* Whether it chooses its split under the memory caps (the ILP, the DP,
+ * PipeDream's planner); the others ignore memory. */
+bool planner_has_memory_rule(const char *name);
 
-/* Run one planner. Returns 0 and fills *res (free with
- * planner_result_clear), or -1 for an unknown name. */
+/* Run one planner (a solver with its default limits). Returns 0 and fills
+ * *res (free with planner_result_clear), or -1 for an unknown name. */
 int planner_run(const char *name, const struct problem *pb, struct planner_result *res);
 void planner_result_clear(struct planner_result *res);
 
 const char *planner_status_name(enum plan_status s);
+
+/* The status in words, the same everywhere: "optimal", "optimal for 12
+ * blocks", "timeout", ... */
+const char *planner_status_text(enum plan_status s, int blocks, char *buf, size_t len);
+
+/* The gap, one definition (doc/model.md section 10.5): (objective - bound) /
+ * objective with the bound proven for the network; NAN without a plan
+ * that fits or without a bound. */
+double planner_gap(const struct planner_result *res);
 
 /* Order: fitting plans before others, then by objective. */
 int planner_result_compare(const struct planner_result *a, const struct planner_result *b);

@@ -71,6 +71,10 @@ struct problem *problem_coarsen(const struct problem *pb, int blocks);
 /* T_lb = max(sum(f+b)/P, max(f+b)). */
 double problem_lower_bound(const struct problem *pb);
 
+/* The trivial lower bound on the objective (doc/model.md section 10.3):
+ * T_lb for pipedream, (m-1) T_lb + sum(f+b) for 1f1b. */
+double problem_objective_bound(const struct problem *pb);
+
 /* Sum of f+b over all elements. */
 double problem_compute_ms(const struct problem *pb);
 

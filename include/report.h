@@ -13,7 +13,11 @@ struct report {
     int nresults;
     double min_cap;                  /* NAN unless nothing fits */
     const char *min_cap_planner;
+    const struct plan *min_cap_plan; /* the plan that fits at min_cap, or NULL */
 };
+
+/* "" for one, "s" otherwise: "%d layer%s", n, report_s(n). */
+const char *report_s(long n);
 
 /* Returns 0, or -1 on a stream error. */
 int report_json(FILE *out, const struct report *r);

@@ -6,7 +6,7 @@
 #include "plan.h"
 
 /* Given pl->gpu, choose the period T and start times that satisfy every
- * constraint of MODEL.md section 2 (chain order with transfer delays,
+ * constraint of doc/model.md section 2 (chain order with transfer delays,
  * per-GPU send/receive load <= T, modular non-overlap on each GPU), with T
  * as small as it can find (starting from the largest per-GPU compute, send
  * and receive load) and in-flight counts low (list scheduling in chain

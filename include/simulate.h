@@ -1,5 +1,5 @@
 /* simulate: independent replay of a plan that checks the invariants of
- * MODEL.md section 6. Written without using the planners' or schedule
+ * doc/model.md section 6. Written without using the planners' or schedule
  * builder's code, so it can judge them. Pure C, no I/O. */
 #ifndef PIPEPLAN_SIMULATE_H
 #define PIPEPLAN_SIMULATE_H

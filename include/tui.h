@@ -16,6 +16,7 @@ struct tui_options {
     const char *platform_path;   /* likewise */
     struct knobs knobs;          /* starting knobs (0 / -1: as in the files) */
     double time_limit;           /* ILP seconds */
+    long work_limit;             /* ILP deterministic work limit (0: none) */
     int threads;                 /* ILP threads */
     const char *log_path;        /* the solver's output goes there; NULL: nowhere */
 };

@@ -13,29 +13,42 @@
 
 struct worker_request {
     const struct problem *pb;        /* layer-level problem */
-    const char *const *planners;     /* registry names and/or "ilp", in order */
+    const char *const *planners;     /* registry names, in order */
     int nplanners;
     double time_limit;               /* ILP seconds */
+    long work_limit;                 /* ILP deterministic work limit (0: none) */
+    const struct plan *warm;         /* ILP: a plan to start from, or NULL */
+    double known_bound;              /* ILP: a bound proven before for the same
+                                      * settings and blocks (ilp.h), or NAN */
     int threads;                     /* ILP threads */
     int blocks;                      /* ILP coarsening (-1 automatic) */
-    const char *log_path;            /* where the child's stdout/stderr go; NULL: /dev/null */
+    /* where the child's stdout/stderr go, with CBC's log and the ILP's
+     * trace; NULL: /dev/null */
+    const char *log_path;
+    /* after the baselines, when none of their plans fits: look for the
+     * smallest uniform cap at which one does (planner_min_cap) and send
+     * it as a WORKER_MIN_CAP event before the ILP starts */
+    bool min_cap;
 };
 
 enum worker_event_kind {
     WORKER_RESULT,                   /* a planner finished: final plan and status */
     WORKER_PROGRESS,                 /* the ILP improved its plan and/or bound */
-    WORKER_DONE                      /* every planner finished; nothing follows */
+    WORKER_DONE,                     /* every planner finished; nothing follows */
+    WORKER_MIN_CAP                   /* bound: the smallest uniform cap (bytes) at
+                                      * which `planner`'s plan fits, NAN for none */
 };
 
 struct worker_event {
     enum worker_event_kind kind;
     char planner[16];
-    enum plan_status status;         /* RESULT only */
+    enum plan_status status;         /* RESULT; PROGRESS: running */
     struct plan *plan;               /* owned by the event; may be NULL */
-    double bound;                    /* proven bound on the objective, or NAN */
+    double bound;                    /* proven bound on the network's objective, or NAN */
+    double block_bound;              /* proven for the blocks only, or NAN */
     double objective;                /* PROGRESS: of the best plan so far */
     double seconds;                  /* RESULT: planner time; PROGRESS: elapsed */
-    int blocks;                      /* elements the bound is proven for */
+    int blocks;                      /* elements a solver works on (0: n/a) */
     bool believed_fit;
     char message[320];
 };

@@ -1,5 +1,5 @@
 /* baseline: the splits today's frameworks pick, each scheduled and judged
- * with the common model (MODEL.md section 7). All splits are contiguous:
+ * with the common model (doc/model.md section 7). All splits are contiguous:
  * stage k is one interval of layers on GPU k. */
 #include <math.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "fileio.h"
+#include "report.h"
 #include "spec.h"
 #include "units.h"
 
@@ -53,8 +54,9 @@ static void summary_network(FILE *out, const char *label, const struct spec_netw
             largest_at = i;
         }
     }
-    fprintf(out, "%s: network %s, %d layers, micro-batch of %ld samples\n", label,
-            net->name, net->nlayers, net->micro_batch);
+    fprintf(out, "%s: network %s, %d layer%s, micro-batch of %ld sample%s\n", label,
+            net->name, net->nlayers, report_s(net->nlayers), net->micro_batch,
+            report_s(net->micro_batch));
     fprintf(out, "  compute      %s per micro-batch (forward %s, backward %s)\n",
             units_format_time(fwd + bwd, b1, sizeof b1), units_format_time(fwd, b2, sizeof b2),
             units_format_time(bwd, b3, sizeof b3));
@@ -70,7 +72,7 @@ static void summary_network(FILE *out, const char *label, const struct spec_netw
 static void summary_platform(FILE *out, const char *label, const struct spec_platform *pl)
 {
     char b1[32], b2[32], b3[32];
-    fprintf(out, "%s: platform %s, %d GPUs\n", label, pl->name, pl->gpus);
+    fprintf(out, "%s: platform %s, %d GPU%s\n", label, pl->name, pl->gpus, report_s(pl->gpus));
     fprintf(out, "  memory       %s per GPU, %s reserved\n",
             units_format_size((double)pl->memory, b1, sizeof b1),
             units_format_size((double)pl->reserved, b2, sizeof b2));
@@ -82,11 +84,11 @@ static void summary_platform(FILE *out, const char *label, const struct spec_pla
             units_format_bandwidth(pl->bandwidth, b1, sizeof b1),
             units_format_time(pl->latency_ms, b3, sizeof b3));
     if (pl->optimizer == SPEC_OPT_FACTOR)
-        fprintf(out, "  training     %ld micro-batches, %s schedule, weight factor %g\n",
-                pl->micro_batches, spec_schedule_name(pl->schedule), pl->weight_factor);
+        fprintf(out, "  training     %ld micro-batch%s, %s schedule, weight factor %g\n",
+                pl->micro_batches, pl->micro_batches == 1 ? "" : "es", spec_schedule_name(pl->schedule), pl->weight_factor);
     else
-        fprintf(out, "  training     %ld micro-batches, %s schedule, %s (weight factor %g)\n",
-                pl->micro_batches, spec_schedule_name(pl->schedule),
+        fprintf(out, "  training     %ld micro-batch%s, %s schedule, %s (weight factor %g)\n",
+                pl->micro_batches, pl->micro_batches == 1 ? "" : "es", spec_schedule_name(pl->schedule),
                 spec_optimizer_name(pl->optimizer), pl->weight_factor);
 }
 
@@ -139,12 +141,27 @@ static void checked_free(struct checked *c)
 
 int cmd_check(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0) {
-        FILE *out = argc < 2 ? stderr : stdout;
-        fprintf(out, "usage: pipeplan check FILE...\n"
-                "Validate network and platform files and summarise them.\n");
-        return argc < 2 ? 2 : 0;
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: " CLI_USAGE_CHECK "\n"
+               "Validate network and platform files and summarise them.\n");
+        return 0;
     }
+    /* after "--" every argument is a file, even one starting with '-' */
+    int first = 1;
+    if (argc >= 2 && strcmp(argv[1], "--") == 0)
+        first = 2;
+    for (int i = first; i < argc && first == 1; i++)
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            fprintf(stderr, "pipeplan check: unknown option '%s' (see pipeplan --help)\n",
+                    argv[i]);
+            return 2;
+        }
+    if (argc <= first) {
+        fprintf(stderr, "pipeplan check: missing FILE (expected " CLI_USAGE_CHECK ")\n");
+        return 2;
+    }
+    argc -= first - 1;
+    argv += first - 1;
     int n = argc - 1, failed = 0;
     struct checked *all = calloc((size_t)n, sizeof *all);
     if (!all) {

@@ -16,24 +16,20 @@ static const char explore_usage[] =
     "usage: pipeplan [NETWORK.ini [PLATFORM.ini]] [options]\n"
     "  Opens the live explorer (the built-in example when no file is given;\n"
     "  the built-in platform when only a network is given).\n"
-    "  --gpus N                 number of GPUs\n"
-    "  --memory SIZE            uniform memory cap per GPU (e.g. 16GiB)\n"
-    "  --micro-batches M        micro-batches per iteration\n"
-    "  --schedule 1f1b|pipedream\n"
-    "  --layout any|contiguous\n"
-    "  --weight-factor PHI      bytes of weight state per parameter byte\n"
-    "  --blocks N               blocks the ILP works on (0: every layer; default automatic)\n"
-    "  --time-limit SECONDS     ILP time limit per solve (default 30)\n"
-    "  --threads N              ILP threads (default 1)\n"
-    "  --log FILE               append the solver's own output to FILE\n"
+    CLI_HELP_KNOBS
+    CLI_HELP_ILP(CLI_EXPLORE_DEFAULT_SECONDS)
     "  Press ? in the explorer for its keys.\n";
+
+/* the help text's default is the explorer's */
+_Static_assert((int)TUI_TIME_LIMIT == 30,
+               "CLI_EXPLORE_DEFAULT_SECONDS must say TUI_TIME_LIMIT");
 
 int cmd_explore(int argc, char **argv)
 {
     struct tui_options opt;
     memset(&opt, 0, sizeof opt);
     knobs_init(&opt.knobs);
-    struct ilp_args ilp = { TUI_TIME_LIMIT, 1, -1, NULL };
+    struct ilp_args ilp = { TUI_TIME_LIMIT, 0, 1, -1, NULL };
     const char *files[2] = { NULL, NULL };
     int nfiles = 0;
     bool options_done = false;
@@ -54,19 +50,20 @@ int cmd_explore(int argc, char **argv)
             } else if (strcmp(arg, "--") == 0) {
                 options_done = true;
             } else {
-                fprintf(stderr, "pipeplan: unknown option '%s'\n%s", arg, explore_usage);
+                fprintf(stderr, "pipeplan: unknown option '%s' (see pipeplan --help)\n", arg);
                 return 2;
             }
         } else if (nfiles < 2) {
             files[nfiles++] = arg;
         } else {
-            fprintf(stderr, "pipeplan: too many files (expected NETWORK.ini [PLATFORM.ini])\n%s",
-                    explore_usage);
+            fprintf(stderr, "pipeplan: unexpected argument '%s' (expected "
+                    "pipeplan [NETWORK.ini [PLATFORM.ini]] [options])\n", arg);
             return 2;
         }
     }
     opt.knobs.blocks = ilp.blocks;
     opt.time_limit = ilp.time_limit;
+    opt.work_limit = ilp.work_limit;
     opt.threads = ilp.threads;
     opt.log_path = ilp.log_path;
 

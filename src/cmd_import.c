@@ -9,31 +9,29 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "fileio.h"
+#include "report.h"
 #include "spec.h"
 #include "units.h"
 
 #define TAIL_MAX 120    /* comment lines stay well inside a spec line */
 #define MAX_NOTES 8
 
-static const char usage_line[] =
-    "usage: pipeplan import pipedream GRAPH.txt --micro-batch N [-o OUT.ini] [--force]\n"
-    "                                  [--note TEXT]...\n";
-
 static const char help_text[] =
+    "usage: " CLI_USAGE_IMPORT "\n"
+    "                                  [--note TEXT]...\n"
     "Convert a PipeDream profile (graph.txt) into a pipeplan network file.\n"
     "\n"
-    "  --micro-batch N  samples per batch the profile was measured at (required;\n"
-    "                   the file does not say: for image models divide the Input\n"
-    "                   node's activation_size by the bytes of one sample)\n"
-    "  -o OUT.ini       write to OUT.ini instead of standard output\n"
-    "  --force          replace an existing OUT.ini\n"
-    "  --note TEXT      add TEXT as a comment line of the header (repeatable)\n"
-    "  --help           show this help\n"
+    CLI_HELP_IMPORT
+    "  --help                   show this help\n"
     "\n"
-    "The DAG is linearised in topological order (smallest node number first);\n"
-    "each cut carries every output still needed later. Input nodes get no\n"
-    "compute time (it is data loading).\n";
+    "--micro-batch: for image models divide the Input node's activation_size by\n"
+    "the bytes of one sample. The DAG is linearised in topological order\n"
+    "(smallest node number first); each cut carries every output still needed\n"
+    "later. Input nodes get no compute time (it is data loading).\n";
+
+#define EXPECTED_USAGE " (expected " CLI_USAGE_IMPORT ")"
 
 struct write_ctx {
     const struct spec_network *net;
@@ -54,7 +52,6 @@ static int usage_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-    fputs(usage_line, stderr);
     return 2;
 }
 
@@ -84,11 +81,11 @@ static void path_tail(const char *path, char *buf, size_t len)
 static bool take_value(int argc, char **argv, int *i, const char **slot)
 {
     if (*i + 1 >= argc) {
-        usage_error("%s needs a value", argv[*i]);
+        usage_error("%s needs a value (see pipeplan --help)", argv[*i]);
         return false;
     }
     if (*slot) {
-        usage_error("%s given twice", argv[*i]);
+        usage_error("%s given twice (expected it once)", argv[*i]);
         return false;
     }
     *slot = argv[++*i];
@@ -106,7 +103,6 @@ int cmd_import(int argc, char **argv)
         const char *a = argv[i];
         if (!options_done && a[0] == '-' && a[1] != '\0') {
             if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-                fputs(usage_line, stdout);
                 fputs(help_text, stdout);
                 return 0;
             } else if (strcmp(a, "--micro-batch") == 0) {
@@ -114,7 +110,7 @@ int cmd_import(int argc, char **argv)
                     return 2;
             } else if (strncmp(a, "--micro-batch=", 14) == 0) {
                 if (mb_text)
-                    return usage_error("--micro-batch given twice");
+                    return usage_error("--micro-batch given twice (expected it once)");
                 mb_text = a + 14;
             } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
                 if (!take_value(argc, argv, &i, &out))
@@ -124,37 +120,40 @@ int cmd_import(int argc, char **argv)
                 if (!take_value(argc, argv, &i, &note))
                     return 2;
                 if (nnotes == MAX_NOTES)
-                    return usage_error("at most %d --note lines", MAX_NOTES);
+                    return usage_error("too many --note options (expected at most %d)",
+                                       MAX_NOTES);
                 if (strlen(note) > TAIL_MAX || strpbrk(note, "\n\r"))
-                    return usage_error("--note must be one line of at most %d bytes", TAIL_MAX);
+                    return usage_error("bad --note (expected one line of at most %d bytes)",
+                                       TAIL_MAX);
                 notes[nnotes++] = note;
             } else if (strcmp(a, "--force") == 0) {
                 force = true;
             } else if (strcmp(a, "--") == 0) {
                 options_done = true;
             } else {
-                return usage_error("unknown option '%s'", a);
+                return usage_error("unknown option '%s' (see pipeplan --help)", a);
             }
         } else if (npos < 2) {
             positional[npos++] = a;
         } else {
-            return usage_error("unexpected argument '%s'", a);
+            return usage_error("unexpected argument '%s'" EXPECTED_USAGE, a);
         }
     }
     if (npos == 0)
-        return usage_error("missing the profile format (expected 'pipedream')");
+        return usage_error("missing the profile format" EXPECTED_USAGE);
     if (strcmp(positional[0], "pipedream") != 0)
         return usage_error("unknown profile format '%s' (expected 'pipedream')",
                            positional[0]);
     if (npos < 2)
-        return usage_error("missing GRAPH.txt (PipeDream's graph.txt profile)");
+        return usage_error("missing GRAPH.txt, PipeDream's profile" EXPECTED_USAGE);
     if (!mb_text)
-        return usage_error("missing --micro-batch N (the samples per batch the "
+        return usage_error("missing --micro-batch N (expected the samples per batch the "
                            "profile was measured at)");
     long micro_batch;
     char why[SPEC_ERR_LEN];
     if (units_parse_count(mb_text, 1, 1000000000L, &micro_batch, why, sizeof why) < 0)
-        return usage_error("bad --micro-batch '%s': %s", mb_text, why);
+        return usage_error("bad --micro-batch '%s': %s%s", mb_text, why,
+                           strstr(why, "(expected") ? "" : " (expected a count of samples)");
 
     const char *graph = positional[1];
     struct stat st;
@@ -181,8 +180,8 @@ int cmd_import(int argc, char **argv)
     char tail[TAIL_MAX + 16], from[TAIL_MAX + 64], batch[96];
     path_tail(graph, tail, sizeof tail);
     snprintf(from, sizeof from, "source file: %s", tail);
-    snprintf(batch, sizeof batch, "times and sizes refer to a micro-batch of %ld samples",
-             micro_batch);
+    snprintf(batch, sizeof batch, "times and sizes refer to a micro-batch of %ld sample%s",
+             micro_batch, report_s(micro_batch));
     const char *comments[8 + MAX_NOTES] = {
         "numbers measured by the PipeDream profiler (msr-fiddle/pipedream),",
         "MIT licence: see LICENSE.pipedream beside this file",

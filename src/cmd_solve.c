@@ -14,20 +14,10 @@
 #include "worker.h"
 
 static const char solve_usage[] =
-    "usage: pipeplan solve NETWORK.ini PLATFORM.ini [options]\n"
-    "  --gpus N                 number of GPUs\n"
-    "  --memory SIZE            uniform memory cap per GPU (e.g. 16GiB)\n"
-    "  --micro-batches M        micro-batches per iteration\n"
-    "  --schedule 1f1b|pipedream\n"
-    "  --layout any|contiguous\n"
-    "  --weight-factor PHI      bytes of weight state per parameter byte\n"
-    "  --planner NAME[,NAME...]|all   planners to run (default all: ilp, dp,\n"
-    "                           pipedream, time, parameters, uniform)\n"
-    "  --blocks N               blocks the ILP works on (0: every layer; default auto)\n"
-    "  --time-limit SECONDS     ILP search time (default 10)\n"
-    "  --threads N              CBC threads (default 1)\n"
-    "  --log FILE               append CBC's log to FILE (default: discarded)\n"
-    "  --json                   machine-readable output\n";
+    "usage: " CLI_USAGE_SOLVE "\n"
+    CLI_HELP_KNOBS
+    CLI_HELP_ILP(CLI_SOLVE_DEFAULT_SECONDS)
+    CLI_HELP_SOLVE_ONLY;
 
 /* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
  * with *value set (the next argument consumed if need be), -1 for none,
@@ -45,12 +35,20 @@ static int flag_match(const char *const *names, int argc, char **argv, int *i,
         } else if (*i + 1 < argc) {
             *value = argv[++*i];
         } else {
-            fprintf(stderr, "pipeplan: %s needs a value\n", names[n]);
+            fprintf(stderr, "pipeplan: %s needs a value (see pipeplan --help)\n", names[n]);
             return -2;
         }
         return n;
     }
     return -1;
+}
+
+/* "pipeplan: bad --x 'V': why", with what was expected when `why` does
+ * not say it already. */
+static void bad_value(const char *name, const char *value, const char *why)
+{
+    fprintf(stderr, "pipeplan: bad %s '%s': %s%s\n", name, value, why,
+            strstr(why, "(expected") ? "" : " (see pipeplan --help)");
 }
 
 int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
@@ -119,7 +117,7 @@ int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
     }
     return 1;
 bad:
-    fprintf(stderr, "pipeplan: bad %s '%s': %s\n", names[which], value, why);
+    bad_value(names[which], value, why);
     return -1;
 }
 
@@ -128,7 +126,6 @@ int cli_parse_planners(const char *list, const char **out, int max)
 {
     int n = 0;
     if (strcmp(list, "all") == 0) {
-        out[n++] = "ilp";
         for (int i = 0; i < planner_count() && n < max; i++)
             out[n++] = planner_name(i);
         return n;
@@ -138,14 +135,14 @@ int cli_parse_planners(const char *list, const char **out, int max)
         return -1;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
-        const char *name = strcmp(tok, "ilp") == 0 ? "ilp" : NULL;
+        const char *name = NULL;
         for (int i = 0; i < planner_count() && !name; i++)
             if (strcmp(planner_name(i), tok) == 0)
                 name = planner_name(i);
         if (!name) {
-            fprintf(stderr, "pipeplan: unknown planner '%s' (expected ilp", tok);
+            fprintf(stderr, "pipeplan: unknown planner '%s' (expected ", tok);
             for (int i = 0; i < planner_count(); i++)
-                fprintf(stderr, ", %s", planner_name(i));
+                fprintf(stderr, "%s, ", planner_name(i));
             fprintf(stderr, " or all)\n");
             free(copy);
             return -1;
@@ -163,7 +160,8 @@ int cli_parse_planners(const char *list, const char **out, int max)
 /* The ILP's own flags, shared with the explorer. */
 int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
 {
-    static const char *const names[] = { "--blocks", "--time-limit", "--threads", "--log", NULL };
+    static const char *const names[] = { "--blocks", "--time-limit", "--threads", "--log",
+                                         "--work-limit", NULL };
     const char *value = NULL;
     int which = flag_match(names, argc, argv, i, &value);
     if (which < 0)
@@ -191,13 +189,18 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
             goto bad;
         a->threads = (int)n;
         break;
-    default:
+    case 3:
         a->log_path = value;
+        break;
+    default:
+        if (units_parse_count(value, 1, 1000000000L, &n, why, sizeof why) < 0)
+            goto bad;
+        a->work_limit = n;
         break;
     }
     return 1;
 bad:
-    fprintf(stderr, "pipeplan: bad %s '%s': %s\n", names[which], value, why);
+    bad_value(names[which], value, why);
     return -1;
 }
 
@@ -208,7 +211,8 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
 {
     struct worker_request req = {
         .pb = pb, .planners = planners, .nplanners = n, .time_limit = ilp->time_limit,
-        .threads = ilp->threads, .blocks = ilp->blocks, .log_path = ilp->log_path,
+        .work_limit = ilp->work_limit, .threads = ilp->threads, .blocks = ilp->blocks,
+        .log_path = ilp->log_path, .known_bound = NAN,
     };
     char err[256];
     struct worker *w = worker_start(&req, err, sizeof err);
@@ -220,7 +224,7 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
         memset(&results[i], 0, sizeof results[i]);
         results[i].planner = planners[i];
         results[i].status = PLAN_ERROR;
-        results[i].bound = NAN;
+        results[i].bound = results[i].block_bound = NAN;
         snprintf(results[i].message, sizeof results[i].message, "no result");
     }
     int next = 0;
@@ -241,9 +245,10 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
             res->plan = ev.plan;
             ev.plan = NULL;
             res->bound = ev.bound;
+            res->block_bound = ev.block_bound;
             res->seconds = ev.seconds;
             res->believed_fit = ev.believed_fit;
-            res->blocks = strcmp(res->planner, "ilp") == 0 ? ev.blocks : 0;
+            res->blocks = ev.blocks;
             snprintf(res->message, sizeof res->message, "%s", ev.message);
         }
         worker_event_clear(&ev);
@@ -264,7 +269,7 @@ int cmd_solve(int argc, char **argv)
     int nplanners = cli_parse_planners("all", planners, 16);
     bool json = false;
     int nfiles = 0;
-    struct ilp_args ilp = { 10.0, 1, -1, NULL };
+    struct ilp_args ilp = { 10.0, 0, 1, -1, NULL };
     static const char *const planner_flag[] = { "--planner", NULL };
     const char *v = NULL;
 
@@ -281,7 +286,7 @@ int cmd_solve(int argc, char **argv)
             continue;
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
-        } else if (strcmp(argv[i], "--help") == 0) {
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(solve_usage, stdout);
             return 0;
         } else if ((r = flag_match(planner_flag, argc, argv, &i, &v)) != -1) {
@@ -291,17 +296,25 @@ int cmd_solve(int argc, char **argv)
             if (nplanners <= 0)
                 return 2;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "pipeplan: unknown option '%s'\n%s", argv[i], solve_usage);
+            fprintf(stderr, "pipeplan solve: unknown option '%s' (see pipeplan --help)\n",
+                    argv[i]);
             return 2;
         } else if (nfiles < 2) {
             files[nfiles++] = argv[i];
         } else {
-            fprintf(stderr, "pipeplan: too many files\n%s", solve_usage);
+            fprintf(stderr, "pipeplan solve: unexpected argument '%s' (expected "
+                    CLI_USAGE_SOLVE ")\n", argv[i]);
             return 2;
         }
     }
-    if (nfiles != 2) {
-        fprintf(stderr, "%s", solve_usage);
+    if (nfiles == 0) {
+        fprintf(stderr, "pipeplan solve: missing NETWORK.ini and PLATFORM.ini (expected "
+                CLI_USAGE_SOLVE ")\n");
+        return 2;
+    }
+    if (nfiles == 1) {
+        fprintf(stderr, "pipeplan solve: missing PLATFORM.ini after '%s' (expected "
+                CLI_USAGE_SOLVE ")\n", files[0]);
         return 2;
     }
 
@@ -348,7 +361,7 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
     int blocks = pb->L;
     for (int i = 0; i < nplanners; i++) {
         struct planner_result *res = &results[i];
-        if (strcmp(res->planner, "ilp") == 0 && res->blocks > 0)
+        if (planner_is_solver(res->planner) && res->blocks > 0)
             blocks = res->blocks;
         /* every plan is checked by the independent simulator before it is shown */
         struct sim_report sim;
@@ -365,8 +378,10 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
         .min_cap = NAN, .min_cap_planner = NULL,
     };
     struct plan *cap_plan = NULL;
-    if (!any_fits)
+    if (!any_fits) {
         rep.min_cap = planner_min_cap(pb, &cap_plan, &rep.min_cap_planner);
+        rep.min_cap_plan = cap_plan;
+    }
     int out = json ? report_json(stdout, &rep) : report_table(stdout, &rep);
     plan_free(cap_plan);
     for (int i = 0; i < nplanners; i++)

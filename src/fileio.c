@@ -52,8 +52,13 @@ char *fileio_read(const char *path, size_t *len, char *err, size_t errlen)
         goto fail;
     }
     buf[n] = '\0';
-    if (memchr(buf, '\0', n)) {
-        snprintf(err, errlen, "%s: binary data (a NUL byte; expected a text file)", path);
+    const char *nul = memchr(buf, '\0', n);
+    if (nul) {
+        /* FILE:LINE like every other error in a text file */
+        long line = 1;
+        for (const char *p = buf; p < nul; p++)
+            line += *p == '\n';
+        snprintf(err, errlen, "%s:%ld: a NUL byte (expected a text file)", path, line);
         goto fail;
     }
     fclose(f);

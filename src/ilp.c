@@ -1,4 +1,4 @@
-/* ilp: the exact planner (MODEL.md section 5) with CBC's C API.
+/* ilp: the exact planner (doc/model.md section 5) with CBC's C API.
  *
  * The objective is alpha*T + beta*Lambda: (1, 0) for pipedream (the
  * period), (m-1, 1) for 1f1b (the iteration time). The search keeps
@@ -30,7 +30,10 @@
 #include "ilp.h"
 
 #include <Cbc_C_Interface.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,6 +54,11 @@
 #define LADDER_STEP (1.0 / 128)
 #define MASTER_SECONDS 10.0    /* time cap of one master MIP */
 #define SUB_SECONDS 2.0        /* of a schedule MIP over a range of periods */
+/* Under a work limit the same caps in CBC nodes, so that the path of the
+ * search depends on its inputs only (a master that hits its cap still
+ * bounds its interval, which is then split). */
+#define MASTER_NODES 20000
+#define SUB_NODES 5000
 
 /* ---------------------------------------------------------------- MIP */
 
@@ -62,7 +70,8 @@ struct mip {
     int n, cap;
 };
 
-static int mip_init(struct mip *mp, int threads, double seconds)
+/* seconds <= 0: no time cap; nodes <= 0: no node cap. */
+static int mip_init(struct mip *mp, int threads, double seconds, long nodes)
 {
     memset(mp, 0, sizeof mp[0]);
     mp->m = Cbc_newModel();
@@ -76,7 +85,10 @@ static int mip_init(struct mip *mp, int threads, double seconds)
         snprintf(buf, sizeof buf, "%d", threads);
         Cbc_setParameter(mp->m, "threads", buf);
     }
-    Cbc_setMaximumSeconds(mp->m, seconds > 0.01 ? seconds : 0.01);
+    if (seconds > 0)
+        Cbc_setMaximumSeconds(mp->m, seconds > 0.01 ? seconds : 0.01);
+    if (nodes > 0)
+        Cbc_setMaximumNodes(mp->m, nodes > INT_MAX ? INT_MAX : (int)nodes);
     /* measured on the bundled networks: probing costs more than it saves
      * on these small, symmetric models */
     Cbc_setParameter(mp->m, "probing", "off");
@@ -176,6 +188,8 @@ struct search {
     const struct ilp_options *opt;
     struct ilp_stats *stats;
     double t0;
+    long work;                 /* CBC nodes + 1 per MIP, for opt->work_limit */
+    double net_bound;          /* trivial bound on the network's objective */
     double alpha, beta;
     double lat_floor;          /* no latency is below the total compute */
     double chain;              /* wait-free latency with every cut: T above it gains nothing */
@@ -202,27 +216,85 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Under a work limit nothing depends on the clock: same inputs, same
+ * search, same answer on any machine. */
+static bool deterministic(const struct search *s)
+{
+    return s->opt->work_limit > 0;
+}
+
 static double remaining(const struct search *s)
 {
-    if (s->opt->time_limit <= 0)
+    if (deterministic(s) || s->opt->time_limit <= 0)
         return 1e9;
     return s->opt->time_limit - (now() - s->t0);
 }
 
 static bool should_stop(struct search *s)
 {
-    if ((s->opt->cancel && *s->opt->cancel) || remaining(s) <= 0.0)
+    if ((s->opt->cancel && *s->opt->cancel) ||
+        (deterministic(s) ? s->work >= s->opt->work_limit : remaining(s) <= 0.0))
         s->stopped = true;
     return s->stopped;
+}
+
+static void trace(const struct search *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The search's own log line (masters, judgements, plans, bounds). */
+static void trace(const struct search *s, const char *fmt, ...)
+{
+    if (!s->opt->on_trace)
+        return;
+    char line[256];
+    int n = snprintf(line, sizeof line, "[%8.3f s] ", now() - s->t0);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    s->opt->on_trace(s->opt->ctx, line);
+}
+
+/* A MIP capped by `seconds` of the time left, or under a work limit by
+ * `nodes` of the work left. */
+static int search_mip_init(const struct search *s, struct mip *mp, double seconds, long nodes)
+{
+    int rc;
+    if (deterministic(s)) {
+        long left = s->opt->work_limit - s->work;
+        /* one thread: CBC's parallel search is not reproducible */
+        rc = mip_init(mp, 1, 0, left < nodes ? (left > 1 ? left : 1) : nodes);
+    } else {
+        rc = mip_init(mp, s->opt->threads, fmax(0.05, fmin(seconds, remaining(s))), 0);
+    }
+    if (rc == 0 && s->opt->solver_log > 0) {
+        char lvl[16];
+        snprintf(lvl, sizeof lvl, "%d", s->opt->solver_log);
+        Cbc_setLogLevel(mp->m, s->opt->solver_log);
+        Cbc_setParameter(mp->m, "log", lvl);
+    }
+    return rc;
+}
+
+/* Solve, counting its work and adding its seconds to *seconds. */
+static enum mip_outcome search_mip_solve(struct search *s, struct mip *mp, double *seconds)
+{
+    double t1 = now();
+    enum mip_outcome out = mip_solve(mp);
+    *seconds += now() - t1;
+    s->work += 1 + Cbc_getNodeCount(mp->m);
+    return out;
 }
 
 static void report(struct search *s, const struct plan *improved)
 {
     if (!s->opt->on_progress)
         return;
+    bool exact = s->B == s->pb->L;
     struct ilp_progress p = {
         .elapsed = now() - s->t0, .plan = improved, .objective = s->best_obj,
-        .bound = s->bound,
+        .bound = exact ? fmax(s->net_bound, s->bound) : s->net_bound,
+        .block_bound = exact || !isfinite(s->bound) ? NAN : s->bound, .blocks = s->B,
     };
     s->opt->on_progress(s->opt->ctx, &p);
 }
@@ -264,6 +336,7 @@ static void offer(struct search *s, const struct plan *pl)
     s->best_obj = c->objective;
     if (s->warmed && s->stats->first_better_seconds < 0)
         s->stats->first_better_seconds = now() - s->t0;
+    trace(s, "plan %.6g ms (period %.6g ms)", c->objective, c->T);
     report(s, c);
 }
 
@@ -329,7 +402,7 @@ static void refine_layers(struct search *s, const struct plan *start)
 {
     const struct problem *pb = s->pb;
     /* a bounded share of the time left: the MIPs prove, this only polishes */
-    double deadline = now() + fmin(2.0, 0.25 * remaining(s));
+    double deadline = deterministic(s) ? INFINITY : now() + fmin(2.0, 0.25 * remaining(s));
     struct plan *cur = plan_copy(start);
     if (!cur)
         return;
@@ -563,7 +636,7 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
     ta = fmin(tb, fmax(ta, need));
     struct mip mp;
     double secs = ta < tb ? fmin(SUB_SECONDS, remaining(s) / 4) : remaining(s);
-    if (mip_init(&mp, s->opt->threads, fmax(0.05, secs)) != 0)
+    if (search_mip_init(s, &mp, secs, SUB_NODES) != 0)
         return -1;
     int *t = malloc((size_t)n * sizeof *t);
     int *nn = malloc((size_t)L * 3 * sizeof *nn);
@@ -697,9 +770,7 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
         row_end(&mp, 'L', (bp->cap[p] - fixed) / GB);
     }
     s->stats->subproblems++;
-    double t1 = now();
-    enum mip_outcome out = mip_solve(&mp);
-    s->stats->sub_seconds += now() - t1;
+    enum mip_outcome out = search_mip_solve(s, &mp, &s->stats->sub_seconds);
     if (out == MIP_INFEASIBLE) {
         rc = isfinite(obj_cap) ? 2 : 0;
     } else if (out == MIP_SOLVED || out == MIP_FEASIBLE_STOPPED) {
@@ -800,7 +871,7 @@ static int master_build(struct search *s, struct master *ms, double a, double b)
      * bound and maybe an allocation, and its interval is split, which
      * makes the next masters easier */
     double secs = fmin(MASTER_SECONDS, s->opt->time_limit > 0 ? fmax(1.0, remaining(s) / 3) : 1e9);
-    if (mip_init(&ms->mp, s->opt->threads, fmin(secs, fmax(0.05, remaining(s)))) != 0)
+    if (search_mip_init(s, &ms->mp, secs, MASTER_NODES) != 0)
         return -1;
     struct mip *mp = &ms->mp;
     ms->x = malloc((size_t)B * P * sizeof *ms->x);
@@ -1200,9 +1271,12 @@ static int interval_solve(struct search *s, struct interval *iv)
             return -1;
         }
         s->stats->masters++;
-        double t1 = now();
-        enum mip_outcome out = mip_solve(&ms.mp);
-        s->stats->master_seconds += now() - t1;
+        enum mip_outcome out = search_mip_solve(s, &ms.mp, &s->stats->master_seconds);
+        trace(s, "master %d on T in [%.6g, %.6g] ms (%d rows, %d cols): %s, bound %.6g",
+              s->stats->masters, iv->a, iv->b, ms.mp.rows, ms.mp.cols,
+              out == MIP_SOLVED ? "solved" : out == MIP_INFEASIBLE ? "nothing below the cutoff"
+              : out == MIP_FEASIBLE_STOPPED ? "stopped with an allocation" : "stopped",
+              out == MIP_INFEASIBLE ? ms.cap : Cbc_getBestPossibleObjValue(ms.mp.m));
         if (out == MIP_INFEASIBLE) {
             /* nothing fits, or nothing below the cutoff: no better plan
              * in [a, b] by more than half the gap */
@@ -1288,6 +1362,7 @@ static void update_bound(struct search *s)
             lb = s->iv[k].lb;
     if (lb > s->bound) {
         s->bound = lb;
+        trace(s, "bound %.6g ms (%d interval%s open)", lb, s->niv, s->niv == 1 ? "" : "s");
         report(s, NULL);
     }
 }
@@ -1310,7 +1385,9 @@ static void search_run(struct search *s, double t_lo, double t_hi)
     if (!s->iv)
         return;
     s->niv = 1;
-    s->iv[0] = (struct interval){ t_lo, t_hi, objective_of(s, t_lo, s->lat_floor), IV_OPEN };
+    /* a bound proven before holds for every interval */
+    s->iv[0] = (struct interval){ t_lo, t_hi, fmax(objective_of(s, t_lo, s->lat_floor), s->bound),
+                                  IV_OPEN };
     update_bound(s);
     while (!should_stop(s)) {
         /* the open interval with the least bound */
@@ -1368,12 +1445,18 @@ void ilp_options_init(struct ilp_options *opt)
     opt->time_limit = 10;
     opt->threads = 1;
     opt->blocks = -1;
+    opt->known_bound = NAN;
 }
 
 int ilp_default_blocks(const struct problem *pb)
 {
-    int b = pb->P <= 4 ? 12 : 16;
-    return b < pb->L ? b : pb->L;
+    return ilp_blocks(pb, -1);
+}
+
+int ilp_blocks(const struct problem *pb, int requested)
+{
+    int b = requested < 0 ? (pb->P <= 4 ? 12 : 16) : requested;
+    return b > 0 && b < pb->L ? b : pb->L;
 }
 
 /* Best fitting baseline (or the warm plan) as the first incumbent. */
@@ -1388,6 +1471,8 @@ static void warm_start(struct search *s)
     int *gpu = malloc((size_t)n * pb->L * sizeof *gpu);
     for (int i = 0; i < n; i++) {
         struct planner_result res;
+        if (planner_is_solver(planner_name(i)))
+            continue;
         if (planner_run(planner_name(i), pb, &res) == 0 && res.plan && res.plan->fits &&
             (pb->layout == LAYOUT_ANY || plan_is_contiguous(res.plan))) {
             offer(s, res.plan);
@@ -1422,6 +1507,7 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     memset(res, 0, sizeof *res);
     res->planner = "ilp";
     res->bound = NAN;
+    res->block_bound = NAN;
     res->believed_fit = true;
     if (!pb || pb->L < 1 || pb->P < 1)
         return -1;
@@ -1433,14 +1519,14 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     s.stats = stats;
     s.t0 = now();
     s.best_obj = INFINITY;
-    s.bound = -INFINITY;
+    s.bound = isfinite(opt->known_bound) ? opt->known_bound : -INFINITY;
+    s.net_bound = problem_objective_bound(pb);
     s.pruned_floor = INFINITY;
     s.wide = WIDE_SHARE;
     bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
     s.alpha = flushed ? (double)(pb->m - 1) : 1.0;
     s.beta = flushed ? 1.0 : 0.0;
-    int blocks = opt->blocks < 0 ? ilp_default_blocks(pb) : opt->blocks;
-    s.bp = problem_coarsen(pb, blocks);
+    s.bp = problem_coarsen(pb, ilp_blocks(pb, opt->blocks));
     if (!s.bp) {
         res->status = PLAN_ERROR;
         snprintf(res->message, sizeof res->message, "out of memory");
@@ -1464,9 +1550,9 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     double t_hi = fmax(s.chain, t_lo);
     if (isfinite(s.best_obj) && s.alpha > 0)
         t_hi = fmin(t_hi, (s.best_obj - s.beta * s.lat_floor) / s.alpha);
-    if (t_hi < t_lo) {
+    if (t_hi < t_lo || (isfinite(s.best_obj) && s.bound >= s.best_obj * (1 - ILP_GAP))) {
         /* the incumbent already meets the bound */
-        s.bound = s.best_obj;
+        s.bound = fmax(s.bound, fmin(s.best_obj, objective_of(&s, t_lo, s.lat_floor)));
     } else if (s.sym) {
         search_run(&s, t_lo, t_hi);
     } else {
@@ -1476,25 +1562,39 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
 
     res->seconds = now() - s.t0;
     res->blocks = s.B;
-    res->bound = isfinite(s.bound) ? s.bound : NAN;
+    /* What is proven for blocks is not proven for the network: the
+     * network keeps its own bound (doc/model.md section 10.4). */
+    bool exact = s.B == pb->L;
+    res->bound = exact ? fmax(s.net_bound, s.bound) : s.net_bound;
+    res->block_bound = !exact && isfinite(s.bound) ? s.bound : NAN;
+    trace(&s, "end after %d masters, %d schedule MIPs, work %ld", stats->masters,
+          stats->subproblems, s.work);
     if (s.best) {
         res->plan = s.best;
         s.best = NULL;
-        double gap = (res->plan->objective - s.bound) / res->plan->objective;
-        res->status = gap <= ILP_GAP && !s.failed ? PLAN_OPTIMAL
+        double obj = res->plan->objective;
+        bool proven = !s.failed && (obj - res->bound) / obj <= ILP_GAP;
+        bool block_proven = !s.failed && !exact && (obj - s.bound) / obj <= ILP_GAP;
+        res->status = proven ? PLAN_OPTIMAL : block_proven ? PLAN_BLOCK_OPTIMAL
                       : s.stopped ? PLAN_TIMEOUT : PLAN_FEASIBLE;
-        if (res->status == PLAN_OPTIMAL && gap < 0)
-            res->bound = res->plan->objective;
-    } else if (!s.stopped && !s.failed) {
+        if (proven && res->bound > obj)
+            res->bound = obj;
+    } else if (!s.stopped && !s.failed && exact) {
         res->status = PLAN_INFEASIBLE;
         snprintf(res->message, sizeof res->message,
-                 "no plan of the %d blocks fits: proven infeasible", s.B);
+                 "no plan of the %d layer%s fits: proven infeasible", s.B, s.B == 1 ? "" : "s");
+    } else if (!s.stopped && !s.failed) {
+        /* proven for the blocks only: a finer split might fit */
+        res->status = PLAN_NO_FIT;
+        snprintf(res->message, sizeof res->message,
+                 "no plan of the %d blocks fits (proven for the blocks, not the layers)", s.B);
     } else {
         res->status = s.failed ? PLAN_ERROR : PLAN_TIMEOUT;
         snprintf(res->message, sizeof res->message, s.failed ? "the MIP solver failed"
                  : "no fitting plan found before the time limit");
     }
-    if (res->status == PLAN_INFEASIBLE || (!res->plan && res->status == PLAN_TIMEOUT)) {
+    if (res->status == PLAN_INFEASIBLE || res->status == PLAN_NO_FIT ||
+        (!res->plan && res->status == PLAN_TIMEOUT)) {
         /* show what the best baseline would need */
         struct planner_result b;
         if (planner_run("dp", pb, &b) == 0) {

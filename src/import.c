@@ -1,4 +1,4 @@
-/* import: PipeDream graph.txt -> network chain (MODEL.md section 8). */
+/* import: PipeDream graph.txt -> network chain (doc/model.md section 8). */
 #include "import.h"
 
 #include <math.h>

@@ -1,6 +1,7 @@
 /* pipeplan: plan pipeline-parallel training over GPUs. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -8,23 +9,93 @@
 #define PACKAGE_VERSION "dev"
 #endif
 
-static void usage(FILE *out)
+static const char help_text[] =
+    "usage: pipeplan [NETWORK.ini [PLATFORM.ini]] [knob and ILP options]\n"
+    "                                     the live explorer (built-in example without files)\n"
+    "       " CLI_USAGE_CHECK "\n"
+    "                                     validate network and platform files\n"
+    "       " CLI_USAGE_IMPORT "\n"
+    "                      [--note TEXT]...\n"
+    "                                     turn a PipeDream profile into a network file\n"
+    "       " CLI_USAGE_SOLVE "\n"
+    "                                     plan with every planner, print a table or JSON\n"
+    "       pipeplan --help | --version\n"
+    "\n"
+    "Commands: check, import, solve (each also takes --help). Any other first\n"
+    "argument opens the explorer: an existing file is its network file.\n"
+    "\n"
+    "Knob options, for solve and the explorer (they override the files):\n"
+    CLI_HELP_KNOBS
+    "\n"
+    "ILP options, for solve and the explorer:\n"
+    CLI_HELP_ILP(CLI_SOLVE_DEFAULT_SECONDS " for solve, " CLI_EXPLORE_DEFAULT_SECONDS
+                 " in the explorer")
+    "\n"
+    "Options of solve only:\n"
+    CLI_HELP_SOLVE_ONLY
+    "\n"
+    "Options of import:\n"
+    CLI_HELP_IMPORT
+    "\n"
+    "In the explorer, press ? for its keys. Network files describe a chain of\n"
+    "layers (time, weights, activation sizes); platform files the GPUs, links\n"
+    "and training settings. Exit status: 0 success, 1 no plan fits (solve),\n"
+    "2 bad input or usage. See pipeplan(1).\n";
+
+static const char *const commands[] = { "check", "import", "solve", NULL };
+
+/* Levenshtein distance, capped: anything above 3 is 3. */
+static int edit_distance(const char *a, const char *b)
 {
-    fprintf(out,
-        "usage: pipeplan [NETWORK.ini [PLATFORM.ini]] [knobs]\n"
-        "                                     the live explorer (built-in example without files)\n"
-        "       pipeplan check FILE...        validate network and platform files\n"
-        "       pipeplan import pipedream GRAPH.txt --micro-batch N [-o OUT.ini] [--force]\n"
-        "                                     turn a PipeDream profile into a network file\n"
-        "       pipeplan solve NETWORK.ini PLATFORM.ini [--gpus N] [--memory SIZE]\n"
-        "                      [--micro-batches M] [--schedule 1f1b|pipedream]\n"
-        "                      [--layout any|contiguous] [--weight-factor PHI]\n"
-        "                      [--planner NAME[,NAME...]|all] [--json]\n"
-        "                                     plan with every planner, print a table or JSON\n"
-        "       pipeplan --help | --version\n"
-        "\n"
-        "Network files describe a chain of layers (time, weights, activation sizes);\n"
-        "platform files the GPUs, links and training settings. See pipeplan(1).\n");
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 32 || lb > 32)
+        return 3;
+    int row[33];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb] < 3 ? row[lb] : 3;
+}
+
+/* A first argument that is no command, no option and no existing file, and
+ * does not look like a path (no '/', no ".ini"), is a mistyped command:
+ * say so in one line instead of "cannot open". Returns 1 if it said so. */
+static int mistyped_command(const char *arg)
+{
+    struct stat st;
+    size_t n = strlen(arg);
+    if (arg[0] == '-' || strchr(arg, '/') || (n >= 4 && strcmp(arg + n - 4, ".ini") == 0) ||
+        stat(arg, &st) == 0)
+        return 0;
+    const char *nearest = NULL;
+    int best = 3;
+    for (int c = 0; commands[c]; c++) {
+        int d = edit_distance(arg, commands[c]);
+        if (d < best) {
+            best = d;
+            nearest = commands[c];
+        }
+    }
+    if (nearest)
+        fprintf(stderr, "pipeplan: '%s' is neither a command (check, import, solve) nor a "
+                "file; did you mean '%s'?\n", arg, nearest);
+    else
+        fprintf(stderr, "pipeplan: '%s' is neither a command (check, import, solve) nor a "
+                "file (see pipeplan --help)\n", arg);
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -33,7 +104,7 @@ int main(int argc, char **argv)
         return cmd_explore(argc, argv);
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        usage(stdout);
+        fputs(help_text, stdout);
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
@@ -46,6 +117,8 @@ int main(int argc, char **argv)
         return cmd_import(argc - 1, argv + 1);
     if (strcmp(cmd, "solve") == 0)
         return cmd_solve(argc - 1, argv + 1);
+    if (mistyped_command(cmd))
+        return 2;
     /* anything else is the explorer's: files and knob flags */
     return cmd_explore(argc, argv);
 }

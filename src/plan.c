@@ -1,5 +1,5 @@
 /* plan: allocation + periodic schedule, and the memory model of
- * MODEL.md sections 3 and 4 applied to them. */
+ * doc/model.md sections 3 and 4 applied to them. */
 #include "plan.h"
 
 #include <limits.h>
@@ -141,16 +141,18 @@ int plan_evaluate(struct plan *pl, const struct problem *pb)
     }
 
     pl->latency = pl->start[L] + pb->b[0] - pl->start[0];
-    pl->iteration = (double)(pb->m - 1) * pl->T + pl->latency;
+    /* doc/model.md section 10.2: a flushed mini-batch drains the pipeline,
+     * an asynchronous one never does and ends every m periods */
     if (pb->schedule == SPEC_SCHEDULE_PIPEDREAM) {
-        pl->throughput = pl->T > 0.0 ? (double)pb->micro_batch * 1000.0 / pl->T : 0.0;
+        pl->iteration = (double)pb->m * pl->T;
         pl->objective = pl->T;
     } else {
-        pl->throughput = pl->iteration > 0.0
-                       ? (double)pb->m * (double)pb->micro_batch * 1000.0 / pl->iteration
-                       : 0.0;
+        pl->iteration = (double)(pb->m - 1) * pl->T + pl->latency;
         pl->objective = pl->iteration;
     }
+    pl->throughput = pl->iteration > 0.0
+                   ? (double)pb->m * (double)pb->micro_batch * 1000.0 / pl->iteration
+                   : 0.0;
     return 0;
 }
 

@@ -7,21 +7,25 @@
 #include <time.h>
 
 #include "baseline.h"
+#include "ilp.h"
 
 struct entry {
     const char *name;
     const char *title;
+    bool solver;             /* searches under limits (ilp_solve), streams progress */
+    bool memory_rule;        /* chooses its split under the memory caps */
     /* baselines without a memory rule always "believe" they fit */
     struct plan *(*run_plain)(const struct problem *);
     struct plan *(*run_mem)(const struct problem *, bool *);
 };
 
 static const struct entry registry[] = {
-    { "dp", "mem-aware DP", NULL, baseline_dp },
-    { "pipedream", "PipeDream", NULL, baseline_pipedream },
-    { "time", "time-balanced", baseline_time, NULL },
-    { "parameters", "param-balanced", baseline_parameters, NULL },
-    { "uniform", "uniform", baseline_uniform, NULL },
+    { "ilp", "ILP (CBC)", true, true, NULL, NULL },
+    { "dp", "mem-aware DP", false, true, NULL, baseline_dp },
+    { "pipedream", "PipeDream", false, true, NULL, baseline_pipedream },
+    { "time", "time-balanced", false, false, baseline_time, NULL },
+    { "parameters", "param-balanced", false, false, baseline_parameters, NULL },
+    { "uniform", "uniform", false, false, baseline_uniform, NULL },
 };
 
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
@@ -46,15 +50,25 @@ static const struct entry *find(const char *name)
 
 const char *planner_title(const char *name)
 {
-    if (name && strcmp(name, "ilp") == 0)
-        return "ILP (CBC)";
-    const struct entry *e = find(name);
+    const struct entry *e = name ? find(name) : NULL;
     return e ? e->title : name;
 }
 
 bool planner_exists(const char *name)
 {
-    return find(name) != NULL;
+    return name && find(name) != NULL;
+}
+
+bool planner_is_solver(const char *name)
+{
+    const struct entry *e = name ? find(name) : NULL;
+    return e && e->solver;
+}
+
+bool planner_has_memory_rule(const char *name)
+{
+    const struct entry *e = name ? find(name) : NULL;
+    return e && e->memory_rule;
 }
 
 static double now_seconds(void)
@@ -69,8 +83,17 @@ int planner_run(const char *name, const struct problem *pb, struct planner_resul
     const struct entry *e = find(name);
     memset(res, 0, sizeof *res);
     res->bound = NAN;
+    res->block_bound = NAN;
     if (!e)
         return -1;
+    res->bound = problem_objective_bound(pb);
+    if (e->solver) {
+        /* the solver with its default limits; callers with their own
+         * limits call ilp_solve() */
+        struct ilp_options opt;
+        ilp_options_init(&opt);
+        return ilp_solve(pb, &opt, res, NULL) == 0 ? 0 : -1;
+    }
     res->planner = e->name;
     res->believed_fit = true;
     double t0 = now_seconds();
@@ -99,8 +122,27 @@ const char *planner_status_name(enum plan_status s)
     case PLAN_NO_FIT: return "no_fit";
     case PLAN_INFEASIBLE: return "infeasible";
     case PLAN_TIMEOUT: return "timeout";
+    case PLAN_BLOCK_OPTIMAL: return "block_optimal";
+    case PLAN_RUNNING: return "running";
     default: return "error";
     }
+}
+
+const char *planner_status_text(enum plan_status s, int blocks, char *buf, size_t len)
+{
+    if (s == PLAN_BLOCK_OPTIMAL)
+        snprintf(buf, len, "optimal for %d block%s", blocks, blocks == 1 ? "" : "s");
+    else
+        snprintf(buf, len, "%s", planner_status_name(s));
+    return buf;
+}
+
+double planner_gap(const struct planner_result *res)
+{
+    /* the bound holds for plans that fit: nothing to measure otherwise */
+    if (!res->plan || !res->plan->fits || !isfinite(res->bound) || !(res->plan->objective > 0))
+        return NAN;
+    return fmax(0.0, (res->plan->objective - res->bound) / res->plan->objective);
 }
 
 int planner_result_compare(const struct planner_result *a, const struct planner_result *b)
@@ -134,6 +176,8 @@ double planner_min_cap(const struct problem *pb, struct plan **fit_plan,
      * find a different split under a smaller cap, hence the bisection. */
     for (int i = 0; i < NREG; i++) {
         struct planner_result res;
+        if (registry[i].solver)
+            continue;
         planner_run(registry[i].name, pb, &res);
         if (res.plan && res.plan->peak_memory < best) {
             best = res.plan->peak_memory;

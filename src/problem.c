@@ -338,6 +338,15 @@ double problem_lower_bound(const struct problem *pb)
     return spread > biggest ? spread : biggest;
 }
 
+double problem_objective_bound(const struct problem *pb)
+{
+    double T = problem_lower_bound(pb);
+    if (pb->schedule != SPEC_SCHEDULE_1F1B)
+        return T;
+    /* a micro-batch's latency is at least its whole chain of compute */
+    return (double)(pb->m - 1) * T + problem_compute_ms(pb);
+}
+
 /* Balance is judged on blocks of two or more elements only: an element
  * bigger than the rest cannot be split, and measuring against it would
  * let every other block grow to its size, wasting blocks on slivers.

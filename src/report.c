@@ -6,6 +6,11 @@
 
 #include "units.h"
 
+const char *report_s(long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static void json_string(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -48,12 +53,18 @@ static void json_plan(FILE *out, const struct problem *pb, const struct planner_
     json_number(out, pl ? pl->throughput : NAN);
     fprintf(out, ", \"objective_ms\": ");
     json_number(out, pl ? pl->objective : NAN);
+    /* bound_ms and gap hold for the network's own layers; what holds for
+     * blocks only has keys of its own (doc/model.md section 10.4) */
     fprintf(out, ", \"bound_ms\": ");
     json_number(out, res->bound);
+    fprintf(out, ", \"gap\": ");
+    json_number(out, planner_gap(res));
     fprintf(out, ", \"solve_seconds\": ");
     json_number(out, res->seconds);
-    if (res->blocks > 0)
-        fprintf(out, ", \"proven_for_blocks\": %d", res->blocks);
+    if (res->blocks > 0 && res->blocks < pb->L) {
+        fprintf(out, ", \"proven_for_blocks\": %d, \"block_bound_ms\": ", res->blocks);
+        json_number(out, res->block_bound);
+    }
     if (res->message[0]) {
         fprintf(out, ", \"message\": ");
         json_string(out, res->message);
@@ -90,7 +101,6 @@ static void json_plan(FILE *out, const struct problem *pb, const struct planner_
         fputc('}', out);
     }
     fprintf(out, "]}");
-    (void)pb;
 }
 
 int report_json(FILE *out, const struct report *r)
@@ -110,6 +120,10 @@ int report_json(FILE *out, const struct report *r)
     fprintf(out, ", \"objective\": \"%s\", \"lower_bound_ms\": ",
             pb->schedule == SPEC_SCHEDULE_1F1B ? "iteration" : "period");
     json_number(out, problem_lower_bound(pb));
+    fprintf(out, ", \"compute_ms\": ");
+    json_number(out, problem_compute_ms(pb));
+    fprintf(out, ", \"bound_ms\": ");
+    json_number(out, problem_objective_bound(pb));
     fprintf(out, ", \"min_fitting_cap\": ");
     if (isnan(r->min_cap)) {
         fputs("null", out);
@@ -147,51 +161,60 @@ int report_table(FILE *out, const struct report *r)
     bool uniform = true;
     for (int p = 1; p < pb->P; p++)
         uniform = uniform && pb->cap[p] == pb->cap[0];
-    fprintf(out, "%s (%d layers) on %d GPUs x %s%s, %s, %s links\n", pb->network, pb->L, pb->P,
-            units_format_size(pb->cap[0], b1, sizeof b1), uniform ? "" : " (varies)",
+    fprintf(out, "%s (%d layer%s) on %d GPU%s x %s%s, %s, %s links\n", pb->network, pb->L,
+            report_s(pb->L), pb->P, report_s(pb->P), units_format_size(pb->cap[0], b1, sizeof b1), uniform ? "" : " (varies)",
             units_format_bandwidth(pb->bandwidth, b2, sizeof b2),
             units_format_time(pb->latency_ms, b3, sizeof b3));
-    fprintf(out, "%ld micro-batches of %ld, %s schedule, %s layout, weight factor %g; "
-            "lower bound T >= %s\n\n", pb->m, pb->micro_batch, spec_schedule_name(pb->schedule),
+    fprintf(out, "%ld micro-batch%s of %ld, %s schedule, %s layout, weight factor %g; "
+            "lower bound T >= %s\n\n", pb->m, pb->m == 1 ? "" : "es", pb->micro_batch,
+            spec_schedule_name(pb->schedule),
             pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any", pb->phi,
             units_format_time(lb, b1, sizeof b1));
-    fprintf(out, "%-16s %-9s %10s %10s %10s %7s %7s  %-17s %s\n", "planner", "status", "period",
+    fprintf(out, "%-16s %-21s %10s %10s %10s %7s %7s  %-17s %s\n", "planner", "status", "period",
             "iteration", "samples/s", "T/T_lb", "gap", "memory", "peak GPU");
     for (int i = 0; i < r->nresults; i++) {
         const struct planner_result *res = &r->results[i];
         const struct plan *pl = res->plan;
         if (!pl) {
-            fprintf(out, "%-16s %-9s %s\n", planner_title(res->planner),
+            fprintf(out, "%-16s %-21s %s\n", planner_title(res->planner),
                     planner_status_name(res->status), res->message);
             continue;
         }
-        char gap[16] = "-";
-        if (isfinite(res->bound) && pl->objective > 0)
-            snprintf(gap, sizeof gap, "%.2f%%",
-                     100 * fmax(0, (pl->objective - res->bound) / pl->objective));
-        fprintf(out, "%-16s %-9s %10s %10s %10.1f %7.3f %7s  %-17s %d (%s)\n",
-                planner_title(res->planner), planner_status_name(res->status),
+        char gap[16] = "-", status[48];
+        if (isfinite(planner_gap(res)))
+            snprintf(gap, sizeof gap, "%.2f%%", 100 * planner_gap(res));
+        fprintf(out, "%-16s %-21s %10s %10s %10.1f %7.3f %7s  %-17s %d (%s)\n",
+                planner_title(res->planner),
+                planner_status_text(res->status, res->blocks, status, sizeof status),
                 units_format_time(pl->T, b1, sizeof b1),
                 units_format_time(pl->iteration, b2, sizeof b2), pl->throughput, pl->T / lb,
                 gap, fit_text(res, b3, sizeof b3), pl->peak_gpu,
                 units_format_size(pl->gpus[pl->peak_gpu].total, b4, sizeof b4));
     }
+    const char *objective = pb->schedule == SPEC_SCHEDULE_1F1B ? "iteration time" : "period";
     for (int i = 0; i < r->nresults; i++) {
         const struct planner_result *res = &r->results[i];
-        if (res->blocks > 0 && isfinite(res->bound))
-            fprintf(out, "  %s: %s; the bound %s on the %s is proven for the network cut "
-                    "into %d blocks%s\n", planner_title(res->planner),
-                    res->status == PLAN_OPTIMAL ? "proven optimal" : "best plan found, not proven",
-                    units_format_time(res->bound, b1, sizeof b1),
-                    pb->schedule == SPEC_SCHEDULE_1F1B ? "iteration time" : "period", res->blocks,
-                    res->blocks == pb->L ? " (every layer)" : "");
-        else if (res->message[0] && res->blocks > 0)
+        if (!planner_is_solver(res->planner))
+            continue;
+        char st[48];
+        if (res->plan && res->plan->fits && isfinite(res->bound))
+            fprintf(out, "  %s: %s; the %s is at least %s for the network's own layers "
+                    "(gap %.2f%%)\n", planner_title(res->planner),
+                    planner_status_text(res->status, res->blocks, st, sizeof st), objective,
+                    units_format_time(res->bound, b1, sizeof b1), 100 * planner_gap(res));
+        if (isfinite(res->block_bound))
+            fprintf(out, "  %s: for the network cut into %d block%s it is at least %s "
+                    "(block bound)\n", planner_title(res->planner), res->blocks, report_s(res->blocks),
+                    units_format_time(res->block_bound, b1, sizeof b1));
+        if (res->message[0])
             fprintf(out, "  %s: %s\n", planner_title(res->planner), res->message);
     }
-    for (int i = 0; i < r->nresults; i++)
-        if (r->results[i].plan && !r->results[i].believed_fit && r->results[i].plan->fits == false)
+    for (int i = 0; i < r->nresults; i++) {
+        const struct planner_result *res = &r->results[i];
+        if (res->plan && !res->believed_fit && !res->plan->fits && !planner_is_solver(res->planner))
             fprintf(out, "  %s: its own memory rule finds no split that fits; shown: the split "
-                    "it would pick ignoring memory\n", planner_title(r->results[i].planner));
+                    "it would pick ignoring memory\n", planner_title(res->planner));
+    }
     if (!isnan(r->min_cap))
         fprintf(out, "\nNo plan fits. The smallest uniform cap at which a plan fits: %s per GPU "
                 "(%s plan).\n", units_format_size(r->min_cap, b1, sizeof b1),
@@ -201,11 +224,18 @@ int report_table(FILE *out, const struct report *r)
     for (int i = 0; i < r->nresults; i++)
         if (r->results[i].plan && (!best || planner_result_compare(&r->results[i], best) < 0))
             best = &r->results[i];
-    if (!best)
+    const struct plan *pl = best ? best->plan : NULL;
+    if (pl && !pl->fits && r->min_cap_plan) {
+        /* nothing fits: the plan that fits at the cap just named */
+        pl = r->min_cap_plan;
+        fprintf(out, "\nPlan that fits at %s per GPU: %s\n",
+                units_format_size(r->min_cap, b1, sizeof b1), planner_title(r->min_cap_planner));
+    } else if (pl) {
+        fprintf(out, "\nBest plan: %s%s\n", planner_title(best->planner),
+                pl->fits ? "" : " (does not fit)");
+    } else {
         return ferror(out) ? -1 : 0;
-    const struct plan *pl = best->plan;
-    fprintf(out, "\nBest plan: %s%s\n", planner_title(best->planner),
-            pl->fits ? "" : " (does not fit)");
+    }
     fprintf(out, "%-4s %9s %9s %9s %10s %10s %10s %10s %10s  %s\n", "GPU", "load", "send",
             "recv", "weights", "activ.", "buffers", "reserved", "total", "layers");
     for (int p = 0; p < pl->P; p++) {

@@ -1,5 +1,5 @@
 /* schedule: periodic list scheduling of one micro-batch's chain
- * F_0..F_{L-1}, B_{L-1}..B_0 (MODEL.md section 2).
+ * F_0..F_{L-1}, B_{L-1}..B_0 (doc/model.md section 2).
  *
  * Each operation goes at the earliest time after its predecessor (plus the
  * transfer when the two sit on different GPUs) at which its interval,

@@ -1,5 +1,5 @@
 /* simulate: replay a plan micro-batch by micro-batch and check it against
- * the model (MODEL.md section 6). It shares no code with the planners, the
+ * the model (doc/model.md section 6). It shares no code with the planners, the
  * schedule builder or plan_evaluate(): everything is re-derived from the
  * problem and the plan's gpu[], T and start[], so it can judge them all. */
 #include "simulate.h"
@@ -624,10 +624,14 @@ static enum sim_verdict check_derived(struct sim *s)
     if (!near(pl->latency, lat, s->tol))
         return say(s->rep, SIM_DERIVED, "one micro-batch takes %.9g ms from F0 start to "
                    "B0 end, the plan's latency is %.9g ms", lat, pl->latency);
-    double iter = (m - 1) * s->T + lat;
+    double iter = s->pipedream ? m * s->T : (m - 1) * s->T + lat;
     if (!near(pl->iteration, iter, s->tol * (m + 1)))
-        return say(s->rep, SIM_DERIVED, "iteration time %.9g ms, (m-1)T + latency is %.9g ms",
-                   pl->iteration, iter);
+        return say(s->rep, SIM_DERIVED, "iteration time %.9g ms, %s is %.9g ms",
+                   pl->iteration, s->pipedream ? "m T" : "(m-1)T + latency", iter);
+    double thr = iter > 0 ? m * (double)s->pb->micro_batch * 1000.0 / iter : 0.0;
+    if (!near(pl->throughput, thr, 1e-9 * fmax(1.0, thr)))
+        return say(s->rep, SIM_DERIVED, "throughput %.9g samples/s, m x micro-batch / "
+                   "iteration is %.9g", pl->throughput, thr);
     double obj = s->pipedream ? s->T : iter;
     if (!near(pl->objective, obj, s->tol * (m + 1)))
         return say(s->rep, SIM_DERIVED, "objective %.9g, expected %.9g (%s)", pl->objective,

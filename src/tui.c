@@ -141,23 +141,43 @@ static void worker_restart(struct tui *t)
     if (!all)
         t->shown_gen = t->gen;
     tui_rows_begin(t, all);
-    static const char *const fast_first[] = { "uniform", "time", "parameters", "pipedream", "dp" };
-    const char *names[TUI_NROWS];
-    int n = 0;
-    if (all)
-        for (size_t i = 0; i < sizeof fast_first / sizeof fast_first[0]; i++)
-            names[n++] = fast_first[i];
-    names[n++] = "ilp";
     const struct problem *pb = t->cur->pb;
-    int blocks = t->set.k.blocks < 0 ? -1 : t->set.k.blocks >= pb->L ? 0 : t->set.k.blocks;
+    /* the memory-aware baselines first (nothing is called "nothing fits"
+     * before they answered), the others, the solver last */
+    const char *names[TUI_MAX_ROWS];
+    int n = 0;
+    for (int pass = 0; pass < 2 && all; pass++)
+        for (int i = 0; i < t->nrows; i++)
+            if (i != t->ilp && planner_has_memory_rule(t->rows[i].planner) == (pass == 0))
+                names[n++] = t->rows[i].planner;
+    /* a setting solved before continues from its result (and one proven
+     * is not solved again) */
+    struct tui_row *ilp = &t->rows[t->ilp];
+    const struct tui_cache_entry *ce = tui_cache_find(t);
+    const struct plan *warm = NULL;
+    double known = NAN;
+    if (ce) {
+        tui_row_from_cache(t, ce);
+        warm = ilp->plan;
+        known = ce->nblocks >= pb->L ? ce->bound : ce->block_bound;
+    }
+    if (!ilp->done) {
+        names[n++] = ilp->planner;
+        /* with the baselines in already, the solver starts at once */
+        if (!all) {
+            ilp->started = true;
+            t->ilp_t0 = tui_now();
+        }
+    }
     struct worker_request req = {
         .pb = pb, .planners = names, .nplanners = n, .time_limit = t->set.time_limit,
-        .threads = t->opt.threads > 0 ? t->opt.threads : 1, .blocks = blocks,
-        .log_path = t->opt.log_path,
+        .work_limit = t->opt.work_limit, .warm = warm, .known_bound = known,
+        .threads = t->opt.threads > 0 ? t->opt.threads : 1, .blocks = t->set.k.blocks,
+        .log_path = t->opt.log_path, .min_cap = all,
     };
     char err[256];
-    t->worker = worker_start(&req, err, sizeof err);
-    if (!t->worker) {
+    t->worker = n > 0 ? worker_start(&req, err, sizeof err) : NULL;
+    if (n > 0 && !t->worker) {
         struct worker_event ev;
         memset(&ev, 0, sizeof ev);
         ev.kind = WORKER_RESULT;
@@ -176,8 +196,8 @@ static void frame_show(struct tui *t)
     double now = tui_now();
     tui_trace(t, "frame %.3f", now * 1e3);
     if (t->shown_gen != t->gen) {
-        for (int i = 1; i < TUI_NROWS; i++)
-            if (t->rows[i].done && t->rows[i].plan) {
+        for (int i = 0; i < t->nrows; i++)
+            if (i != t->ilp && t->rows[i].done && t->rows[i].plan) {
                 t->shown_gen = t->gen;
                 tui_trace(t, "shown %.3f %u %.3f", now * 1e3, t->gen, t->gen_key * 1e3);
                 break;
@@ -235,14 +255,14 @@ static void worker_drain(struct tui *t)
         /* finished: nothing more will come (and its fd would poll forever) */
         worker_free(t->worker);
         t->worker = NULL;
-        t->rows[0].started = false;
+        t->rows[t->ilp].started = false;
         t->dirty = true;
     }
 }
 
 static int poll_timeout(const struct tui *t, double *next_tick)
 {
-    if (!t->rows[0].started)
+    if (!t->rows[t->ilp].started)
         return -1;
     double now = tui_now();
     if (*next_tick <= now)
@@ -288,7 +308,7 @@ static void loop_run(struct tui *t)
             tui_trace(t, "key %.3f %d", wake * 1e3, ch);
             tui_key(t, ch);
         }
-        if (t->rows[0].started && wake >= next_tick)
+        if (t->rows[t->ilp].started && wake >= next_tick)
             t->dirty = true;
     }
 }

@@ -203,6 +203,12 @@ static void rule(int y, const char *left, attr_t la, const char *right, attr_t r
     }
 }
 
+/* Whether rule() shows both sides whole. */
+static bool rule_fits(const char *left, const char *right)
+{
+    return 2 + text_cols(left) + 2 + 2 + (right ? text_cols(right) : 0) + 3 <= COLS;
+}
+
 static char *fmt_time(double ms, char *buf, size_t len)
 {
     if (!isfinite(ms))
@@ -234,21 +240,15 @@ static char *fmt_mem_pair(double used, double cap, char *buf, size_t len)
     return buf;
 }
 
-static char *fmt_gap(double obj, double bound, char *buf, size_t len)
+/* A gap (planner_gap: a fraction) in percent. */
+static char *fmt_gap(double gap, char *buf, size_t len)
 {
-    if (!isfinite(obj) || !isfinite(bound) || bound <= 0) {
+    if (!isfinite(gap))
         snprintf(buf, len, "-");
-        return buf;
-    }
-    double g = (obj / bound - 1.0) * 100.0;
-    if (g < 0.05)
+    else if (gap * 100 < 0.05)
         snprintf(buf, len, "0.0%%");
-    else if (g < 100)
-        snprintf(buf, len, "+%.1f%%", g);
-    else if (g < 1000)
-        snprintf(buf, len, "+%.0f%%", g);
     else
-        snprintf(buf, len, ">999%%");
+        snprintf(buf, len, "%.1f%%", gap * 100);
     return buf;
 }
 
@@ -269,37 +269,43 @@ struct layout {
     int plans_rule, header, rows, ilp, ilp2, details, ndetails, status, nstatus, keys;
 };
 
+/* Columns before the strips' cells: their label ("all", "zoom"). */
+#define STRIP_LABEL 5
+
 static int strip_width(void)
 {
-    return COLS - 2;
+    return COLS - STRIP_LABEL - 2;
 }
 
-/* Lines by priority: the fixed parts, then GPUs (a few), the ILP line,
- * the table's header, the whole-network strip, every GPU, a status line,
- * then a per-GPU table; whatever is left stays blank above the keys. */
+/* Lines by priority: the fixed parts (title, knobs, the strip, one GPU,
+ * the plans, the ILP line with its state and bound, the keys), then the
+ * layer line, GPUs (a few), the table's header, the whole-network strip,
+ * every GPU, a status line, the ILP line's second half, then a per-GPU
+ * table; whatever is left stays blank above the keys. A part that does
+ * not fit is left out whole. */
 static void layout_compute(const struct tui *t, struct layout *ly)
 {
     int P = t->cur->pb->P, L = t->cur->pb->L;
-    int avail = LINES - 14;
-    int ngpu = 0, take;
-    bool ilp = false, header = false, overview = false;
+    int avail = LINES - (9 + t->nrows);
+    int ngpu = 1, take;
+    bool info = false, header = false, overview = false;
 #define TAKE(n) (take = (n) < avail ? (n) : avail, take = take > 0 ? take : 0, avail -= take, take)
-    ngpu += TAKE(P < 2 ? P : 2);
-    ilp = TAKE(1) > 0;
-    ngpu += TAKE((P < 4 ? P : 4) - ngpu);
+    info = TAKE(1) > 0;
+    ngpu += TAKE((P < 2 ? P : 2) - ngpu);
     header = TAKE(1) > 0;
+    ngpu += TAKE((P < 4 ? P : 4) - ngpu);
     overview = L > strip_width() && TAKE(1) > 0;
     ngpu += TAKE(P - ngpu);
     int nstatus = TAKE(1);
     /* a message too long for one line gets a second when there is room */
-    if (nstatus && t->msg_kind != MSG_NONE && (int)strlen(t->msg) > COLS)
+    if (nstatus && t->msg_kind != MSG_NONE && (int)strlen(t->msg) > COLS - 4)
         nstatus += TAKE(1);
-    bool ilp2 = ilp && TAKE(1) > 0;
+    bool ilp2 = TAKE(1) > 0;
     int ndetails = avail >= 4 ? (P + 2 < avail ? P + 2 : avail) : 0;
     avail -= ndetails;
 #undef TAKE
-    if (ngpu < 1)
-        ngpu = 1;
+    if (ngpu > P)
+        ngpu = P;
 
     int y = 0;
     ly->title = y++;
@@ -307,7 +313,7 @@ static void layout_compute(const struct tui *t, struct layout *ly)
     ly->strip_rule = y++;
     ly->overview = overview ? y++ : -1;
     ly->strip = y++;
-    ly->info = y++;
+    ly->info = info ? y++ : -1;
     ly->mem_rule = y++;
     ly->gpu0 = y;
     ly->ngpu = ngpu;
@@ -315,8 +321,8 @@ static void layout_compute(const struct tui *t, struct layout *ly)
     ly->plans_rule = y++;
     ly->header = header ? y++ : -1;
     ly->rows = y;
-    y += TUI_NROWS;
-    ly->ilp = ilp ? y++ : -1;
+    y += t->nrows;
+    ly->ilp = y++;
     ly->ilp2 = ilp2 ? y++ : -1;
     ly->details = ndetails ? y : -1;
     ly->ndetails = ndetails;
@@ -327,9 +333,10 @@ static void layout_compute(const struct tui *t, struct layout *ly)
 
 /* ---- the parts ---- */
 
-static const char *ilp_short(const struct tui *t, attr_t *a)
+/* The solver's state in words (planner_status_text) and its colour. */
+static const char *ilp_short(const struct tui *t, attr_t *a, char *buf, size_t len)
 {
-    const struct tui_row *r = &t->rows[0];
+    const struct tui_row *r = &t->rows[t->ilp];
     *a = roles[R_NORMAL];
     if (r->started) {
         *a = roles[R_WARN];
@@ -338,17 +345,17 @@ static const char *ilp_short(const struct tui *t, attr_t *a)
     if (!r->done)
         return "waiting";
     switch (r->status) {
-    case PLAN_OPTIMAL: *a = roles[R_GOOD]; return "optimal";
-    case PLAN_TIMEOUT: return "timeout";
-    case PLAN_INFEASIBLE: *a = roles[R_BAD]; return "infeasible";
-    case PLAN_ERROR: *a = roles[R_BAD]; return "error";
-    default: return "done";
+    case PLAN_OPTIMAL: *a = roles[R_GOOD]; break;
+    case PLAN_INFEASIBLE:
+    case PLAN_ERROR: *a = roles[R_BAD]; break;
+    default: break;
     }
+    return planner_status_text(r->status, r->blocks > 0 ? r->blocks : tui_blocks(t), buf, len);
 }
 
 static double ilp_elapsed(const struct tui *t)
 {
-    const struct tui_row *r = &t->rows[0];
+    const struct tui_row *r = &t->rows[t->ilp];
     return r->started ? tui_now() - t->ilp_t0 : r->seconds;
 }
 
@@ -362,37 +369,77 @@ static bool caps_uniform(const struct problem *pb, double *lo, double *hi)
     return *lo == *hi;
 }
 
+/* Network, platform, micro-batch size on the left (as much as fits, in
+ * whole pieces), the solver's state on the right (always). */
 static void draw_title(const struct tui *t, int y)
 {
     const struct problem *pb = t->cur->pb;
-    char name[128], b1[32], b2[32], b3[32];
+    const struct tui_row *r = &t->rows[t->ilp];
+    char name[128], plat[160], b1[32], b2[32], b3[32], gpus[96], st[64];
     text_clean(pb->network, name, sizeof name, t->unicode);
+    char pname[128];
+    text_clean(t->plat->name ? t->plat->name : "", pname, sizeof pname, t->unicode);
+    snprintf(plat, sizeof plat, "%s%s", t->opt.platform_path ? "" : "built-in ", pname);
     double lo, hi;
-    bool uniform = caps_uniform(pb, &lo, &hi);
-    struct pen pn = { y, 0, COLS };
-    put(&pn, roles[R_TITLE], "pipeplan");
-    put(&pn, roles[R_NORMAL], "  ");
-    put(&pn, roles[R_VALUE], name);
-    if (uniform)
-        putf(&pn, roles[R_NORMAL], " (%d layers) on %d %s %s, %s", pb->L, pb->P, G->times,
-             fmt_size(hi, b1, sizeof b1), units_format_bandwidth(pb->bandwidth, b3, sizeof b3));
+    if (caps_uniform(pb, &lo, &hi))
+        snprintf(gpus, sizeof gpus, "%d %s %s", pb->P, G->times, fmt_size(hi, b1, sizeof b1));
     else
-        putf(&pn, roles[R_NORMAL], " (%d layers) on %d GPUs of %s-%s, %s", pb->L, pb->P,
-             fmt_size(lo, b1, sizeof b1), fmt_size(hi, b2, sizeof b2),
-             units_format_bandwidth(pb->bandwidth, b3, sizeof b3));
+        snprintf(gpus, sizeof gpus, "%d GPUs of %s-%s", pb->P, fmt_size(lo, b1, sizeof b1),
+                 fmt_size(hi, b2, sizeof b2));
     attr_t a;
-    const char *st = ilp_short(t, &a);
-    char right[64];
-    if (t->rows[0].started || (t->rows[0].done && t->rows[0].status != PLAN_ERROR))
-        snprintf(right, sizeof right, "%s %.1f s", st, ilp_elapsed(t));
+    const char *state = ilp_short(t, &a, st, sizeof st);
+    char right[96];
+    if (r->started)
+        snprintf(right, sizeof right, "%s %.1f s", state, ilp_elapsed(t));
+    else if (r->done && r->status != PLAN_ERROR)
+        snprintf(right, sizeof right, "%s in %.1f s", state, r->seconds);
     else
-        snprintf(right, sizeof right, "%s", st);
-    int x = COLS - 5 - (int)strlen(right);
-    if (x > pn.x + 1) {
-        pn.x = x;
-        put(&pn, roles[R_NORMAL], "ILP ");
-        put(&pn, a, right);
+        snprintf(right, sizeof right, "%s", state);
+    char left[5][600];
+    snprintf(left[0], sizeof left[0], "pipeplan  %s (%d layers, micro-batch %ld) on %s: %s, %s",
+             name, pb->L, pb->micro_batch, plat, gpus,
+             units_format_bandwidth(pb->bandwidth, b3, sizeof b3));
+    snprintf(left[1], sizeof left[1], "%s (%d layers, micro-batch %ld) on %s: %s", name, pb->L,
+             pb->micro_batch, plat, gpus);
+    snprintf(left[2], sizeof left[2], "%s (micro-batch %ld) on %s", name, pb->micro_batch, plat);
+    snprintf(left[3], sizeof left[3], "%s on %s", name, plat);
+    snprintf(left[4], sizeof left[4], "%s", name);
+    /* the most that fits: the elapsed time goes before the platform */
+    static const struct { int left; bool time; } tries[] = {
+        { 0, true }, { 1, true }, { 2, true }, { 2, false }, { 3, true }, { 3, false },
+        { 4, false },
+    };
+    int k = 4;
+    for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+        int rc = tries[i].time ? text_cols(right) : text_cols(state);
+        if (text_cols(left[tries[i].left]) + 2 + 4 + rc <= COLS || i + 1 == sizeof tries / sizeof tries[0]) {
+            k = tries[i].left;
+            if (!tries[i].time)
+                snprintf(right, sizeof right, "%s", state);
+            break;
+        }
     }
+    struct pen pn = { y, 0, COLS - 4 - text_cols(right) - 1 };
+    const char *l = left[k];
+    if (k == 0) {
+        put(&pn, roles[R_TITLE], "pipeplan");
+        l += strlen("pipeplan");
+    }
+    size_t nl = strlen(name);
+    const char *nm = strstr(l, name);
+    if (nm) {
+        char pre[32];
+        snprintf(pre, sizeof pre, "%.*s", (int)(nm - l), l);
+        put(&pn, roles[R_NORMAL], pre);
+        char nb[128];
+        snprintf(nb, sizeof nb, "%.*s", (int)nl, nm);
+        put(&pn, roles[R_VALUE], nb);
+        l = nm + nl;
+    }
+    put(&pn, roles[R_NORMAL], l);
+    pn = (struct pen){ y, COLS - 4 - text_cols(right), COLS };
+    put(&pn, roles[R_NORMAL], "ILP ");
+    put(&pn, a, right);
 }
 
 static void draw_knobs(const struct tui *t, int y)
@@ -442,12 +489,28 @@ static void draw_knobs(const struct tui *t, int y)
 
 static const char *row_title(const struct tui_row *r)
 {
-    return strcmp(r->planner, "ilp") == 0 ? "ILP" : planner_title(r->planner);
+    return tui_row_title(r);
 }
 
-static void draw_strip(struct tui *t, const struct layout *ly, int shown)
+/* "a=GPU 10" or "a-l=GPU 10-21": what the strip's letters mean. */
+static void gpu_legend(int P, char *buf, size_t len)
 {
-    const struct tui_row *r = &t->rows[shown];
+    buf[0] = '\0';
+    if (P <= 10)
+        return;
+    int last = P - 1 < (int)sizeof gpu_chars - 2 ? P - 1 : (int)sizeof gpu_chars - 2;
+    if (last == 10)
+        snprintf(buf, len, "a=GPU 10");
+    else
+        snprintf(buf, len, "a-%c=GPU 10-%d", gpu_char(last), last);
+    if (P - 1 > last)
+        snprintf(buf + strlen(buf), len - strlen(buf), ", +=%d-%d", last + 1, P - 1);
+}
+
+static void draw_strip(struct tui *t, const struct layout *ly)
+{
+    bool updating;
+    const struct tui_row *r = tui_view_row(t, &updating);
     const struct plan *pl = r->plan;
     const struct problem *pb = r->tp ? r->tp->pb : t->cur->pb;
     int L = pl ? pl->L : t->cur->pb->L;
@@ -456,16 +519,48 @@ static void draw_strip(struct tui *t, const struct layout *ly, int shown)
     if (t->layer < 0)
         t->layer = 0;
 
-    char left[160], right[64];
-    const char *why = t->sel >= 0 ? "selected" : pl && pl->fits ? "best that fits"
-                    : "best; nothing fits";
-    snprintf(left, sizeof left, "layers %s GPU: %s (%s%s)", G->arrow, row_title(r), why,
-             r->stale ? ", updating" : "");
-    snprintf(right, sizeof right, "layer %d of %d", t->layer, L);
-    rule(ly->strip_rule, left, roles[R_TITLE], right, roles[R_NORMAL]);
+    char why[160], b0[32];
+    if (t->sel >= 0)
+        snprintf(why, sizeof why, "selected%s", r->stale ? ", updating" : "");
+    else if (updating || !tui_settled(t))
+        snprintf(why, sizeof why, "updating%s", G->dots);
+    else if (pl && pl->fits)
+        snprintf(why, sizeof why, "best that fits");
+    else if (isfinite(t->min_cap))
+        snprintf(why, sizeof why, "best; nothing fits; fits with caps of %s",
+                 fmt_size(t->min_cap, b0, sizeof b0));
+    else
+        snprintf(why, sizeof why, "best; nothing fits");
+    char left[3][240], right[2][96], legend[64];
+    gpu_legend(pl ? pl->P : pb->P, legend, sizeof legend);
+    snprintf(left[0], sizeof left[0], "layers %s GPU: %s (%s)", G->arrow, row_title(r), why);
+    snprintf(left[1], sizeof left[1], "%s (%s)", row_title(r), why);
+    snprintf(left[2], sizeof left[2], "%s", row_title(r));
+    snprintf(right[0], sizeof right[0], "%s%slayer %d/%d", legend, legend[0] ? "  " : "",
+             t->layer + 1, L);
+    snprintf(right[1], sizeof right[1], "%d/%d", t->layer + 1, L);
+    int kl = 0, kr = 0;
+    while (!rule_fits(left[kl], right[kr])) {
+        if (kl < 1)
+            kl++;
+        else if (kr < 1)
+            kr++;
+        else if (kl < 2)
+            kl++;
+        else
+            break;
+    }
+    rule(ly->strip_rule, left[kl], roles[R_TITLE], right[kr], roles[R_NORMAL]);
+    /* the strips' labels: the whole network, and the window around the cursor */
+    struct pen lp = { ly->strip, 0, COLS };
+    put(&lp, roles[R_DIM], ly->overview >= 0 || L > strip_width() ? "zoom" : "all");
+    if (ly->overview >= 0) {
+        lp = (struct pen){ ly->overview, 0, COLS };
+        put(&lp, roles[R_DIM], "all");
+    }
 
     if (!pl) {
-        struct pen pn = { ly->strip, 1, COLS };
+        struct pen pn = { ly->strip, STRIP_LABEL, COLS };
         const char *st = r->status == PLAN_ERROR ? r->message
                        : r->done ? "no plan" : "planning";
         char msg[400];
@@ -487,9 +582,10 @@ static void draw_strip(struct tui *t, const struct layout *ly, int shown)
         t->strip_first = 0;
     /* whole network, several layers per cell: which GPU holds most of each */
     int *count = ly->overview >= 0 ? calloc((size_t)pl->P, sizeof *count) : NULL;
+    int OW = COLS - STRIP_LABEL;
     if (count) {
-        for (int c = 0; c < COLS; c++) {
-            int a = (int)((long)c * L / COLS), b = (int)((long)(c + 1) * L / COLS);
+        for (int c = 0; c < OW; c++) {
+            int a = (int)((long)c * L / OW), b = (int)((long)(c + 1) * L / OW);
             if (b <= a)
                 b = a + 1;
             if (b > L)
@@ -507,20 +603,20 @@ static void draw_strip(struct tui *t, const struct layout *ly, int shown)
             if (t->layer >= a && t->layer < b)
                 at = (at ^ A_REVERSE) | A_BOLD | A_UNDERLINE;
             attrset(at);
-            mvaddch(ly->overview, c, (chtype)gpu_char(best));
+            mvaddch(ly->overview, STRIP_LABEL + c, (chtype)gpu_char(best));
         }
         free(count);
     }
     /* one cell per layer around the cursor */
     int first = t->strip_first;
-    struct pen pn = { ly->strip, 0, COLS };
+    struct pen pn = { ly->strip, STRIP_LABEL, COLS };
     put(&pn, roles[R_DIM], first > 0 ? G->left : " ");
     for (int i = first; i < first + W && i < L; i++) {
         attr_t at = gpu_attr(pl->gpu[i]);
         if (i == t->layer)
             at = (at ^ A_REVERSE) | A_BOLD | A_UNDERLINE;
         attrset(at);
-        mvaddch(ly->strip, 1 + i - first, (chtype)gpu_char(pl->gpu[i]));
+        mvaddch(ly->strip, STRIP_LABEL + 1 + i - first, (chtype)gpu_char(pl->gpu[i]));
     }
     if (first + W < L) {
         pn.x = COLS - 1;
@@ -528,6 +624,8 @@ static void draw_strip(struct tui *t, const struct layout *ly, int shown)
     }
 
     /* the layer under the cursor */
+    if (ly->info < 0)
+        return;
     int i = t->layer;
     char name[160], b1[32], b2[32], b3[32], b4[32], b5[32];
     text_clean(pb->names[i] ? pb->names[i] : "", name, sizeof name, t->unicode);
@@ -543,7 +641,12 @@ static void draw_strip(struct tui *t, const struct layout *ly, int shown)
     char where[64];
     snprintf(where, sizeof where, "  %s GPU %d", G->arrow, pl->gpu[i]);
     pn = (struct pen){ ly->info, 0, COLS };
-    int room = COLS - text_cols(costs) - text_cols(where) - 4 - (int)strlen("layer ") - 6;
+    char num[32];
+    snprintf(num, sizeof num, "layer %d/%d ", i + 1, L);
+    /* the costs go whole, or not at all */
+    if (text_cols(num) + 8 + text_cols(where) + 2 + text_cols(costs) > COLS)
+        costs[0] = '\0';
+    int room = COLS - text_cols(costs) - text_cols(where) - 2 - text_cols(num);
     if (room < 4)
         room = 4;
     if (text_cols(name) > room) {
@@ -559,7 +662,7 @@ static void draw_strip(struct tui *t, const struct layout *ly, int shown)
         memcpy(name, cut, sizeof name - 1);
         name[sizeof name - 1] = '\0';
     }
-    putf(&pn, roles[R_NORMAL], "layer %d ", i);
+    put(&pn, roles[R_NORMAL], num);
     put(&pn, roles[R_VALUE], name);
     put(&pn, roles[R_NORMAL], where);
     put(&pn, roles[R_NORMAL], "  ");
@@ -653,17 +756,40 @@ static void gpu_layers(const struct plan *pl, int p, char *buf, size_t len)
         int j = i;
         while (j + 1 < pl->L && pl->gpu[j + 1] == p)
             j++;
-        n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", i);
+        /* layers count from 1, as everywhere on screen */
+        n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", i + 1);
         if (j > i)
-            n += (size_t)snprintf(buf + n, len - n, "-%d", j);
+            n += (size_t)snprintf(buf + n, len - n, "-%d", j + 1);
     }
     if (!buf[0])
         snprintf(buf, len, "-");
 }
 
-static void draw_memory(struct tui *t, const struct layout *ly, int shown)
+/* A GPU's layer list in what is left of the line (less its last column):
+ * whole ranges only, an ellipsis when some do not fit. */
+static void put_layers(struct pen *pn, attr_t a, const char *lay)
 {
-    const struct tui_row *r = &t->rows[shown];
+    int room = pn->end - 1 - pn->x;
+    if (text_cols(lay) <= room) {
+        put(pn, a, lay);
+        return;
+    }
+    int dots = text_cols(G->dots);
+    const char *cut = NULL;
+    for (const char *p = lay; *p && p - lay <= room - dots; p++)
+        if (*p == ',')
+            cut = p;
+    if (!cut)
+        return;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%.*s,%s", (int)(cut - lay), lay, G->dots);
+    put(pn, a, buf);
+}
+
+static void draw_memory(struct tui *t, const struct layout *ly)
+{
+    bool updating;
+    const struct tui_row *r = tui_view_row(t, &updating);
     const struct plan *pl = r->plan;
     const struct problem *pb = r->tp ? r->tp->pb : t->cur->pb;
     int P = pl ? pl->P : pb->P;
@@ -695,7 +821,9 @@ static void draw_memory(struct tui *t, const struct layout *ly, int shown)
     char left[200], right[96], b1[32];
     const char *const names[4] = { "weights", "activ.", "buffers", "reserved" };
     int n = snprintf(left, sizeof left, "memory");
-    if (P > ly->ngpu)
+    if (P > ly->ngpu && ly->ngpu == 1)
+        n += snprintf(left + n, sizeof left - (size_t)n, " (GPU %d of %d)", g0, P);
+    else if (P > ly->ngpu)
         n += snprintf(left + n, sizeof left - (size_t)n, " (GPUs %d-%d of %d)", g0,
                       g0 + ly->ngpu - 1, P);
     char legend[160];
@@ -705,6 +833,8 @@ static void draw_memory(struct tui *t, const struct layout *ly, int shown)
         snprintf(right, sizeof right, "period T = %s", fmt_time(pl->T, b1, sizeof b1));
     else
         right[0] = '\0';
+    if (pl && !rule_fits(left, right))
+        snprintf(right, sizeof right, "T = %s", fmt_time(pl->T, b1, sizeof b1));
     if (text_cols(left) + text_cols(legend) + text_cols(right) + 12 <= COLS)
         snprintf(left + n, sizeof left - (size_t)n, "  %s", legend);
     rule(ly->mem_rule, left, roles[R_TITLE], right, roles[R_NORMAL]);
@@ -738,7 +868,7 @@ static void draw_memory(struct tui *t, const struct layout *ly, int shown)
             char lay[256];
             gpu_layers(pl, p, lay, sizeof lay);
             put(&pn, roles[R_DIM], "  layers ");
-            put(&pn, roles[R_DIM], lay);
+            put_layers(&pn, roles[R_DIM], lay);
         }
     }
 }
@@ -748,19 +878,36 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
     const struct problem *pb = t->cur->pb;
     bool ilp_bound;
     double bound = tui_objective_bound(t, &ilp_bound);
-    char right[160], b1[32], b2[32];
+    char right[3][160], b1[32], b2[32];
     double T_lb = problem_lower_bound(pb);
-    if (pb->schedule == SPEC_SCHEDULE_PIPEDREAM)
-        snprintf(right, sizeof right, "lower bound T %s %s%s", G->ge,
-                 fmt_time(fmax(T_lb, bound), b1, sizeof b1), ilp_bound ? " (ILP)" : "");
-    else
-        snprintf(right, sizeof right, "lower bound T %s %s, iteration %s %s%s", G->ge,
-                 fmt_time(T_lb, b1, sizeof b1), G->ge, fmt_time(bound, b2, sizeof b2),
-                 ilp_bound ? " (ILP)" : "");
-    rule(ly->plans_rule, "plans", roles[R_TITLE], right, roles[R_NORMAL]);
+    const char *who = ilp_bound ? " (ILP)" : "";
+    if (pb->schedule == SPEC_SCHEDULE_PIPEDREAM) {
+        snprintf(right[0], sizeof right[0], "lower bound T %s %s%s", G->ge,
+                 fmt_time(fmax(T_lb, bound), b1, sizeof b1), who);
+        snprintf(right[1], sizeof right[1], "T %s %s%s", G->ge, b1, who);
+    } else {
+        snprintf(right[0], sizeof right[0], "lower bound T %s %s, iteration %s %s%s", G->ge,
+                 fmt_time(T_lb, b1, sizeof b1), G->ge, fmt_time(bound, b2, sizeof b2), who);
+        snprintf(right[1], sizeof right[1], "T %s %s, iteration %s %s%s", G->ge, b1, G->ge,
+                 b2, who);
+    }
+    snprintf(right[2], sizeof right[2], "bound %s%s", fmt_time(bound, b2, sizeof b2), who);
+    int k = 0;
+    while (k < 2 && !rule_fits("plans", right[k]))
+        k++;
+    rule(ly->plans_rule, "plans", roles[R_TITLE], right[k], roles[R_NORMAL]);
 
-    /* columns: marker, name, period, iteration, samples/s, memory, gap, note */
+    /* columns: marker, name, period, iteration, samples/s, memory, gap, note;
+     * a narrow terminal loses samples/s and the note, whole */
     int c_name = 2, c_period = 17, c_iter = 28, c_thr = 39, c_mem = 50, c_gap = 66, c_note = 74;
+    if (COLS < 80) {
+        c_period = 16;
+        c_iter = 26;
+        c_thr = -1;
+        c_mem = 37;
+        c_gap = 52;
+        c_note = COLS >= 64 ? 59 : -1;
+    }
     bool wide = COLS >= 100;
     if (ly->header >= 0) {
         struct pen pn = { ly->header, 0, COLS };
@@ -770,8 +917,10 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
         put(&pn, roles[R_DIM], "period");
         pad_to(&pn, c_iter);
         put(&pn, roles[R_DIM], "iteration");
-        pad_to(&pn, c_thr);
-        put(&pn, roles[R_DIM], "samples/s");
+        if (c_thr >= 0) {
+            pad_to(&pn, c_thr);
+            put(&pn, roles[R_DIM], "samples/s");
+        }
         pad_to(&pn, c_mem);
         put(&pn, roles[R_DIM], "memory");
         pad_to(&pn, c_gap + 3);
@@ -782,7 +931,7 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
         }
     }
     int best = tui_best_row(t);
-    for (int i = 0; i < TUI_NROWS; i++) {
+    for (int i = 0; i < t->nrows; i++) {
         const struct tui_row *r = &t->rows[i];
         const struct plan *pl = r->plan;
         bool is_shown = i == shown;
@@ -804,12 +953,12 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
             if (r->status == PLAN_ERROR && r->done) {
                 what = "error";
                 a = is_shown ? base : roles[R_BAD];
-            } else if (i == 0 && r->done && r->status == PLAN_INFEASIBLE) {
+            } else if (i == t->ilp && r->done && r->status == PLAN_INFEASIBLE) {
                 what = "infeasible: no plan fits (proven)";
                 a = is_shown ? base : roles[R_BAD];
-            } else if (i == 0 && r->started) {
+            } else if (i == t->ilp && r->started) {
                 what = "solving; no plan better than the baselines yet";
-            } else if (i == 0 && r->done) {
+            } else if (i == t->ilp && r->done) {
                 what = "no plan";
             } else {
                 what = "planning";
@@ -830,9 +979,11 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
         fmt_time(pl->iteration, buf, sizeof buf);
         pad_to(&pn, c_iter + 9 - text_cols(buf));
         put(&pn, fig, buf);
-        snprintf(buf, sizeof buf, "%.1f", pl->throughput);
-        pad_to(&pn, c_thr + 9 - text_cols(buf));
-        put(&pn, fig, buf);
+        if (c_thr >= 0) {
+            snprintf(buf, sizeof buf, "%.1f", pl->throughput);
+            pad_to(&pn, c_thr + 9 - text_cols(buf));
+            put(&pn, fig, buf);
+        }
         pad_to(&pn, c_mem);
         if (pl->fits) {
             put(&pn, is_shown ? fig : (r->stale ? roles[R_DIM] : roles[R_GOOD]), "fits");
@@ -842,11 +993,13 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
             put(&pn, is_shown ? fig : (r->stale ? roles[R_DIM] : roles[R_BAD]), buf);
         }
         if (!r->stale)
-            fmt_gap(pl->objective, bound, buf, sizeof buf);
+            fmt_gap(tui_row_gap(t, pl), buf, sizeof buf);
         else
             snprintf(buf, sizeof buf, "%s", G->dots);
         pad_to(&pn, c_gap + 6 - text_cols(buf));
         put(&pn, fig, buf);
+        if (c_note < 0)
+            continue;
         pad_to(&pn, c_note);
         if (wide) {
             char b[32];
@@ -858,21 +1011,22 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
         }
         if (i == best && !r->stale)
             put(&pn, is_shown ? base : roles[R_GOOD], "best");
-        else if (i == 0 && r->started)
+        else if (i == t->ilp && r->started)
             put(&pn, base | A_DIM, "so far");
     }
 }
 
-/* "ILP 12 blocks (auto), limit 30 s: running 3.1 s" then "best 1.90 s,
- * block bound 1.22 s (+56.0%)", on one line when it fits, else on y2
- * (when there is one), else cut. */
+/* "ILP 12 blocks (auto), limit 30 s: running 3.1 s; best 1.90 s, bound
+ * 1.40 s (gap 26.3%), block bound 1.52 s": on one line when it fits, else
+ * the second half on y2 (when there is one). What does not fit is left
+ * out in whole pieces, the state and the bound last. */
 static void draw_ilp_line(struct tui *t, int y, int y2)
 {
-    const struct tui_row *r = &t->rows[0];
+    const struct tui_row *r = &t->rows[t->ilp];
     const struct problem *pb = t->cur->pb;
-    char b1[32], b2[32], b3[32], head[160], state[400], tail[160];
+    char b1[32], b2[32], b3[32], b4[32], st[64], head[160], state[400];
     attr_t a;
-    const char *st = ilp_short(t, &a);
+    const char *sh = ilp_short(t, &a, st, sizeof st);
     int nb = r->blocks > 0 ? r->blocks : tui_blocks(t);
     char blocks[48];
     if (nb >= pb->L)
@@ -881,7 +1035,6 @@ static void draw_ilp_line(struct tui *t, int y, int y2)
         snprintf(blocks, sizeof blocks, "%d blocks", nb);
     snprintf(head, sizeof head, "%s%s, limit %.0f s: ", blocks,
              t->set.k.blocks < 0 ? " (auto)" : "", t->set.time_limit);
-    tail[0] = '\0';
     if (r->started) {
         snprintf(state, sizeof state, "running %.1f s", ilp_elapsed(t));
     } else if (!r->done) {
@@ -891,46 +1044,77 @@ static void draw_ilp_line(struct tui *t, int y, int y2)
         text_clean(r->message[0] ? r->message : "failed", m, sizeof m, t->unicode);
         snprintf(state, sizeof state, "error: %s", m);
     } else if (r->status == PLAN_TIMEOUT) {
-        snprintf(state, sizeof state, "stopped at the limit");
+        snprintf(state, sizeof state, "stopped at the limit after %.1f s", r->seconds);
     } else {
-        /* with blocks, what is proven holds for whole blocks */
-        snprintf(state, sizeof state, "%s%s in %.1f s", st,
-                 (r->status == PLAN_OPTIMAL || r->status == PLAN_INFEASIBLE) && nb < pb->L
-                 ? " for the blocks" : "", r->seconds);
+        snprintf(state, sizeof state, "%s in %.1f s", sh, r->seconds);
     }
+    /* the pieces after the state, most wanted first */
+    bool ilp_bound;
+    double bound = tui_objective_bound(t, &ilp_bound);
+    char best[64] = "", bnd[64] = "", gap[64] = "", blk[64] = "";
     if (r->status != PLAN_ERROR || !r->done) {
-        size_t n = 0;
         if (r->plan)
-            n += (size_t)snprintf(tail, sizeof tail, "best %s",
-                                  fmt_time(r->plan->objective, b1, sizeof b1));
+            snprintf(best, sizeof best, "best %s", fmt_time(r->plan->objective, b1, sizeof b1));
         else if (r->started)
-            n += (size_t)snprintf(tail, sizeof tail, "no plan yet");
-        /* a bound on the blocked problem, not on every split of the layers */
-        if (isfinite(r->bound) && n < sizeof tail)
-            n += (size_t)snprintf(tail + n, sizeof tail - n, "%s%sbound %s", n ? ", " : "",
-                                  nb < pb->L ? "block " : "", fmt_time(r->bound, b2, sizeof b2));
-        if (isfinite(r->bound) && r->plan && n < sizeof tail)
-            snprintf(tail + n, sizeof tail - n, " (%s)",
-                     fmt_gap(r->plan->objective, r->bound, b3, sizeof b3));
+            snprintf(best, sizeof best, "no plan yet");
+        snprintf(bnd, sizeof bnd, "bound %s", fmt_time(bound, b2, sizeof b2));
+        if (r->plan)
+            snprintf(gap, sizeof gap, " (gap %s)", fmt_gap(tui_row_gap(t, r->plan), b3, sizeof b3));
+        /* proven for the blocks only: never shown as a bound on the network */
+        if (isfinite(r->block_bound) && nb < pb->L)
+            snprintf(blk, sizeof blk, "block bound %s", fmt_time(r->block_bound, b4, sizeof b4));
+    }
+    /* drop, in this order, until it fits: the head, the block bound, the gap, the best */
+    char tail[256];
+    bool use_head = true, use_blk = true, use_gap = true, use_best = true;
+    bool two = false;
+    for (int step = 0;; step++) {
+        size_t n = 0;
+        tail[0] = '\0';
+        const char *parts[4] = { use_best ? best : "", bnd, use_gap ? gap : "", use_blk ? blk : "" };
+        for (int k = 0; k < 4; k++) {
+            if (!parts[k][0])
+                continue;
+            n += (size_t)snprintf(tail + n, sizeof tail - n, "%s%s",
+                                  n && k != 2 ? ", " : "", parts[k]);
+        }
+        int line1 = 4 + (use_head ? text_cols(head) : 0) + text_cols(state);
+        int t_cols = text_cols(tail);
+        if (!tail[0] || line1 + 2 + t_cols <= COLS)
+            break;
+        if (y2 >= 0 && line1 <= COLS && 4 + t_cols <= COLS) {
+            two = true;
+            break;
+        }
+        if (use_blk && blk[0])
+            use_blk = false;
+        else if (use_head)
+            use_head = false;
+        else if (use_gap && gap[0])
+            use_gap = false;
+        else if (use_best && best[0])
+            use_best = false;
+        else
+            break;
     }
     struct pen pn = { y, 0, COLS };
     put(&pn, roles[R_TITLE], "ILP ");
-    put(&pn, roles[R_NORMAL], head);
+    put(&pn, roles[R_NORMAL], use_head ? head : "");
     put(&pn, a, state);
     if (!tail[0])
         return;
-    if (pn.x + 2 + text_cols(tail) <= COLS || y2 < 0) {
-        put(&pn, roles[R_NORMAL], "; ");
-    } else {
+    if (two)
         pn = (struct pen){ y2, 4, COLS };
-    }
+    else
+        put(&pn, roles[R_NORMAL], "; ");
     put(&pn, roles[R_NORMAL], tail);
 }
 
 /* Per-GPU figures of the shown plan, when the terminal has the lines. */
-static void draw_details(struct tui *t, const struct layout *ly, int shown)
+static void draw_details(struct tui *t, const struct layout *ly)
 {
-    const struct tui_row *r = &t->rows[shown];
+    bool updating;
+    const struct tui_row *r = tui_view_row(t, &updating);
     const struct plan *pl = r->plan;
     char title[128];
     snprintf(title, sizeof title, "GPUs of the %s plan", row_title(r));
@@ -979,7 +1163,7 @@ static void draw_details(struct tui *t, const struct layout *ly, int shown)
         char lay[512];
         gpu_layers(pl, p, lay, sizeof lay);
         put(&pn, roles[R_NORMAL], "  ");
-        put(&pn, roles[R_NORMAL], lay);
+        put_layers(&pn, roles[R_NORMAL], lay);
     }
 }
 
@@ -994,7 +1178,7 @@ static void draw_keys(const struct tui *t, int y)
         { "g/G", "GPUs", 1 }, { "m/M", "cap", 1 }, { "b/B", "micro-batches", 2 },
         { "s", "schedule", 2 }, { "c", "layout", 3 }, { "[]{}", "GPU cap", 5 },
         { "k/K", "blocks", 5 }, { "t/T", "limit", 5 }, { "u", "undo", 4 },
-        { "r", "reload", 6 }, { "e", "export", 3 }, { "?", "help", 0 }, { "q", "quit", 0 },
+        { "r/R", "reload", 6 }, { "e", "export", 3 }, { "?", "help", 0 }, { "q", "quit", 0 },
     };
     static const struct keyhint prompt_keys[] = {
         { "Enter", "write", 0 }, { "Esc", "cancel", 0 }, { "^U", "clear", 1 },
@@ -1043,6 +1227,35 @@ static void draw_keys(const struct tui *t, int y)
     }
 }
 
+/* The first line of `s` (cleaned text) that fits in `cols` columns, cut
+ * at a space (a word longer than the line is cut where it must be); on
+ * the last line, what does not fit ends in an ellipsis. Returns the rest. */
+static const char *wrap_line(const char *s, int cols, bool last, char *out, size_t outlen)
+{
+    while (*s == ' ')
+        s++;
+    if (text_cols(s) <= cols) {
+        snprintf(out, outlen, "%s", s);
+        return s + strlen(s);
+    }
+    const char *dots = G->dots;
+    int room = last ? cols - text_cols(dots) : cols;
+    const char *p = s, *cut = NULL;
+    for (int c = 0; *p && c < room; c++) {
+        if (*p == ' ')
+            cut = p;
+        p++;
+        while (((unsigned char)*p & 0xc0) == 0x80)
+            p++;
+    }
+    if (*p == ' ')
+        cut = p;
+    if (!cut || cut == s)
+        cut = p;
+    snprintf(out, outlen, "%.*s%s", (int)(cut - s), s, last ? dots : "");
+    return cut;
+}
+
 static void draw_status(struct tui *t, int y, int lines)
 {
     struct pen pn = { y, 0, COLS };
@@ -1074,14 +1287,10 @@ static void draw_status(struct tui *t, int y, int lines)
     attr_t a = t->msg_kind == MSG_ERROR ? roles[R_BAD] : roles[R_NORMAL];
     const char *p = buf;
     for (int k = 0; k < lines && *p; k++) {
+        char line[1200];
+        p = wrap_line(p, COLS, k == lines - 1, line, sizeof line);
         pn = (struct pen){ y + k, 0, COLS };
-        put(&pn, a, p);
-        /* on to what did not fit */
-        for (int c = 0; *p && c < COLS; c++) {
-            p++;
-            while (((unsigned char)*p & 0xc0) == 0x80)
-                p++;
-        }
+        put(&pn, a, line);
     }
 }
 
@@ -1100,10 +1309,11 @@ static const char *const help_text[] = {
     "  k / K        fewer / more ILP blocks (coarser solves faster)",
     "  t / T        shorter / longer ILP time limit",
     "  u            undo the last knob change",
-    "  r            reload the network and platform files from disk",
+    "  r            reload the network and platform files from disk, keeping the knobs changed here (it says which)",
+    "  R            reload, back to the files' values (the ILP's blocks and limit stay)",
     "",
     "#Views",
-    "  Left Right h l   move the layer cursor (Home End PgUp PgDn too)",
+    "  Left Right h l   move the layer cursor (Home End PgUp PgDn too); layers count from 1",
     "  < >              previous / next change of GPU along the chain",
     "  Up Down Tab      show another plan's layers, memory and period",
     "  f                follow the best plan again",
@@ -1118,33 +1328,101 @@ static const char *const help_text[] = {
     "  Memory bars, against each GPU's cap (marks beyond the cap stand out):",
     "    @0 weights, gradients and optimizer state   @1 stored activations",
     "    @2 send / receive buffers                   @3 reserved",
+    "  Strips: one character per layer, the GPU it runs on (0-9, then a=GPU 10, b=GPU 11, ...); \"all\" shows the whole network, \"zoom\" the layers around the cursor.",
     "  Period: one period of each GPU, F forward, B backward, @i idle;",
     "    the percentage is the GPU's busy share.",
-    "  gap: how far a plan's objective (iteration time for 1f1b, period",
-    "    for pipedream) is above the best proven lower bound.",
+    "  gap: (objective - bound) / objective, the objective being the iteration time for 1f1b and the period for pipedream, the bound the best lower bound proven for the network.",
+    "  While the plans for new knobs come in, the plan on show before stays, marked \"updating\".",
     "  The ILP is called optimal only when it proved it; otherwise the",
     "    table shows its best plan so far and the bound it proved.",
-    "  With fewer blocks than layers, the ILP proves its bound for whole",
-    "    blocks (\"block bound\"); its plan is refined per layer and may",
-    "    beat that bound.",
+    "  With fewer blocks than layers, the ILP proves a bound for whole blocks only (\"block bound\", \"optimal for N blocks\"); its plan is refined per layer and may beat that bound, which is no bound on the network.",
+    "  Each setting's ILP result is kept: coming back to it (u) shows it at once, and a new search continues from it.",
 };
+
+/* Visible columns of a help line (@X is one glyph). */
+static int help_cols(const char *s, int n)
+{
+    int c = 0;
+    for (int i = 0; i < n && s[i]; i++) {
+        if (s[i] == '@' && s[i + 1]) {
+            i++;
+            c++;
+        } else if (((unsigned char)s[i] & 0xc0) != 0x80) {
+            c++;
+        }
+    }
+    return c;
+}
+
+/* The help's lines wrapped at spaces to `cols`: each as (text index,
+ * start, length, indent). Returns how many. */
+struct help_piece {
+    int line, start, len, indent;
+};
+
+static int help_wrap(int cols, struct help_piece *out, int max)
+{
+    int n = 0, nl = (int)(sizeof help_text / sizeof help_text[0]);
+    for (int k = 0; k < nl; k++) {
+        const char *s = help_text[k];
+        int len = (int)strlen(s), start = 0, indent = 0;
+        /* continuation lines start under the description */
+        int lead = 0;
+        while (s[lead] == ' ' || s[lead] == '#')
+            lead++;
+        const char *gap = strstr(s + lead, "  ");
+        int desc = gap ? (int)(gap - s) : lead;
+        while (gap && s[desc] == ' ')
+            desc++;
+        if (desc > cols / 2)
+            desc = lead + 2;
+        do {
+            int end = len;
+            if (help_cols(s + start, len - start) + indent > cols) {
+                int room = cols - indent, c = 0, i = start, cut = -1;
+                for (; i < len && c < room; i++) {
+                    if (s[i] == ' ' && i > start)
+                        cut = i;
+                    if (s[i] == '@' && s[i + 1])
+                        i++;
+                    if (((unsigned char)s[i] & 0xc0) != 0x80)
+                        c++;
+                }
+                end = cut > start ? cut : i;
+            }
+            if (n < max)
+                out[n] = (struct help_piece){ k, start, end - start, indent };
+            n++;
+            start = end;
+            while (start < len && s[start] == ' ')
+                start++;
+            indent = desc;
+        } while (start < len);
+    }
+    return n < max ? n : max;
+}
 
 static void draw_help(struct tui *t)
 {
-    int n = (int)(sizeof help_text / sizeof help_text[0]);
+    static struct help_piece pieces[512];
+    int n = help_wrap(COLS - 2, pieces, 512);
     int rows = LINES - 1;
     if (t->help_top > n - rows)
         t->help_top = n - rows > 0 ? n - rows : 0;
     for (int k = 0; k < rows && t->help_top + k < n; k++) {
-        const char *s = help_text[t->help_top + k];
-        struct pen pn = { k, 1, COLS };
+        const struct help_piece *hp = &pieces[t->help_top + k];
+        const char *s = help_text[hp->line] + hp->start;
+        const char *end = s + hp->len;
+        struct pen pn = { k, 1 + hp->indent, COLS };
         attr_t a = roles[R_NORMAL];
-        if (*s == '#') {
+        if (hp->start == 0 && *s == '#') {
             a = roles[R_TITLE];
             s++;
+        } else if (help_text[hp->line][0] == '#') {
+            a = roles[R_TITLE];
         }
         /* @N: the glyph of memory segment N, @i: the idle glyph */
-        for (const char *p = s; *p; p++) {
+        for (const char *p = s; p < end && *p; p++) {
             if (*p == '@' && p[1]) {
                 p++;
                 if (*p == 'i')
@@ -1191,15 +1469,14 @@ void tui_draw(struct tui *t)
         int shown = tui_shown_row(t);
         draw_title(t, ly.title);
         draw_knobs(t, ly.knobs);
-        draw_strip(t, &ly, shown);
-        draw_memory(t, &ly, shown);
+        draw_strip(t, &ly);
+        draw_memory(t, &ly);
         draw_plans(t, &ly, shown);
-        if (ly.ilp >= 0)
-            draw_ilp_line(t, ly.ilp, ly.ilp2);
+        draw_ilp_line(t, ly.ilp, ly.ilp2);
         draw_keys(t, ly.keys);
         /* with no line of its own, a message (or the prompt) takes the keys' */
         if (ly.details >= 0)
-            draw_details(t, &ly, shown);
+            draw_details(t, &ly);
         int sy = ly.status >= 0 ? ly.status
                : (t->msg_kind != MSG_NONE || t->mode != MODE_MAIN) ? ly.keys : -1;
         if (sy >= 0) {

@@ -18,7 +18,8 @@
 #include "tui.h"
 #include "worker.h"
 
-#define TUI_NROWS 6              /* the ILP, then the five baselines */
+#define TUI_MAX_ROWS 12          /* rows of the plans table: the registry's planners */
+#define TUI_CACHE_MAX 16         /* settings whose ILP results are kept */
 #define TUI_UNDO_MAX 256
 #define TUI_GIB 1073741824.0
 #define TUI_MIN_CAP 1073741824ull                 /* 1 GiB */
@@ -50,7 +51,7 @@ enum tui_replan { REPLAN_NONE, REPLAN_ILP, REPLAN_ALL };
 
 /* One line of the plans table. */
 struct tui_row {
-    const char *planner;         /* "ilp" or a registry name (static) */
+    const char *planner;         /* a registry name (static) */
     struct tui_problem *tp;      /* the problem plan was judged against */
     struct plan *plan;           /* owned; NULL when there is none */
     enum plan_status status;
@@ -58,7 +59,8 @@ struct tui_row {
     bool done;                   /* final result for the current problem */
     bool started;                /* ILP: solving now */
     bool believed_fit;
-    double bound;                /* proven bound on the objective, or NAN */
+    double bound;                /* proven bound on the network's objective, or NAN */
+    double block_bound;          /* solver: proven for the blocks only, or NAN */
     int blocks;                  /* ILP: elements the bound holds for (0: unknown) */
     double seconds;
     char message[320];
@@ -72,10 +74,23 @@ struct tui {
     struct tui_setting undo[TUI_UNDO_MAX];
     int nundo;
     struct tui_problem *cur;
-    int auto_blocks;             /* the ILP's own block count for cur */
     unsigned gen;                /* bumped by every re-plan */
-    struct tui_row rows[TUI_NROWS];
+    struct tui_row rows[TUI_MAX_ROWS];
+    int nrows;                   /* planner_count() */
+    int ilp;                     /* row of the solver (planner_is_solver) */
     const char *follow;          /* planner of the best plan last settled */
+    /* the plan on show when the knobs last changed, shown (marked as
+     * updating) until every memory-aware planner answered for the new ones */
+    struct tui_row hold;
+    unsigned data_gen;           /* bumped when reload changes the files */
+    /* the solver's best result per setting (tui_state.c, least recently
+     * used first out) */
+    struct tui_cache_entry *cache[TUI_CACHE_MAX];
+    int ncache;
+    /* the smallest uniform cap at which a plan fits, for the current
+     * problem when nothing fits (from the worker), NAN when unknown */
+    double min_cap;
+    const char *min_cap_planner;
 
     /* solver */
     struct worker *worker;
@@ -107,6 +122,18 @@ struct tui {
     double gen_key;              /* key arrival behind the newest generation */
 };
 
+/* The ILP's result for one setting (everything that changes its problem). */
+struct tui_cache_entry {
+    unsigned data_gen;
+    struct tui_setting set;      /* time_limit ignored */
+    int blocks;                  /* resolved block count */
+    struct tui_problem *tp;
+    struct plan *plan;           /* best plan, or NULL */
+    enum plan_status status;     /* final status, or PLAN_RUNNING when cut short */
+    double bound, block_bound, seconds;
+    int nblocks;                 /* elements the bound holds for */
+};
+
 /* ---- tui_state.c ---- */
 double tui_now(void);            /* monotonic seconds */
 int tui_state_init(struct tui *t, const struct tui_options *opt, struct spec_network *net,
@@ -119,7 +146,9 @@ void tui_message(struct tui *t, enum tui_msg kind, const char *fmt, ...)
  * is then pending), 0 at a limit, -1 with an error message. */
 int tui_knob_step(struct tui *t, enum tui_knob knob, int dir);
 int tui_undo(struct tui *t);
-void tui_reload(struct tui *t);
+/* Reload the files; keep the knob overrides, or (drop) go back to the
+ * files' values. */
+void tui_reload(struct tui *t, bool drop);
 
 /* Rows: a new generation starts (all rows, or the ILP row only); events
  * of the running one are applied as they come. */
@@ -129,6 +158,21 @@ bool tui_baselines_done(const struct tui *t);
 
 int tui_best_row(const struct tui *t);
 int tui_shown_row(const struct tui *t);
+/* The row whose plan the views show: the shown row, or while the plans
+ * for new knobs come in, the plan on show before (*updating set). */
+const struct tui_row *tui_view_row(const struct tui *t, bool *updating);
+/* Every memory-aware baseline answered for the current problem. */
+bool tui_settled(const struct tui *t);
+/* The solver's cached result for the current setting, or NULL. */
+const struct tui_cache_entry *tui_cache_find(const struct tui *t);
+/* Put a cached result in the solver row (done when it was proven). */
+void tui_row_from_cache(struct tui *t, const struct tui_cache_entry *e);
+/* Remember the solver row's result for the current setting. */
+void tui_cache_store(struct tui *t);
+/* Display name of a row: "ILP" for the solver, else the planner's title. */
+const char *tui_row_title(const struct tui_row *r);
+/* The table's gap of plan (planner_gap with the best network bound). */
+double tui_row_gap(const struct tui *t, const struct plan *pl);
 /* Best proven lower bound on the current objective (trivial or the ILP's
  * when it holds for every layer); *ilp tells which. */
 double tui_objective_bound(const struct tui *t, bool *ilp);

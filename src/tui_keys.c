@@ -59,7 +59,7 @@ static void layer_jump(struct tui *t, int dir)
 static void row_move(struct tui *t, int dir)
 {
     int i = tui_shown_row(t);
-    t->sel = ((i + dir) % TUI_NROWS + TUI_NROWS) % TUI_NROWS;
+    t->sel = ((i + dir) % t->nrows + t->nrows) % t->nrows;
     t->dirty = true;
 }
 
@@ -196,8 +196,10 @@ static void main_key(struct tui *t, int ch)
         tui_undo(t);
         break;
     case 'r':
-        t->msg_kind = MSG_NONE;
-        tui_reload(t);
+        tui_reload(t, false);
+        break;
+    case 'R':
+        tui_reload(t, true);
         break;
     case '[':
     case ']': {
@@ -326,6 +328,13 @@ void tui_key(struct tui *t, int ch)
     case MODE_HELP: help_key(t, ch); break;
     case MODE_PROMPT: prompt_key(t, ch); break;
     case MODE_CONFIRM: confirm_key(t, ch); break;
-    default: main_key(t, ch); break;
+    default:
+        /* a message lasts until the next key */
+        if (t->msg_kind != MSG_NONE) {
+            t->msg_kind = MSG_NONE;
+            t->dirty = true;
+        }
+        main_key(t, ch);
+        break;
     }
 }

@@ -19,11 +19,6 @@
  * not re-checked on the UI's thread: a check must not stall the screen. */
 #define SIM_BUDGET 20000.0
 
-/* Display order of the table: the ILP first, then the registry's order. */
-static const char *const row_planners[TUI_NROWS] = {
-    "ilp", "dp", "pipedream", "time", "parameters", "uniform"
-};
-
 double tui_now(void)
 {
     struct timespec ts;
@@ -132,7 +127,6 @@ static void setting_install(struct tui *t, struct tui_setting *s, struct problem
         if (tp) {
             tp_unref(t->cur);
             t->cur = tp;
-            t->auto_blocks = ilp_default_blocks(pb);
         }
     }
     enum tui_replan want = same_problem ? REPLAN_ILP : REPLAN_ALL;
@@ -248,13 +242,7 @@ static double limit_next(double cur, int dir)
 
 int tui_blocks(const struct tui *t)
 {
-    int L = t->cur->pb->L;
-    int k = t->set.k.blocks;
-    if (k < 0)
-        return t->auto_blocks > 0 && t->auto_blocks < L ? t->auto_blocks : L;
-    if (k == 0 || k > L)
-        return L;
-    return k;
+    return ilp_blocks(t->cur->pb, t->set.k.blocks);
 }
 
 static double cap_max(const struct problem *pb)
@@ -397,14 +385,50 @@ int tui_undo(struct tui *t)
     return 1;
 }
 
-void tui_reload(struct tui *t)
+/* The knobs that differ from the files, in words ("GPUs 8, cap 20.0 GiB"). */
+static void overrides_text(const struct tui *t, char *buf, size_t len)
+{
+    const struct knobs *k = &t->set.k;
+    size_t n = 0;
+    buf[0] = '\0';
+#define ADD(...) do { if (n < len) n += (size_t)snprintf(buf + n, len - n, \
+                      "%s", n ? ", " : ""); if (n < len) n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__); } while (0)
+    if (k->gpus > 0)
+        ADD("GPUs %d", k->gpus);
+    if (k->memory > 0)
+        ADD("cap %.1f GiB", (double)k->memory / TUI_GIB);
+    bool gcap = false;
+    for (int p = 0; p < t->set.ncap; p++)
+        gcap = gcap || t->set.cap[p] != 0;
+    if (gcap)
+        ADD("per-GPU caps");
+    if (k->micro_batches > 0)
+        ADD("micro-batches %ld", k->micro_batches);
+    if (k->schedule >= 0)
+        ADD("schedule %s", spec_schedule_name((enum spec_schedule)k->schedule));
+    if (k->layout >= 0)
+        ADD("layout %s", k->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any");
+    if (k->weight_factor > 0)
+        ADD("weight factor %g", k->weight_factor);
+#undef ADD
+}
+
+/* The setting with the files' values: only the ILP's knobs stay. */
+static int setting_files(const struct tui_setting *cur, struct tui_setting *s)
+{
+    memset(s, 0, sizeof *s);
+    knobs_init(&s->k);
+    s->k.blocks = cur->k.blocks;
+    s->time_limit = cur->time_limit;
+    return 0;
+}
+
+void tui_reload(struct tui *t, bool drop)
 {
     const char *np = t->opt.network_path, *pp = t->opt.platform_path;
-    if (!np && !pp) {
-        tui_message(t, MSG_INFO, "the built-in example has no file to reload");
-        return;
-    }
     char err[SPEC_ERR_LEN];
+    char kept[256];
+    overrides_text(t, kept, sizeof kept);
     struct spec_network *net = NULL;
     struct spec_platform *plat = NULL;
     if (np && !(net = spec_network_load(np, err, sizeof err))) {
@@ -416,12 +440,25 @@ void tui_reload(struct tui *t)
         spec_network_free(net);
         return;
     }
-    struct problem *pb = problem_build(net ? net : t->net, plat ? plat : t->plat, &t->set,
+    if (!np && !pp && !drop) {
+        tui_message(t, MSG_INFO, "the built-in example has no file to reload%s",
+                    kept[0] ? " (R: its own values)" : "");
+        return;
+    }
+    struct tui_setting s;
+    if (drop ? setting_files(&t->set, &s) : setting_copy(&s, &t->set)) {
+        spec_network_free(net);
+        spec_platform_free(plat);
+        tui_message(t, MSG_ERROR, "out of memory");
+        return;
+    }
+    struct problem *pb = problem_build(net ? net : t->net, plat ? plat : t->plat, &s,
                                        err, sizeof err);
     if (!pb) {
         tui_message(t, MSG_ERROR, "%s (kept the last good files)", err);
         spec_network_free(net);
         spec_platform_free(plat);
+        setting_free(&s);
         return;
     }
     if (net) {
@@ -432,17 +469,26 @@ void tui_reload(struct tui *t)
         spec_platform_free(t->plat);
         t->plat = plat;
     }
-    struct tui_setting s;
-    if (setting_copy(&s, &t->set) < 0) {
-        problem_free(pb);
-        tui_message(t, MSG_ERROR, "out of memory");
-        return;
-    }
+    if (net || plat)
+        t->data_gen++;
+    if (drop && kept[0])
+        undo_push(t, &t->set);
     setting_install(t, &s, pb, false);
     if (t->layer >= pb->L)
         t->layer = pb->L - 1;
-    tui_message(t, MSG_INFO, "reloaded %s%s%s", np ? np : "", np && pp ? " and " : "",
-                pp ? pp : "");
+    char what[600];
+    if (np || pp)
+        snprintf(what, sizeof what, "reloaded %s%s%s", np ? np : "", np && pp ? " and " : "",
+                 pp ? pp : "");
+    else
+        snprintf(what, sizeof what, "the built-in example");
+    if (drop)
+        tui_message(t, MSG_INFO, "%s; the files' values%s%s%s", what,
+                    kept[0] ? " instead of " : "", kept, kept[0] ? " (u: back)" : "");
+    else if (kept[0])
+        tui_message(t, MSG_INFO, "%s; kept: %s (R: the files' values)", what, kept);
+    else
+        tui_message(t, MSG_INFO, "%s", what);
 }
 
 /* ---- rows ---- */
@@ -471,37 +517,82 @@ static void row_reset(struct tui_row *r)
     r->started = false;
     r->status = PLAN_FEASIBLE;
     r->bound = NAN;
+    r->block_bound = NAN;
     r->blocks = 0;
     r->seconds = 0;
     r->message[0] = '\0';
 }
 
+static void row_copy(struct tui_row *dst, const struct tui_row *src)
+{
+    row_clear(dst);
+    struct plan *pl = src->plan ? plan_copy(src->plan) : NULL;
+    *dst = *src;
+    dst->plan = pl;
+    dst->tp = pl ? tp_ref(src->tp) : NULL;
+}
+
+/* What the views show now becomes the plan held while the new knobs are
+ * planned (unless one is still held: nothing settled since). */
+static void hold_take(struct tui *t)
+{
+    if (t->hold.plan && !tui_settled(t))
+        return;
+    bool updating;
+    const struct tui_row *r = tui_view_row(t, &updating);
+    if (r == &t->hold)
+        return;
+    if (r->plan && r->tp)
+        row_copy(&t->hold, r);
+    else
+        row_clear(&t->hold);
+    t->hold.stale = true;
+}
+
+bool tui_settled(const struct tui *t)
+{
+    for (int i = 0; i < t->nrows; i++)
+        if (i != t->ilp && planner_has_memory_rule(t->rows[i].planner) && !t->rows[i].done)
+            return false;
+    return true;
+}
+
 void tui_rows_begin(struct tui *t, bool all)
 {
-    for (int i = 0; i < TUI_NROWS; i++)
-        if (all || i == 0)
+    if (all) {
+        hold_take(t);
+        t->min_cap = NAN;
+        t->min_cap_planner = NULL;
+    }
+    for (int i = 0; i < t->nrows; i++)
+        if (all || i == t->ilp)
             row_reset(&t->rows[i]);
     /* an ILP plan from an older problem says nothing about this one */
-    row_clear(&t->rows[0]);
-    t->rows[0].stale = false;
+    row_clear(&t->rows[t->ilp]);
+    t->rows[t->ilp].stale = false;
     if (!all)
         t->ilp_t0 = tui_now();
 }
 
 bool tui_baselines_done(const struct tui *t)
 {
-    for (int i = 1; i < TUI_NROWS; i++)
-        if (!t->rows[i].done)
+    for (int i = 0; i < t->nrows; i++)
+        if (i != t->ilp && !t->rows[i].done)
             return false;
     return true;
 }
 
-static int row_index(const char *planner)
+static int row_index(const struct tui *t, const char *planner)
 {
-    for (int i = 0; i < TUI_NROWS; i++)
-        if (strcmp(row_planners[i], planner) == 0)
+    for (int i = 0; i < t->nrows; i++)
+        if (strcmp(t->rows[i].planner, planner) == 0)
             return i;
     return -1;
+}
+
+const char *tui_row_title(const struct tui_row *r)
+{
+    return planner_is_solver(r->planner) ? "ILP" : planner_title(r->planner);
 }
 
 /* Every plan shown passes the independent simulator first. */
@@ -528,14 +619,20 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
 {
     t->dirty = true;
     if (ev->kind == WORKER_DONE) {
-        struct tui_row *ilp = &t->rows[0];
+        struct tui_row *ilp = &t->rows[t->ilp];
         ilp->started = false;
         return;
     }
-    int i = row_index(ev->planner);
+    if (ev->kind == WORKER_MIN_CAP) {
+        t->min_cap = ev->bound;
+        int k = row_index(t, ev->planner);
+        t->min_cap_planner = k >= 0 ? t->rows[k].planner : NULL;
+        return;
+    }
+    int i = row_index(t, ev->planner);
     if (i < 0) {
         /* the worker died: whatever was still coming will not */
-        for (int k = 0; k < TUI_NROWS; k++) {
+        for (int k = 0; k < t->nrows; k++) {
             struct tui_row *r = &t->rows[k];
             if (r->done)
                 continue;
@@ -559,11 +656,15 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
             row_set_plan(t, r, ev->plan);
             ev->plan = NULL;
         }
-        if (isfinite(ev->bound))
+        if (isfinite(ev->bound) && !(ev->bound < r->bound))
             r->bound = ev->bound;
+        if (isfinite(ev->block_bound) && !(ev->block_bound < r->block_bound))
+            r->block_bound = ev->block_bound;
         if (ev->blocks > 0)
             r->blocks = ev->blocks;
         r->seconds = ev->seconds;
+        if (i == t->ilp)
+            tui_cache_store(t);
         follow_settle(t);
         return;
     }
@@ -572,6 +673,7 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
     r->status = ev->status;
     r->believed_fit = ev->believed_fit;
     r->bound = ev->bound;
+    r->block_bound = ev->block_bound;
     if (ev->blocks > 0)
         r->blocks = ev->blocks;
     r->seconds = ev->seconds;
@@ -584,15 +686,18 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
             row_clear(r);
             r->status = PLAN_ERROR;
         }
-    } else if (i != 0 || r->status == PLAN_ERROR || r->status == PLAN_INFEASIBLE) {
+    } else if (i != t->ilp || r->status == PLAN_ERROR || r->status == PLAN_INFEASIBLE) {
         row_clear(r);
     }
     r->stale = false;
-    if (i != 0 && tui_baselines_done(t)) {
+    if (i == t->ilp && r->status != PLAN_ERROR)
+        tui_cache_store(t);
+    if (i != t->ilp && tui_baselines_done(t)) {
         /* the baselines are in: the ILP starts now */
-        t->rows[0].started = !t->rows[0].done;
+        t->rows[t->ilp].started = !t->rows[t->ilp].done;
         t->ilp_t0 = tui_now();
     }
+
     if (tui_baselines_done(t))
         follow_settle(t);
 }
@@ -616,10 +721,10 @@ static int row_compare(const struct tui_row *a, const struct tui_row *b)
 int tui_best_row(const struct tui *t)
 {
     bool any_fresh = false;
-    for (int i = 0; i < TUI_NROWS; i++)
+    for (int i = 0; i < t->nrows; i++)
         any_fresh = any_fresh || (row_usable(&t->rows[i]) && !t->rows[i].stale);
     int best = -1;
-    for (int i = 0; i < TUI_NROWS; i++) {
+    for (int i = 0; i < t->nrows; i++) {
         const struct tui_row *r = &t->rows[i];
         if (!row_usable(r) || (any_fresh && r->stale))
             continue;
@@ -631,12 +736,12 @@ int tui_best_row(const struct tui *t)
 
 int tui_shown_row(const struct tui *t)
 {
-    if (t->sel >= 0 && t->sel < TUI_NROWS)
+    if (t->sel >= 0 && t->sel < t->nrows)
         return t->sel;
     /* while the baselines come in, stay on the plan that was best, so the
      * views do not jump from row to row */
     if (t->follow && !tui_baselines_done(t)) {
-        int i = row_index(t->follow);
+        int i = row_index(t, t->follow);
         if (i >= 0 && row_usable(&t->rows[i]))
             return i;
     }
@@ -644,21 +749,149 @@ int tui_shown_row(const struct tui *t)
     return b >= 0 ? b : 0;
 }
 
+const struct tui_row *tui_view_row(const struct tui *t, bool *updating)
+{
+    *updating = false;
+    if (t->sel < 0 && !tui_settled(t) && t->hold.plan) {
+        *updating = true;
+        return &t->hold;
+    }
+    return &t->rows[tui_shown_row(t)];
+}
+
 double tui_objective_bound(const struct tui *t, bool *ilp)
 {
     const struct problem *pb = t->cur->pb;
-    double T = problem_lower_bound(pb);
-    /* Lambda covers the whole chain's compute at least once */
-    double bound = pb->schedule == SPEC_SCHEDULE_PIPEDREAM
-                 ? T : (double)(pb->m - 1) * T + problem_compute_ms(pb);
+    double bound = problem_objective_bound(pb);
     *ilp = false;
-    const struct tui_row *r = &t->rows[0];
-    /* a bound proven on blocks does not hold for the layers */
-    if (isfinite(r->bound) && r->blocks == pb->L && r->bound > bound) {
+    const struct tui_row *r = &t->rows[t->ilp];
+    /* the solver's bound holds for the network (its block bound does not) */
+    if (isfinite(r->bound) && r->bound > bound) {
         bound = r->bound;
         *ilp = true;
     }
     return bound;
+}
+
+double tui_row_gap(const struct tui *t, const struct plan *pl)
+{
+    bool ilp;
+    struct planner_result res;
+    memset(&res, 0, sizeof res);
+    res.plan = (struct plan *)pl;
+    res.bound = tui_objective_bound(t, &ilp);
+    return planner_gap(&res);
+}
+
+/* ---- the solver's results per setting ---- */
+
+static void cache_entry_free(struct tui_cache_entry *e)
+{
+    if (!e)
+        return;
+    setting_free(&e->set);
+    plan_free(e->plan);
+    tp_unref(e->tp);
+    free(e);
+}
+
+static int cache_index(const struct tui *t)
+{
+    int blocks = tui_blocks(t);
+    for (int i = t->ncache - 1; i >= 0; i--) {
+        const struct tui_cache_entry *e = t->cache[i];
+        if (e->data_gen == t->data_gen && e->blocks == blocks &&
+            setting_same_problem(&e->set, &t->set))
+            return i;
+    }
+    return -1;
+}
+
+const struct tui_cache_entry *tui_cache_find(const struct tui *t)
+{
+    int i = cache_index(t);
+    return i >= 0 ? t->cache[i] : NULL;
+}
+
+static bool status_proven(enum plan_status s)
+{
+    return s == PLAN_OPTIMAL || s == PLAN_BLOCK_OPTIMAL || s == PLAN_INFEASIBLE;
+}
+
+void tui_cache_store(struct tui *t)
+{
+    const struct tui_row *r = &t->rows[t->ilp];
+    int i = cache_index(t);
+    struct tui_cache_entry *e;
+    if (i >= 0) {
+        e = t->cache[i];
+        memmove(&t->cache[i], &t->cache[i + 1], (size_t)(t->ncache - i - 1) * sizeof e);
+        t->ncache--;
+    } else {
+        e = calloc(1, sizeof *e);
+        if (!e || setting_copy(&e->set, &t->set) < 0) {
+            free(e);
+            return;
+        }
+        e->data_gen = t->data_gen;
+        e->blocks = tui_blocks(t);
+        e->status = PLAN_RUNNING;
+        e->bound = e->block_bound = NAN;
+        if (t->ncache == TUI_CACHE_MAX) {
+            cache_entry_free(t->cache[0]);
+            memmove(&t->cache[0], &t->cache[1], (TUI_CACHE_MAX - 1) * sizeof e);
+            t->ncache--;
+        }
+    }
+    t->cache[t->ncache++] = e;
+    /* never worse than what was known: a better plan, larger bounds */
+    if (r->plan && r->tp && (!e->plan || (r->plan->fits && !e->plan->fits) ||
+                             (r->plan->fits == e->plan->fits &&
+                              r->plan->objective < e->plan->objective))) {
+        struct plan *pl = plan_copy(r->plan);
+        if (pl) {
+            plan_free(e->plan);
+            tp_unref(e->tp);
+            e->plan = pl;
+            e->tp = tp_ref(r->tp);
+        }
+    }
+    if (isfinite(r->bound) && !(r->bound < e->bound))
+        e->bound = r->bound;
+    if (isfinite(r->block_bound) && !(r->block_bound < e->block_bound))
+        e->block_bound = r->block_bound;
+    if (r->blocks > 0)
+        e->nblocks = r->blocks;
+    if (r->done && !status_proven(e->status))
+        e->status = r->status == PLAN_ERROR ? PLAN_RUNNING : r->status;
+    e->seconds = r->seconds;
+}
+
+void tui_row_from_cache(struct tui *t, const struct tui_cache_entry *e)
+{
+    struct tui_row *r = &t->rows[t->ilp];
+    struct plan *pl = e->plan ? plan_copy(e->plan) : NULL;
+    if (pl)
+        plan_evaluate(pl, t->cur->pb);
+    row_set_plan(t, r, pl);
+    r->bound = e->bound;
+    r->block_bound = e->block_bound;
+    r->blocks = e->nblocks;
+    r->seconds = e->seconds;
+    r->believed_fit = pl ? pl->fits : false;
+    r->done = status_proven(e->status);
+    r->status = r->done ? e->status : PLAN_FEASIBLE;
+    r->started = false;
+    r->stale = false;
+    if (r->done)
+        snprintf(r->message, sizeof r->message, "proven before for these knobs");
+}
+
+static void cache_free(struct tui *t)
+{
+    for (int i = 0; i < t->ncache; i++)
+        cache_entry_free(t->cache[i]);
+    t->ncache = 0;
 }
 
 /* ---- export ---- */
@@ -694,19 +927,22 @@ int tui_export_begin(struct tui *t)
         tui_message(t, MSG_ERROR, "out of memory");
         return -1;
     }
+    bool solver = i == t->ilp;
+    bool running = solver && !r->done;
     t->export_res.planner = r->planner;
-    t->export_res.status = r->status;
-    if (!r->done && i == 0)
-        t->export_res.status = PLAN_TIMEOUT;   /* an incumbent, not a proof */
-    t->export_res.believed_fit = i == 0 ? r->plan->fits : r->believed_fit;
-    t->export_res.bound = r->bound;
-    t->export_res.seconds = i == 0 && !r->done ? tui_now() - t->ilp_t0 : r->seconds;
+    t->export_res.status = running ? PLAN_RUNNING : r->status;   /* an incumbent, not a proof */
+    t->export_res.believed_fit = solver ? r->plan->fits : r->believed_fit;
+    /* the network's bound, the one the table's gap uses */
+    bool ilp_bound;
+    t->export_res.bound = tui_objective_bound(t, &ilp_bound);
+    t->export_res.block_bound = solver ? r->block_bound : NAN;
+    t->export_res.seconds = running ? (r->started ? tui_now() - t->ilp_t0 : 0.0) : r->seconds;
     snprintf(t->export_res.message, sizeof t->export_res.message, "%s", r->message);
-    if (i == 0 && !r->done)
+    if (running)
         snprintf(t->export_res.message, sizeof t->export_res.message,
                  "exported while the solver was running: best plan so far");
-    t->export_blocks = i == 0 && r->blocks > 0 ? r->blocks : t->export_pb->L;
-    t->export_res.blocks = i == 0 ? r->blocks : 0;
+    t->export_blocks = solver && r->blocks > 0 ? r->blocks : t->export_pb->L;
+    t->export_res.blocks = solver ? r->blocks : 0;
     /* a file name that says what it holds */
     char name[96];
     size_t n = 0;
@@ -761,9 +997,21 @@ int tui_state_init(struct tui *t, const struct tui_options *opt, struct spec_net
     t->set.time_limit = opt->time_limit > 0 ? opt->time_limit : TUI_TIME_LIMIT;
     t->sel = -1;
     t->exit_status = 0;
-    for (int i = 0; i < TUI_NROWS; i++) {
-        t->rows[i].planner = row_planners[i];
-        t->rows[i].bound = NAN;
+    t->min_cap = NAN;
+    t->hold.bound = t->hold.block_bound = NAN;
+    /* the table's rows: the registry's planners, in its order */
+    t->ilp = -1;
+    for (int i = 0; i < planner_count() && t->nrows < TUI_MAX_ROWS; i++) {
+        struct tui_row *r = &t->rows[t->nrows];
+        r->planner = planner_name(i);
+        r->bound = r->block_bound = NAN;
+        if (planner_is_solver(r->planner) && t->ilp < 0)
+            t->ilp = t->nrows;
+        t->nrows++;
+    }
+    if (t->ilp < 0) {
+        snprintf(err, errlen, "no solver among the planners");
+        return -1;
     }
     struct problem *pb = problem_build(net, plat, &t->set, err, errlen);
     if (!pb)
@@ -773,7 +1021,6 @@ int tui_state_init(struct tui *t, const struct tui_options *opt, struct spec_net
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    t->auto_blocks = ilp_default_blocks(pb);
     t->replan = REPLAN_ALL;
     t->dirty = true;
     return 0;
@@ -781,8 +1028,10 @@ int tui_state_init(struct tui *t, const struct tui_options *opt, struct spec_net
 
 void tui_state_free(struct tui *t)
 {
-    for (int i = 0; i < TUI_NROWS; i++)
+    for (int i = 0; i < t->nrows; i++)
         row_clear(&t->rows[i]);
+    row_clear(&t->hold);
+    cache_free(t);
     for (int i = 0; i < t->nundo; i++)
         setting_free(&t->undo[i]);
     t->nundo = 0;

@@ -33,7 +33,7 @@ struct msg_head {
     int32_t L, P;               /* 0 when there is no plan */
     uint32_t believed_fit;
     uint32_t msglen;
-    double bound, objective, seconds, T;
+    double bound, block_bound, objective, seconds, T;
     char planner[16];
 };
 
@@ -66,27 +66,26 @@ static int write_all(int fd, const void *data, size_t n)
     return 0;
 }
 
-static int send_msg(int fd, enum worker_event_kind kind, const char *planner,
-                    enum plan_status status, const struct plan *pl, double bound,
-                    double objective, double seconds, int blocks, bool believed_fit,
-                    const char *message)
+/* Send ev (its plan, if any, as pl) in one write: the reader wakes once,
+ * not per field. */
+static int send_msg(int fd, const struct worker_event *ev, const struct plan *pl)
 {
     struct msg_head h;
     memset(&h, 0, sizeof h);
     h.magic = MSG_MAGIC;
-    h.kind = (uint32_t)kind;
-    h.status = (uint32_t)status;
-    h.blocks = blocks;
+    h.kind = (uint32_t)ev->kind;
+    h.status = (uint32_t)ev->status;
+    h.blocks = ev->blocks;
     h.L = pl ? pl->L : 0;
     h.P = pl ? pl->P : 0;
-    h.believed_fit = believed_fit;
-    h.msglen = message ? (uint32_t)strlen(message) : 0;
-    h.bound = bound;
-    h.objective = objective;
-    h.seconds = seconds;
+    h.believed_fit = ev->believed_fit;
+    h.msglen = (uint32_t)strlen(ev->message);
+    h.bound = ev->bound;
+    h.block_bound = ev->block_bound;
+    h.objective = ev->objective;
+    h.seconds = ev->seconds;
     h.T = pl ? pl->T : NAN;
-    snprintf(h.planner, sizeof h.planner, "%s", planner ? planner : "");
-    /* one write per message: the reader wakes once, not per field */
+    memcpy(h.planner, ev->planner, sizeof h.planner);
     size_t n = sizeof h + (size_t)h.L * (sizeof(int32_t) + 2 * sizeof(double)) + h.msglen;
     char *buf = malloc(n);
     if (!buf)
@@ -104,58 +103,82 @@ static int send_msg(int fd, enum worker_event_kind kind, const char *planner,
         p += (size_t)(2 * h.L) * sizeof *pl->start;
     }
     if (h.msglen)
-        memcpy(p, message, h.msglen);
+        memcpy(p, ev->message, h.msglen);
     int rc = write_all(fd, buf, n);
     free(buf);
     return rc;
 }
 
-struct child_ctx {
-    int fd;
-    int blocks;
-};
-
 static void child_progress(void *ctx, const struct ilp_progress *p)
 {
-    const struct child_ctx *c = ctx;
-    send_msg(c->fd, WORKER_PROGRESS, "ilp", PLAN_FEASIBLE, p->plan, p->bound, p->objective,
-             p->elapsed, c->blocks, true, NULL);
+    const int *fd = ctx;
+    struct worker_event ev = {
+        .kind = WORKER_PROGRESS, .planner = "ilp", .status = PLAN_RUNNING, .bound = p->bound,
+        .block_bound = p->block_bound, .objective = p->objective, .seconds = p->elapsed,
+        .blocks = p->blocks, .believed_fit = true,
+    };
+    send_msg(*fd, &ev, p->plan);
+}
+
+/* The search's trace goes where the child's stdout goes: the log. */
+static void child_trace(void *ctx, const char *line)
+{
+    (void)ctx;
+    printf("pipeplan ilp: %s\n", line);
+    fflush(stdout);
+}
+
+/* The smallest cap at which a plan fits, sent as one event. */
+static int child_min_cap(int fd, const struct problem *pb)
+{
+    struct plan *pl = NULL;
+    const char *who = NULL;
+    double cap = planner_min_cap(pb, &pl, &who);
+    plan_free(pl);
+    struct worker_event ev = { .kind = WORKER_MIN_CAP, .bound = cap, .block_bound = NAN,
+                               .objective = NAN, .believed_fit = true };
+    snprintf(ev.planner, sizeof ev.planner, "%s", who ? who : "");
+    return send_msg(fd, &ev, NULL);
 }
 
 static void child_run(int fd, const struct worker_request *req)
 {
+    bool any_fit = false, baselines = false, cap_sent = false;
     for (int i = 0; i < req->nplanners; i++) {
         const char *name = req->planners[i];
         struct planner_result res;
-        int blocks = req->pb->L;
-        if (strcmp(name, "ilp") == 0) {
+        int rc = -1;
+        if (planner_is_solver(name) && req->min_cap && baselines && !any_fit && !cap_sent) {
+            cap_sent = true;
+            if (child_min_cap(fd, req->pb) < 0)
+                return;
+        }
+        if (planner_is_solver(name)) {
             struct ilp_options opt;
-            struct ilp_stats stats;
-            struct child_ctx ctx = { fd, req->blocks };
             ilp_options_init(&opt);
             opt.time_limit = req->time_limit;
+            opt.work_limit = req->work_limit;
             opt.threads = req->threads;
             opt.blocks = req->blocks;
+            opt.warm = req->warm;
+            opt.known_bound = req->known_bound;
             opt.on_progress = child_progress;
-            opt.ctx = &ctx;
-            ctx.blocks = req->blocks < 0 ? ilp_default_blocks(req->pb)
-                         : req->blocks == 0 ? req->pb->L : req->blocks;
-            if (ctx.blocks > req->pb->L)
-                ctx.blocks = req->pb->L;
-            if (ilp_solve(req->pb, &opt, &res, &stats) != 0) {
-                memset(&res, 0, sizeof res);
-                res.planner = "ilp";
-                res.status = PLAN_ERROR;
-                res.bound = NAN;
-                snprintf(res.message, sizeof res.message, "the ILP could not start");
+            opt.ctx = &fd;
+            if (req->log_path) {
+                opt.on_trace = child_trace;
+                opt.solver_log = 1;
             }
-            blocks = stats.blocks;
-        } else if (planner_run(name, req->pb, &res) != 0) {
+            rc = ilp_solve(req->pb, &opt, &res, NULL);
+        } else {
+            rc = planner_run(name, req->pb, &res);
+        }
+        if (rc != 0) {
             memset(&res, 0, sizeof res);
             res.planner = name;
             res.status = PLAN_ERROR;
-            res.bound = NAN;
-            snprintf(res.message, sizeof res.message, "unknown planner '%s'", name);
+            res.bound = res.block_bound = NAN;
+            snprintf(res.message, sizeof res.message, planner_exists(name)
+                     ? "the planner '%s' could not start" : "unknown planner '%s'", name);
         }
         /* nothing the simulator rejects is shown as a plan (the ILP checks
          * each of its plans itself) */
@@ -164,14 +187,27 @@ static void child_run(int fd, const struct worker_request *req)
             res.status = PLAN_ERROR;
             snprintf(res.message, sizeof res.message, "rejected by the simulator: %s", sim.reason);
         }
-        int rc = send_msg(fd, WORKER_RESULT, name, res.status, res.plan, res.bound,
-                          res.plan ? res.plan->objective : NAN, res.seconds, blocks,
-                          res.believed_fit, res.message);
+        struct worker_event ev = {
+            .kind = WORKER_RESULT, .status = res.status, .bound = res.bound,
+            .block_bound = res.block_bound, .objective = res.plan ? res.plan->objective : NAN,
+            .seconds = res.seconds, .blocks = res.blocks, .believed_fit = res.believed_fit,
+        };
+        snprintf(ev.planner, sizeof ev.planner, "%s", name);
+        snprintf(ev.message, sizeof ev.message, "%s", res.message);
+        if (!planner_is_solver(name)) {
+            baselines = true;
+            any_fit = any_fit || (res.plan && res.plan->fits && res.status != PLAN_ERROR);
+        }
+        rc = send_msg(fd, &ev, res.plan);
         planner_result_clear(&res);
         if (rc < 0)
             return;
     }
-    send_msg(fd, WORKER_DONE, "", PLAN_FEASIBLE, NULL, NAN, NAN, 0, 0, true, NULL);
+    if (req->min_cap && baselines && !any_fit && !cap_sent && child_min_cap(fd, req->pb) < 0)
+        return;
+    struct worker_event done = { .kind = WORKER_DONE, .bound = NAN, .block_bound = NAN,
+                                 .objective = NAN, .believed_fit = true };
+    send_msg(fd, &done, NULL);
 }
 
 /* Point stdin at /dev/null and stdout/stderr at the log (CBC writes there). */
@@ -313,6 +349,7 @@ static int worker_parse(struct worker *w, struct worker_event *ev)
     ev->kind = (enum worker_event_kind)h.kind;
     ev->status = (enum plan_status)h.status;
     ev->bound = h.bound;
+    ev->block_bound = h.block_bound;
     ev->objective = h.objective;
     ev->seconds = h.seconds;
     ev->blocks = h.blocks;
@@ -364,7 +401,7 @@ int worker_next(struct worker *w, struct worker_event *ev)
         memset(ev, 0, sizeof *ev);
         ev->kind = WORKER_RESULT;
         ev->status = PLAN_ERROR;
-        ev->bound = NAN;
+        ev->bound = ev->block_bound = NAN;
         snprintf(ev->message, sizeof ev->message, "the planning process ended unexpectedly");
         w->done = true;
         return 1;

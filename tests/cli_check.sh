@@ -25,8 +25,9 @@ expect_stdout_empty "no terminal"
 expect_stderr "pipeplan: the explorer needs a terminal; use 'pipeplan solve NETWORK.ini PLATFORM.ini' for scripts" \
     "no terminal message"
 run no-such-command
-expect_status 2 "an unknown word is a missing network file"
-expect_stderr "no-such-command: cannot open: No such file or directory" "unknown word message"
+expect_status 2 "an unknown word is no command and no file"
+expect_stderr "pipeplan: 'no-such-command' is neither a command (check, import, solve) nor a file (see pipeplan --help)" \
+    "unknown word message"
 
 # Each kind of bad input: exact message, exit 2, empty stdout.
 bad() {   # bad NAME CONTENT EXPECTED-STDERR
@@ -51,6 +52,8 @@ bad zero-gpus.ini '[platform]\nname = p\ngpus = 0\n' "@zero-gpus.ini:3: bad gpus
 bad below-reserved.ini '[platform]\nname = p\ngpus = 2\nmemory = 1GiB\nreserved = 2GiB\nbandwidth = 1GB/s\nlatency = 1us\n[training]\nmicro_batches = 2\nschedule = 1f1b\noptimizer = adam\n' \
     '@below-reserved.ini:1: memory is not above reserved (expected memory > reserved)'
 long=$(printf 'x%.0s' $(seq 1 200))
+bad nul.ini "$net"'[layer a]\nforward = 1\0ms\n' '@nul.ini:5: a NUL byte (expected a text file)'
+bad nul-platform.ini '[platform]\0\n' '@nul-platform.ini:1: a NUL byte (expected a text file)'
 bad long.ini "[network]\nname = $long\n" '@long.ini:2: line too long (207 bytes; at most 199)'
 
 run check "$TMP/does-not-exist.ini"

@@ -16,10 +16,11 @@ def gpu_ok: (.gpu|int) and (.load_ms|num)
          and (.reserved|int) and (.total|int) and (.cap|int));
 def op_ok: (.op == "F" or .op == "B") and (.layer|int) and (.gpu|int) and (.start_ms|num);
 def plan_ok: (.planner|type == "string")
-    and ([.status] | inside(["optimal","feasible","no_fit","infeasible","timeout","error"]))
+    and ([.status] | inside(["optimal","block_optimal","feasible","no_fit","infeasible","timeout","error"]))
     and (.fits|type == "boolean") and (.period_ms|num) and (.latency_ms|num)
     and (.iteration_ms|num) and (.throughput|num) and (.bound_ms|numornull)
     and (.objective_ms|num)
+    and (.gap|numornull)
     and (.solve_seconds|num)
     and (.assignment|type == "array" and all(.[]; int))
     and (.gpus|type == "array" and all(.[]; gpu_ok))
@@ -30,6 +31,10 @@ def problem_ok: (.network|type == "string") and (.layers|int) and (.blocks|int)
     and (.layout == "any" or .layout == "contiguous") and (.lower_bound_ms|num);
 .problem.lower_bound_ms as $lb
 | .problem.objective as $obj
+| .problem.micro_batches as $m
+| .problem.micro_batch as $mb
+| .problem.schedule as $sched
+| (if $sched == "1f1b" then ($m - 1) * $lb + .problem.compute_ms else $lb end) as $bound
 | (.problem|problem_ok)
 and (.problem.memory|length) == .problem.gpus
 and (.plans|type == "array" and length > 0)
@@ -38,7 +43,16 @@ and all(.plans[]; (.assignment|length) == $layers and (.gpus|length) == $gpus
         and (.schedule|length) == 2 * $layers)
 and all(.plans[]; .status != "error")
 and all(.plans[]; .fits == all(.gpus[]; .memory.total <= .memory.cap))
-and all(.plans[]; .period_ms >= $lb * 0.999999)'
+and all(.plans[]; .period_ms >= $lb * 0.999999)
+and all(.plans[]; .bound_ms >= $bound * 0.999999)
+and all(.plans[]; .gap == null or ((.gap - (.objective_ms - .bound_ms) / .objective_ms) | fabs) < 1e-9)
+and all(.plans[]; (.throughput * .iteration_ms / 1000 - $m * $mb | fabs) < 1e-6 * $m * $mb)
+and all(.plans[]; if $obj == "period" then .objective_ms == .period_ms
+                  else .objective_ms == .iteration_ms end)
+and all(.plans[]; if $sched == "pipedream" then ((.iteration_ms - $m * .period_ms) | fabs) < 1e-6 * .iteration_ms
+                  else ((.iteration_ms - (($m - 1) * .period_ms + .latency_ms)) | fabs) < 1e-6 * .iteration_ms end)
+and all(.plans[] | select(.status == "block_optimal");
+        .proven_for_blocks < $layers and (.block_bound_ms|num) and .bound_ms == $bound)'
 
 # Every network x platform x schedule with every planner (the ILP on a
 # short leash). Under valgrind, a corner of the matrix: it is ~30x slower.
@@ -55,7 +69,7 @@ for net in $nets; do
         for sched in $scheds; do
             n=$((n + 1))
             status=0
-            pp solve "$net" "$plat" --schedule $sched --time-limit 1 --blocks 8 --json \
+            pp solve "$net" "$plat" --schedule $sched --work-limit 300 --blocks 8 --json \
                 >"$TMP/out" 2>"$TMP/err" || status=$?
             name="$(basename "$net" .ini) on $(basename "$plat" .ini) ($sched)"
             if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
@@ -82,31 +96,42 @@ done
 echo "# $n instances"
 
 # The readable table.
-run solve data/networks/resnet50.ini data/platforms/dgx1-v100-32gb.ini --time-limit 2
+run solve data/networks/resnet50.ini data/platforms/dgx1-v100-32gb.ini --work-limit 300
 expect_status 0 "table for resnet50 on a DGX-1"
 expect_stdout_has "mem-aware DP" "table lists the memory-aware DP"
 expect_stdout_has "Best plan:" "table shows the best plan"
 
-# Nothing fits: exit 1 and the smallest cap that would. The proof takes a
-# fraction of a second, but CBC under valgrind is ~50x slower.
-proof_limit=2
-[ -n "$PIPEPLAN_WRAP" ] && proof_limit=60
-run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --time-limit 2
+# Nothing fits: exit 1 and the smallest cap that would, with the plan
+# that fits there. The proof runs under a work limit: the same on any
+# machine, under any load, with or without valgrind.
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --work-limit 100000
 expect_status 1 "vgg16 in 4 GiB does not fit"
-expect_stdout_has "No plan fits. The smallest uniform cap at which a plan fits:" "names the cap it needs"
+expect_stdout_has "No plan fits. The smallest uniform cap at which a plan fits: 8.27 GiB per GPU (mem-aware DP plan)." "names the cap it needs"
+expect_stdout_has "Plan that fits at 8.27 GiB per GPU: mem-aware DP" "shows the plan that fits at that cap"
+expect_stdout_lacks "Best plan:" "no plan that does not fit is shown as the best"
+expect_stdout_lacks "ILP (CBC): its own memory rule" "the ILP has no memory rule of its own"
+expect_stdout_has "ILP (CBC): no plan of the 12 blocks fits (proven for the blocks, not the layers)" \
+    "infeasibility is said of the blocks"
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --json \
-    --time-limit $proof_limit
+    --work-limit 100000
 expect_status 1 "no fit, JSON"
 if jq -e '.problem.min_fitting_cap > 4294967296
           and all(.plans[]; .fits == false)
-          and all(.plans[] | select(.planner != "ilp"); .status == "no_fit")
-          and (.plans[] | select(.planner == "ilp") | .status == "infeasible" and .proven_for_blocks > 0)' \
+          and all(.plans[]; .status == "no_fit")
+          and (.plans[] | select(.planner == "ilp") | .proven_for_blocks == 12)' \
       "$TMP/out" >/dev/null; then
     ok "JSON says no_fit and the fitting cap"; else not_ok "JSON no_fit fields"; fi
+# On its own layers the same proof is a proof: infeasible.
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 2GiB --gpus 2 \
+    --planner ilp --blocks 0 --json --work-limit 100000
+expect_status 1 "no fit on the layers"
+if jq -e '.plans[0].status == "infeasible" and (.plans[0] | has("proven_for_blocks") | not)' \
+      "$TMP/out" >/dev/null; then
+    ok "infeasible on the layers"; else not_ok "infeasible on the layers"; jq -c '.plans[0] | {status, message}' "$TMP/out"; fi
 
 # Knobs reach the problem.
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 3 --micro-batches 5 \
-    --layout contiguous --planner dp,uniform,ilp --time-limit 2 --json
+    --layout contiguous --planner dp,uniform,ilp --work-limit 300 --json
 expect_status 0 "knobs and planner list"
 if jq -e '.problem.gpus == 3 and .problem.micro_batches == 5 and .problem.layout == "contiguous"
           and ([.plans[].planner] == ["dp", "uniform", "ilp"]) and all(.plans[]; (.gpus|length) == 3)
@@ -136,17 +161,58 @@ expect_status 2 "missing platform"
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --time-limit 0
 expect_status 2 "zero time limit"
 
-# The ILP proves the small, pipedream case optimal and never loses to a baseline.
-run solve data/networks/alexnet.ini data/platforms/dgx-h100.ini --gpus 4 --schedule pipedream \
-    --blocks 8 --time-limit 20 --json
-expect_status 0 "alexnet, 4 GPUs, ILP"
+# The ILP proves the small, pipedream case optimal for its 8 blocks and
+# never loses to a baseline; what it proves holds for the blocks, and the
+# network keeps its own bound.
+run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 4 --schedule pipedream \
+    --blocks 8 --work-limit 1000000 --json
+expect_status 0 "gnmt, 4 GPUs, ILP"
 if jq -e '(.plans[] | select(.planner == "ilp")) as $ilp
-          | $ilp.status == "optimal" and $ilp.proven_for_blocks == 8
+          | $ilp.status == "block_optimal" and $ilp.proven_for_blocks == 8
           and all(.plans[] | select(.fits); $ilp.period_ms <= .period_ms * 1.000001)
-          and $ilp.bound_ms <= $ilp.period_ms * 1.000001' "$TMP/out" >/dev/null; then
-    ok "ILP optimal and no worse than any fitting baseline"
+          and $ilp.block_bound_ms <= $ilp.period_ms * 1.000001
+          and $ilp.bound_ms == .problem.lower_bound_ms' "$TMP/out" >/dev/null; then
+    ok "ILP optimal for 8 blocks and no worse than any fitting baseline"
 else
-    not_ok "ILP status or objective"; jq -c '.plans[] | {planner, status, period_ms, bound_ms, fits}' "$TMP/out"
+    not_ok "ILP status or objective"; jq -c '.plans[] | {planner, status, period_ms, bound_ms, block_bound_ms, fits}' "$TMP/out"
 fi
+run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 4 --schedule pipedream \
+    --blocks 8 --work-limit 1000000
+expect_stdout_has "ILP (CBC)        optimal for 8 blocks" "the table says optimal for 8 blocks"
+expect_stdout_has "ILP (CBC): optimal for 8 blocks; the period is at least 22.4 ms for the network's own layers (gap 8.08%)" \
+    "the table gives the network's bound and the gap to it"
+expect_stdout_has "ILP (CBC): for the network cut into 8 blocks it is at least 24.3 ms (block bound)" \
+    "the block bound is named as such"
+# Where the plan meets the network's own bound, the proof holds for the
+# network: optimal, even on blocks.
+run solve data/networks/alexnet.ini data/platforms/dgx-h100.ini --gpus 4 --schedule pipedream \
+    --blocks 8 --work-limit 1000000 --planner ilp --json
+if jq -e '.plans[0].status == "optimal" and .plans[0].gap == 0' "$TMP/out" >/dev/null; then
+    ok "optimal where the network's bound is met"; else not_ok "alexnet status"; fi
+# --blocks 1: the one-block plan is optimal for 1 block, not for the network.
+run solve data/networks/resnet50.ini data/platforms/v100-16gb-pcie-4.ini --blocks 1 \
+    --planner ilp --work-limit 1000 --json
+if jq -e '.plans[0].status == "block_optimal" and .plans[0].proven_for_blocks == 1
+          and .plans[0].bound_ms == (.problem.micro_batches - 1) * .problem.lower_bound_ms + .problem.compute_ms
+          and .plans[0].gap > 0.3' "$TMP/out" >/dev/null; then
+    ok "--blocks 1 is not called optimal"; else not_ok "--blocks 1 status"; jq -c '.plans[0] | {status, bound_ms, block_bound_ms, gap}' "$TMP/out"; fi
+
+# The same inputs under a work limit give the same answer (run twice).
+run solve data/networks/vgg16.ini data/platforms/dgx1-v100-32gb.ini --planner ilp --blocks 8 \
+    --work-limit 2000 --json
+jq -c '.plans[0] | del(.solve_seconds)' "$TMP/out" >"$TMP/first"
+run solve data/networks/vgg16.ini data/platforms/dgx1-v100-32gb.ini --planner ilp --blocks 8 \
+    --work-limit 2000 --json
+jq -c '.plans[0] | del(.solve_seconds)' "$TMP/out" >"$TMP/second"
+if cmp -s "$TMP/first" "$TMP/second"; then ok "work limit: same plan, status and bound twice"
+else not_ok "work limit: runs differ"; fi
+
+# --log carries CBC's log and the search's own trace.
+rm -f "$TMP/log"
+run solve data/networks/alexnet.ini data/platforms/dgx-h100.ini --gpus 4 --planner ilp \
+    --blocks 6 --work-limit 1000 --log "$TMP/log"
+if grep -q "pipeplan ilp: .*master 1 on T in" "$TMP/log" && grep -q "pipeplan ilp: .*end after" "$TMP/log" \
+   && grep -qi "cbc\|coin" "$TMP/log"; then
+    ok "--log has the search trace and CBC's log"; else not_ok "--log content"; head -5 "$TMP/log"; fi
 
 finish

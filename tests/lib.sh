@@ -41,6 +41,11 @@ expect_stdout_has() {
         not_ok "$2: '$1' not in stdout"; head -20 "$TMP/out"; fi
 }
 
+expect_stdout_lacks() {
+    if ! grep -qF -- "$1" "$TMP/out"; then ok "$2"; else
+        not_ok "$2: '$1' in stdout"; grep -F -- "$1" "$TMP/out" | head -5; fi
+}
+
 finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]

@@ -1,4 +1,4 @@
-/* Tests for the baseline planners (MODEL.md section 7): exact splits on
+/* Tests for the baseline planners (doc/model.md section 7): exact splits on
  * hand-worked cases, and brute force over every contiguous split of small
  * random instances for the rules that claim an optimum. */
 #include <math.h>
@@ -11,28 +11,16 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "baseline.h"
 #include "simulate.h"
 
-#define GB 1e9
 #define MAXL 8
 
-/* ---- hand-built problems -------------------------------------------- */
+/* ---- hand-built problems (tests/fixture.h) -------------------------- */
 
-static struct problem *pb_new(int L, int P)
-{
-    struct problem *pb = problem_new(L, P);
-    assert_non_null(pb);
-    pb->micro_batch = 1;
-    for (int i = 0; i <= L; i++)
-        pb->first[i] = i;
-    pb->m = 4;
-    pb->schedule = SPEC_SCHEDULE_PIPEDREAM;
-    pb->layout = LAYOUT_CONTIGUOUS;
-    pb->phi = 1;
-    pb->bandwidth = 1e9;
-    return pb;
-}
+/* Random chains: weights 0..3 GB, transfers 0..2 ms, phi 1..4, m 1..4. */
+static const struct fx_spread baseline_spread = { 1, LAYOUT_CONTIGUOUS, 4, 0.5, 5, 4, 4, 1 };
 
 static void pb_caps(struct problem *pb, double cap, double reserved)
 {
@@ -57,18 +45,18 @@ static struct problem *pb_six(void)
 {
     static const double load[6] = { 3, 3, 3, 3, 6, 6 };
     static const double w[6] = { 8, 1, 1, 1, 1, 4 };
-    struct problem *pb = pb_new(6, 3);
+    struct problem *pb = fx_problem(6, 3, 1, LAYOUT_CONTIGUOUS);
     pb_loads(pb, load);
     memcpy(pb->w, w, sizeof w);
     pb_caps(pb, 100 * GB, 0);
     return pb;
 }
 
-/* MODEL.md section 9: f = 1, b = 2, s = 4 3 2 1 GB, 2 GPUs, no weights
+/* doc/model.md section 9: f = 1, b = 2, s = 4 3 2 1 GB, 2 GPUs, no weights
  * and no transfers, pipedream schedule, nothing reserved. */
 static struct problem *pb_worked(double cap)
 {
-    struct problem *pb = pb_new(4, 2);
+    struct problem *pb = fx_problem(4, 2, 1, LAYOUT_CONTIGUOUS);
     for (int i = 0; i < 4; i++) {
         pb->f[i] = 1;
         pb->b[i] = 2;
@@ -227,20 +215,20 @@ static void uniform_gives_remainder_to_first_gpus(void **state)
 {
     (void)state;
     int gpu[MAXL];
-    struct problem *pb = pb_new(7, 3);
+    struct problem *pb = fx_problem(7, 3, 1, LAYOUT_CONTIGUOUS);
     assert_int_equal(baseline_uniform_allocation(pb, gpu), 0);
     assert_alloc(gpu, (int[]){ 0, 0, 0, 1, 1, 2, 2 }, 7);
-    problem_free(pb);
+    fx_problem_free(pb);
 
-    pb = pb_new(2, 3); /* fewer layers than GPUs: one layer per stage */
+    pb = fx_problem(2, 3, 1, LAYOUT_CONTIGUOUS); /* fewer layers than GPUs: one layer per stage */
     assert_int_equal(baseline_uniform_allocation(pb, gpu), 0);
     assert_alloc(gpu, (int[]){ 0, 1 }, 2);
-    problem_free(pb);
+    fx_problem_free(pb);
 
-    pb = pb_new(5, 1);
+    pb = fx_problem(5, 1, 1, LAYOUT_CONTIGUOUS);
     assert_int_equal(baseline_uniform_allocation(pb, gpu), 0);
     assert_alloc(gpu, (int[]){ 0, 0, 0, 0, 0 }, 5);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void six_layers_three_rules_differ(void **state)
@@ -257,7 +245,7 @@ static void six_layers_three_rules_differ(void **state)
     /* time: 9 | 9 | 6 is the only split with no stage above 9 */
     assert_int_equal(baseline_time_allocation(pb, gpu), 0);
     assert_alloc(gpu, (int[]){ 0, 0, 0, 1, 1, 2 }, 6);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void parameters_without_weights_balances_time(void **state)
@@ -268,32 +256,7 @@ static void parameters_without_weights_balances_time(void **state)
     memset(pb->w, 0, 6 * sizeof(double));
     assert_int_equal(baseline_parameters_allocation(pb, gpu), 0);
     assert_alloc(gpu, (int[]){ 0, 0, 0, 1, 1, 2 }, 6);
-    problem_free(pb);
-}
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static unsigned rnd(unsigned n)
-{
-    rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
-    return (unsigned)(rng_state >> 33) % n;
-}
-
-static struct problem *pb_random(int L, int P)
-{
-    struct problem *pb = pb_new(L, P);
-    for (int i = 0; i < L; i++) {
-        pb->f[i] = 0.25 * (1 + rnd(8));
-        pb->b[i] = 0.25 * (1 + rnd(12));
-        pb->w[i] = (double)rnd(4) * GB;
-        pb->s[i] = (double)(1 + rnd(5)) * GB;
-        pb->a[i] = i < L - 1 ? (double)rnd(3) * 0.5 * GB : 0;
-        pb->c[i] = i < L - 1 ? 0.5 * rnd(5) : 0;
-    }
-    pb->phi = 1 + rnd(4);
-    pb->m = 1 + rnd(4);
-    pb->schedule = rnd(2) ? SPEC_SCHEDULE_PIPEDREAM : SPEC_SCHEDULE_1F1B;
-    return pb;
+    fx_problem_free(pb);
 }
 
 static void time_and_parameters_are_optimal_by_brute_force(void **state)
@@ -301,8 +264,8 @@ static void time_and_parameters_are_optimal_by_brute_force(void **state)
     (void)state;
     int gpu[MAXL], bounds[MAXL + 1], got[MAXL + 1];
     for (int trial = 0; trial < 300; trial++) {
-        int L = 1 + (int)rnd(7), P = 1 + (int)rnd(4);
-        struct problem *pb = pb_random(L, P);
+        int L = 1 + (int)fx_rnd(7), P = 1 + (int)fx_rnd(4);
+        struct problem *pb = fx_random(L, P, &baseline_spread);
         int S = L < P ? L : P;
         double best_t = INFINITY, best_w = INFINITY, best_wt = INFINITY;
         for (bool first = true; split_next(bounds, L, S, first); first = false) {
@@ -324,7 +287,7 @@ static void time_and_parameters_are_optimal_by_brute_force(void **state)
         assert_int_equal(gpu_to_split(gpu, L, got), S);
         assert_true(split_max(got, S, pb->w, NULL) == best_w);
         assert_true(fabs(split_max(got, S, pb->f, pb->b) - best_wt) < 1e-9);
-        problem_free(pb);
+        fx_problem_free(pb);
     }
 }
 
@@ -352,7 +315,7 @@ static void pipedream_rejects_time_split_and_prefers_fewer_stages(void **state)
     struct problem *pb = pb_pipedream(16 * GB, 0);
     assert_int_equal(baseline_pipedream_allocation(pb, gpu), 1);
     assert_alloc(gpu, (int[]){ 0, 0, 0, 0, 1, 1 }, 6);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void pipedream_counts_reserved_memory(void **state)
@@ -364,7 +327,7 @@ static void pipedream_counts_reserved_memory(void **state)
     struct problem *pb = pb_pipedream(12 * GB, 1 * GB);
     assert_int_equal(baseline_pipedream_allocation(pb, gpu), 1);
     assert_alloc(gpu, (int[]){ 0, 1, 1, 1, 2, 2 }, 6);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void pipedream_rejecting_everything_falls_back_to_time(void **state)
@@ -382,7 +345,7 @@ static void pipedream_rejecting_everything_falls_back_to_time(void **state)
     assert_alloc(pl->gpu, (int[]){ 0, 0, 0, 1, 1, 2 }, 6);
     assert_false(pl->fits);
     plan_free(pl);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void pipedream_is_optimal_under_its_rule_by_brute_force(void **state)
@@ -391,12 +354,12 @@ static void pipedream_is_optimal_under_its_rule_by_brute_force(void **state)
     int gpu[MAXL], bounds[MAXL + 1], got[MAXL + 1];
     int fits = 0, rejects = 0;
     for (int trial = 0; trial < 300; trial++) {
-        int L = 1 + (int)rnd(7), P = 1 + (int)rnd(3);
-        struct problem *pb = pb_random(L, P);
-        double cap = (2 + rnd(20)) * GB;
+        int L = 1 + (int)fx_rnd(7), P = 1 + (int)fx_rnd(3);
+        struct problem *pb = fx_random(L, P, &baseline_spread);
+        double cap = (2 + fx_rnd(20)) * GB;
         for (int p = 0; p < P; p++) {
-            pb->cap[p] = cap + (double)rnd(3) * GB;
-            pb->reserved[p] = (double)rnd(2) * GB;
+            pb->cap[p] = cap + (double)fx_rnd(3) * GB;
+            pb->reserved[p] = (double)fx_rnd(2) * GB;
         }
         int Smax = L < P ? L : P;
         double best = INFINITY;
@@ -433,7 +396,7 @@ static void pipedream_is_optimal_under_its_rule_by_brute_force(void **state)
                 assert_true((S - k) * stage_sum(pb->s, pb->w, got[k], got[k + 1]) <=
                             pb->cap[k] - pb->reserved[k]);
         }
-        problem_free(pb);
+        fx_problem_free(pb);
     }
     /* the random caps must exercise both outcomes */
     assert_true(fits > 60 && rejects > 60);
@@ -453,13 +416,13 @@ static void dp_finds_period_nine_on_worked_example(void **state)
     assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
     assert_true(fabs(T - 9) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 1, 1, 1 }, 4);
-    problem_free(pb);
+    fx_problem_free(pb);
 
     pb = pb_worked(14 * GB); /* now 1 2 | 3 4 fits at the bound */
     assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
     assert_true(fabs(T - 6) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 0, 1, 1 }, 4);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void dp_flushed_schedule_caps_copies_at_m(void **state)
@@ -477,7 +440,7 @@ static void dp_flushed_schedule_caps_copies_at_m(void **state)
     assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
     assert_true(fabs(T - 9) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 1, 1, 1 }, 4);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void dp_nothing_fits_returns_time_split(void **state)
@@ -495,7 +458,7 @@ static void dp_nothing_fits_returns_time_split(void **state)
     assert_false(fit);
     assert_false(pl->fits);
     plan_free(pl);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void dp_counts_transfers_and_buffers(void **state)
@@ -542,7 +505,7 @@ static void dp_counts_transfers_and_buffers(void **state)
     assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
     assert_true(fabs(T - 9) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 1, 1, 1 }, 4);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void dp_middle_stage_pays_both_links(void **state)
@@ -553,7 +516,7 @@ static void dp_middle_stage_pays_both_links(void **state)
     /* three layers of 3 ms, both cuts 2 ms: one layer per GPU puts 4 ms
      * of sends (and of receives) on the middle GPU, still better than the
      * 6 ms of two stages */
-    struct problem *pb = pb_new(3, 3);
+    struct problem *pb = fx_problem(3, 3, 1, LAYOUT_CONTIGUOUS);
     static const double load[3] = { 3, 3, 3 };
     pb_loads(pb, load);
     pb->c[0] = pb->c[1] = 2;
@@ -561,7 +524,7 @@ static void dp_middle_stage_pays_both_links(void **state)
     assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
     assert_true(fabs(T - 4) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 1, 2 }, 3);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void dp_is_optimal_in_its_model_by_brute_force(void **state)
@@ -570,12 +533,12 @@ static void dp_is_optimal_in_its_model_by_brute_force(void **state)
     int gpu[MAXL], bounds[MAXL + 1], got[MAXL + 1];
     int fits = 0, rejects = 0, tight = 0;
     for (int trial = 0; trial < 600; trial++) {
-        int L = 1 + (int)rnd(7), P = 1 + (int)rnd(3);
-        struct problem *base = pb_random(L, P);
+        int L = 1 + (int)fx_rnd(7), P = 1 + (int)fx_rnd(3);
+        struct problem *base = fx_random(L, P, &baseline_spread);
         double total = 0;
         for (int i = 0; i < L; i++)
             total += base->phi * base->w[i] + base->s[i];
-        bool hetero = rnd(3) == 0;
+        bool hetero = fx_rnd(3) == 0;
         for (int c = 0; c < 4; c++) {
             static const double share[4] = { 0.4, 0.7, 1.0, 1.6 };
             for (int sched = 0; sched < 2; sched++) {
@@ -609,7 +572,7 @@ static void dp_is_optimal_in_its_model_by_brute_force(void **state)
                     tight++;
             }
         }
-        problem_free(base);
+        fx_problem_free(base);
     }
     /* memory must bind often, or the check says little */
     assert_true(fits > 1500 && rejects > 900 && tight > 900);
@@ -623,9 +586,9 @@ static void every_plan_is_scheduled_and_contiguous(void **state)
     int want[MAXL];
     int dp_believed = 0, dp_fits = 0;
     for (int trial = 0; trial < 150; trial++) {
-        int L = 1 + (int)rnd(7), P = 1 + (int)rnd(3);
-        struct problem *pb = pb_random(L, P);
-        pb_caps(pb, (5 + rnd(30)) * GB, 0);
+        int L = 1 + (int)fx_rnd(7), P = 1 + (int)fx_rnd(3);
+        struct problem *pb = fx_random(L, P, &baseline_spread);
+        pb_caps(pb, (5 + fx_rnd(30)) * GB, 0);
         bool fit[2] = { false, false };
         struct plan *pl[5] = {
             baseline_uniform(pb), baseline_parameters(pb), baseline_time(pb),
@@ -666,7 +629,7 @@ static void every_plan_is_scheduled_and_contiguous(void **state)
                          simulate_verdict_name(rep.verdict), rep.reason);
             plan_free(pl[x]);
         }
-        problem_free(pb);
+        fx_problem_free(pb);
     }
     /* the wait-free model is optimistic, but rescheduling longer makes
      * most of the dp's splits really fit */
@@ -687,7 +650,7 @@ static void dp_plan_of_worked_example_fits_at_nine(void **state)
     assert_true(pl->fits);
     assert_true(fabs(pl->gpus[0].total - 8 * GB) < 1);
     plan_free(pl);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 static void malformed_problems_are_refused(void **state)
@@ -706,29 +669,30 @@ static void malformed_problems_are_refused(void **state)
     assert_null(baseline_pipedream(pb, NULL));
     pb->L = 4;
     assert_int_equal(baseline_parameters_allocation(pb, NULL), -1);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(uniform_gives_remainder_to_first_gpus),
-        cmocka_unit_test(six_layers_three_rules_differ),
-        cmocka_unit_test(parameters_without_weights_balances_time),
-        cmocka_unit_test(time_and_parameters_are_optimal_by_brute_force),
-        cmocka_unit_test(pipedream_rejects_time_split_and_prefers_fewer_stages),
-        cmocka_unit_test(pipedream_counts_reserved_memory),
-        cmocka_unit_test(pipedream_rejecting_everything_falls_back_to_time),
-        cmocka_unit_test(pipedream_is_optimal_under_its_rule_by_brute_force),
-        cmocka_unit_test(dp_finds_period_nine_on_worked_example),
-        cmocka_unit_test(dp_flushed_schedule_caps_copies_at_m),
-        cmocka_unit_test(dp_nothing_fits_returns_time_split),
-        cmocka_unit_test(dp_counts_transfers_and_buffers),
-        cmocka_unit_test(dp_middle_stage_pays_both_links),
-        cmocka_unit_test(dp_is_optimal_in_its_model_by_brute_force),
-        cmocka_unit_test(every_plan_is_scheduled_and_contiguous),
-        cmocka_unit_test(dp_plan_of_worked_example_fits_at_nine),
-        cmocka_unit_test(malformed_problems_are_refused),
+        FX_TEST(uniform_gives_remainder_to_first_gpus),
+        FX_TEST(six_layers_three_rules_differ),
+        FX_TEST(parameters_without_weights_balances_time),
+        FX_TEST(time_and_parameters_are_optimal_by_brute_force),
+        FX_TEST(pipedream_rejects_time_split_and_prefers_fewer_stages),
+        FX_TEST(pipedream_counts_reserved_memory),
+        FX_TEST(pipedream_rejecting_everything_falls_back_to_time),
+        FX_TEST(pipedream_is_optimal_under_its_rule_by_brute_force),
+        FX_TEST(dp_finds_period_nine_on_worked_example),
+        FX_TEST(dp_flushed_schedule_caps_copies_at_m),
+        FX_TEST(dp_nothing_fits_returns_time_split),
+        FX_TEST(dp_counts_transfers_and_buffers),
+        FX_TEST(dp_middle_stage_pays_both_links),
+        FX_TEST(dp_is_optimal_in_its_model_by_brute_force),
+        FX_TEST(every_plan_is_scheduled_and_contiguous),
+        FX_TEST(dp_plan_of_worked_example_fits_at_nine),
+        FX_TEST(malformed_problems_are_refused),
     };
+    fx_seed(0x9e3779b97f4a7c15u);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,7 +63,7 @@ static struct problem *fixture_problem(struct fixture *fx, const struct knobs *k
     return pb;
 }
 
-/* MODEL.md section 9: f = 1, b = 2, s = 4, 3, 2, 1 GB, 2 GPUs, pipedream. */
+/* doc/model.md section 9: f = 1, b = 2, s = 4, 3, 2, 1 GB, 2 GPUs, pipedream. */
 static struct problem *section9_problem(struct fixture *fx)
 {
     fixture_init(fx, 4, 2);
@@ -94,7 +94,7 @@ static void assert_inflight(const struct plan *pl, const int *want)
         assert_int_equal(pl->inflight[i], want[i]);
 }
 
-/* ---- an independent checker of MODEL.md section 2 ---- */
+/* ---- an independent checker of doc/model.md section 2 ---- */
 
 static double pos_mod(double x, double T)
 {
@@ -165,7 +165,7 @@ static void check_valid(const struct plan *pl, const struct problem *pb)
     }
 }
 
-/* ---- MODEL.md section 9 ---- */
+/* ---- doc/model.md section 9 ---- */
 
 static void test_section9_contiguous(void **state)
 {
@@ -231,7 +231,7 @@ static void test_section9_cap(void **state)
     problem_free(pb);
 }
 
-/* The contiguous split at T = 9 (MODEL.md section 9, last paragraph, and
+/* The contiguous split at T = 9 (doc/model.md section 9, last paragraph, and
  * its 1-based names): the plain list schedule makes B2 wait 3 ms after B3
  * and keeps two copies of layer 2 (14 GB); the local search moves a 2 ms
  * wait before F2 instead and finds the model's hand-made schedule (F1 -3,

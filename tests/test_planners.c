@@ -143,6 +143,8 @@ static void run_instances(long micro_batches, int schedule, int *failures, int *
                      spec_schedule_name(pb->schedule), pb->m);
             for (int i = 0; i < planner_count(); i++) {
                 struct planner_result res;
+                if (planner_is_solver(planner_name(i)))
+                    continue;
                 assert_int_equal(planner_run(planner_name(i), pb, &res), 0);
                 *failures += check_plan(pb, &res, where);
                 (*plans)++;
@@ -158,7 +160,7 @@ static void test_every_plan_passes_the_simulator_1f1b(void **state)
     (void)state;
     int failures = 0, plans = 0;
     run_instances(0, SPEC_SCHEDULE_1F1B, &failures, &plans);
-    assert_int_equal(plans, (int)(NNET * NPLAT) * planner_count());
+    assert_int_equal(plans, (int)(NNET * NPLAT) * (planner_count() - 1));
     assert_int_equal(failures, 0);
 }
 
@@ -193,6 +195,8 @@ static void test_no_fitting_contiguous_plan_beats_dp_model(void **state)
                 assert_true(found >= 0);
                 for (int i = 0; i < planner_count(); i++) {
                     struct planner_result res;
+                    if (planner_is_solver(planner_name(i)))
+                        continue;
                     planner_run(planner_name(i), pb, &res);
                     if (found == 1 && res.plan->fits && plan_is_contiguous(res.plan)) {
                         if (res.plan->T < period * (1 - 1e-9))
@@ -227,6 +231,8 @@ static void test_min_cap_gives_a_fitting_plan(void **state)
     assert_non_null(pb);
     for (int i = 0; i < planner_count(); i++) {
         struct planner_result res;
+        if (planner_is_solver(planner_name(i)))
+            continue;
         planner_run(planner_name(i), pb, &res);
         assert_false(res.plan->fits);
         planner_result_clear(&res);

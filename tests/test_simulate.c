@@ -1,4 +1,4 @@
-/* Tests for the plan simulator: the worked example of MODEL.md section 9
+/* Tests for the plan simulator: the worked example of doc/model.md section 9
  * is accepted with its measured peaks, and hand-made broken plans are
  * rejected with the right verdict and a reason naming the culprit. */
 #include <math.h>
@@ -66,7 +66,7 @@ static void pb_free(struct problem *pb)
     free(pb);
 }
 
-/* MODEL.md section 9: four layers, f = 1, b = 2, s = 4, 3, 2, 1 GB. */
+/* doc/model.md section 9: four layers, f = 1, b = 2, s = 4, 3, 2, 1 GB. */
 static struct problem *pb_section9(enum spec_schedule sched, long m)
 {
     struct problem *pb = pb_new(4, 2, m, sched);

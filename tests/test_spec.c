@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "spec.h"
 
@@ -299,6 +300,27 @@ static void test_load_reports_missing_file(void **state)
     assert_string_equal(err, "/nonexistent/dir/x.ini: cannot open: No such file or directory");
 }
 
+/* A NUL byte is reported with the file and line, like every other error. */
+static void test_nul_byte_names_the_line(void **state)
+{
+    (void)state;
+    const char *base = getenv("TMPDIR");
+    char path[200];
+    snprintf(path, sizeof path, "%.150s/pipeplan-nul-XXXXXX", base && *base ? base : "/tmp");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    static const char text[] = NET_HEAD "[layer a]\nforward = 1\0ms\n";
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    char err[SPEC_ERR_LEN], want[SPEC_ERR_LEN];
+    snprintf(want, sizeof want, "%s:5: a NUL byte (expected a text file)", path);
+    assert_null(spec_network_load(path, err, sizeof err));
+    assert_string_equal(err, want);
+    assert_null(spec_platform_load(path, err, sizeof err));
+    assert_string_equal(err, want);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_platform_errors_name_the_line),
         cmocka_unit_test(test_write_then_parse_round_trips),
         cmocka_unit_test(test_load_reports_missing_file),
+        cmocka_unit_test(test_nul_byte_names_the_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

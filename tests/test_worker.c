@@ -22,59 +22,21 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
 #include "planner.h"
 #include "simulate.h"
 #include "worker.h"
-
-#define GB 1e9
-
-/* ---- hand-built problems (as in test_baseline.c) ----------------------- */
-
-static struct problem *pb_new(int L, int P)
-{
-    struct problem *pb = problem_new(L, P);
-    assert_non_null(pb);
-    pb->micro_batch = 1;
-    for (int i = 0; i <= L; i++)
-        pb->first[i] = i;
-    /* coarsening builds block names from these */
-    for (int i = 0; i < L; i++) {
-        pb->names[i] = malloc(16);
-        assert_non_null(pb->names[i]);
-        snprintf(pb->names[i], 16, "l%d", i);
-    }
-    pb->m = 4;
-    pb->schedule = SPEC_SCHEDULE_PIPEDREAM;
-    pb->layout = LAYOUT_ANY;
-    pb->phi = 2;
-    pb->bandwidth = 1e9;
-    return pb;
-}
-
-static uint64_t rng_state;
-
-static unsigned rnd(unsigned n)
-{
-    rng_state = rng_state * 6364136223846793005u + 1442695040888963407u;
-    return (unsigned)(rng_state >> 33) % n;
-}
 
 /* A random chain with a cap at `share` of keeping one copy of everything
  * on one GPU: tight enough that memory shapes the plans. */
 static struct problem *pb_random(uint64_t seed, int L, int P, double share)
 {
-    rng_state = seed;
-    struct problem *pb = pb_new(L, P);
+    static const struct fx_spread spread = { 2, LAYOUT_ANY, 3, 0.25, 4, 0, 0, 0 };
+    fx_seed(seed);
+    struct problem *pb = fx_random(L, P, &spread);
     double one_copy = 0;
-    for (int i = 0; i < L; i++) {
-        pb->f[i] = 0.25 * (1 + rnd(8));
-        pb->b[i] = 0.25 * (1 + rnd(12));
-        pb->w[i] = (double)rnd(3) * GB;
-        pb->s[i] = (double)(1 + rnd(5)) * GB;
-        pb->a[i] = i < L - 1 ? (double)rnd(3) * 0.5 * GB : 0;
-        pb->c[i] = i < L - 1 ? 0.25 * rnd(4) : 0;
+    for (int i = 0; i < L; i++)
         one_copy += pb->phi * pb->w[i] + pb->s[i];
-    }
     for (int p = 0; p < P; p++)
         pb->cap[p] = share * one_copy;
     return pb;
@@ -124,11 +86,13 @@ static int next_event(struct worker *w, struct worker_event *ev, double deadline
     }
 }
 
+/* work: the ILP's deterministic work limit (tests never depend on the
+ * clock for what a solve proves). */
 static struct worker *start(const struct problem *pb, const char *const *planners, int n,
-                            double limit, int blocks)
+                            long work, int blocks)
 {
     struct worker_request req = {
-        .pb = pb, .planners = planners, .nplanners = n, .time_limit = limit,
+        .pb = pb, .planners = planners, .nplanners = n, .work_limit = work, .known_bound = NAN,
         .threads = 1, .blocks = blocks, .log_path = NULL,
     };
     char err[256] = "";
@@ -210,7 +174,7 @@ static void results_stream_in_order_and_done_comes_last(void **state)
     (void)state;
     static const char *const planners[] = { "uniform", "time", "dp", "ilp" };
     struct problem *pb = pb_random(11, 8, 3, 0.6);
-    struct worker *w = start(pb, planners, 4, 3.0 * slowdown(), 0);
+    struct worker *w = start(pb, planners, 4, 20000, 0);
     assert_true(worker_running(w));
     double deadline = now() + 60 * slowdown();
     int results = 0, progress = 0, done = 0;
@@ -274,7 +238,7 @@ static void results_stream_in_order_and_done_comes_last(void **state)
     assert_int_equal(worker_next(w, &ev), -1);
     worker_free(w);
     assert_no_children();
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 /* An unknown name is an error RESULT naming it; the rest still run. */
@@ -283,7 +247,7 @@ static void unknown_planner_gives_error_result(void **state)
     (void)state;
     static const char *const planners[] = { "nonesuch", "uniform" };
     struct problem *pb = pb_random(12, 6, 2, 1.0);
-    struct worker *w = start(pb, planners, 2, 1.0, 0);
+    struct worker *w = start(pb, planners, 2, 1000, 0);
     double deadline = now() + 30 * slowdown();
     struct worker_event ev;
     assert_int_equal(next_event(w, &ev, deadline), 1);
@@ -305,17 +269,19 @@ static void unknown_planner_gives_error_result(void **state)
     assert_int_equal(next_event(w, &ev, deadline), -1);
     worker_free(w);
     assert_no_children();
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
-/* A long ILP (40 layers, 8 GPUs, 24 blocks, 30 s) is killed and reaped
- * at once: cancel + free well under 100 ms, the child gone. */
+/* A long ILP (40 layers, 8 GPUs, 24 blocks, a work limit it would take
+ * minutes to use) is killed and reaped at once: the child is gone when
+ * worker_free returns (how long that takes is measured in bench/, not
+ * asserted here: the machine may be loaded). */
 static void cancel_kills_a_long_solve_at_once(void **state)
 {
     (void)state;
     static const char *const planners[] = { "uniform", "ilp" };
     struct problem *pb = pb_random(40, 40, 8, 0.25);
-    struct worker *w = start(pb, planners, 2, 30.0, 24);
+    struct worker *w = start(pb, planners, 2, 100000000L, 24);
     double deadline = now() + 30 * slowdown();
     struct worker_event ev;
     assert_int_equal(next_event(w, &ev, deadline), 1);
@@ -329,18 +295,13 @@ static void cancel_kills_a_long_solve_at_once(void **state)
     assert_int_equal(nkids, 1);
     assert_int_equal(kill(kids[0], 0), 0);
 
-    double t0 = now();
     worker_cancel(w);
     worker_free(w);
-    double took = now() - t0;
-    /* measured: about 0.3 ms, 4 ms under valgrind */
-    if (took >= 0.1)
-        fail_msg("cancel + free took %.3f s", took);
     errno = 0;
     assert_int_equal(kill(kids[0], 0), -1);
     assert_int_equal(errno, ESRCH);
     assert_no_children();
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 /* worker_free after the end, before and after -1 was read, and cancel on
@@ -352,7 +313,7 @@ static void free_on_finished_worker_is_clean(void **state)
     struct problem *pb = pb_random(13, 6, 2, 1.0);
     struct worker_event ev;
 
-    struct worker *w = start(pb, planners, 1, 1.0, 0);
+    struct worker *w = start(pb, planners, 1, 1000, 0);
     double deadline = now() + 30 * slowdown();
     int r;
     while ((r = next_event(w, &ev, deadline)) == 1)
@@ -364,7 +325,7 @@ static void free_on_finished_worker_is_clean(void **state)
     assert_no_children();
 
     /* DONE read, end of pipe not yet: free reaps it all the same */
-    w = start(pb, planners, 1, 1.0, 0);
+    w = start(pb, planners, 1, 1000, 0);
     deadline = now() + 30 * slowdown();
     do {
         assert_int_equal(next_event(w, &ev, deadline), 1);
@@ -374,7 +335,7 @@ static void free_on_finished_worker_is_clean(void **state)
     assert_no_children();
 
     /* cancelled before any event: no events afterwards */
-    w = start(pb, planners, 1, 1.0, 0);
+    w = start(pb, planners, 1, 1000, 0);
     worker_cancel(w);
     assert_false(worker_running(w));
     assert_int_equal(worker_next(w, &ev), -1);
@@ -382,7 +343,7 @@ static void free_on_finished_worker_is_clean(void **state)
     assert_no_children();
 
     worker_free(NULL);
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 /* A child that dies without DONE (killed from outside) is reported once
@@ -392,7 +353,7 @@ static void child_death_gives_one_error_result(void **state)
     (void)state;
     static const char *const planners[] = { "uniform", "ilp" };
     struct problem *pb = pb_random(14, 40, 8, 0.25);
-    struct worker *w = start(pb, planners, 2, 30.0, 24);
+    struct worker *w = start(pb, planners, 2, 100000000L, 24);
     double deadline = now() + 30 * slowdown();
     struct worker_event ev;
     assert_int_equal(next_event(w, &ev, deadline), 1);
@@ -418,7 +379,7 @@ static void child_death_gives_one_error_result(void **state)
     assert_false(worker_running(w));
     worker_free(w);
     assert_no_children();
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 /* An empty request still ends with DONE; a malformed one is refused. */
@@ -426,7 +387,7 @@ static void empty_request_gives_done_and_bad_request_is_refused(void **state)
 {
     (void)state;
     struct problem *pb = pb_random(16, 4, 2, 1.0);
-    struct worker *w = start(pb, NULL, 0, 1.0, 0);
+    struct worker *w = start(pb, NULL, 0, 1000, 0);
     struct worker_event ev;
     double deadline = now() + 30 * slowdown();
     assert_int_equal(next_event(w, &ev, deadline), 1);
@@ -443,7 +404,7 @@ static void empty_request_gives_done_and_bad_request_is_refused(void **state)
     assert_null(worker_start(&req, err, sizeof err));
     assert_true(strlen(err) > 0);
     assert_no_children();
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 /* Two workers at once keep their streams apart, and the child's output
@@ -458,9 +419,9 @@ static void two_workers_side_by_side_and_log_file(void **state)
     char log[64];
     snprintf(log, sizeof log, "/tmp/pipeplan_test_worker_%ld.log", (long)getpid());
     unlink(log);
-    struct worker *wa = start(pa, one, 2, 1.0, 0);
+    struct worker *wa = start(pa, one, 2, 1000, 0);
     struct worker_request req = {
-        .pb = pc, .planners = two, .nplanners = 2, .time_limit = 2.0 * slowdown(),
+        .pb = pc, .planners = two, .nplanners = 2, .work_limit = 20000, .known_bound = NAN,
         .threads = 1, .blocks = 0, .log_path = log,
     };
     char err[128];
@@ -513,8 +474,8 @@ static void two_workers_side_by_side_and_log_file(void **state)
     /* opened (created) by the child for its stdout and stderr */
     assert_int_equal(access(log, F_OK), 0);
     unlink(log);
-    problem_free(pa);
-    problem_free(pc);
+    fx_problem_free(pa);
+    fx_problem_free(pc);
 }
 
 /* Start/cancel cycles, cancelled at different moments: no descriptor,
@@ -526,7 +487,7 @@ static void start_cancel_cycles_leak_nothing(void **state)
     struct problem *pb = pb_random(15, 12, 4, 0.4);
     int before = count_fds();
     for (int k = 0; k < 50; k++) {
-        struct worker *w = start(pb, planners, 2, 10.0, 0);
+        struct worker *w = start(pb, planners, 2, 20000, 0);
         if (k % 3 == 1) {
             /* after the first event: the child is in its solve */
             struct worker_event ev;
@@ -539,20 +500,20 @@ static void start_cancel_cycles_leak_nothing(void **state)
     }
     assert_int_equal(count_fds(), before);
     assert_no_children();
-    problem_free(pb);
+    fx_problem_free(pb);
 }
 
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(results_stream_in_order_and_done_comes_last),
-        cmocka_unit_test(unknown_planner_gives_error_result),
-        cmocka_unit_test(cancel_kills_a_long_solve_at_once),
-        cmocka_unit_test(free_on_finished_worker_is_clean),
-        cmocka_unit_test(child_death_gives_one_error_result),
-        cmocka_unit_test(empty_request_gives_done_and_bad_request_is_refused),
-        cmocka_unit_test(two_workers_side_by_side_and_log_file),
-        cmocka_unit_test(start_cancel_cycles_leak_nothing),
+        FX_TEST(results_stream_in_order_and_done_comes_last),
+        FX_TEST(unknown_planner_gives_error_result),
+        FX_TEST(cancel_kills_a_long_solve_at_once),
+        FX_TEST(free_on_finished_worker_is_clean),
+        FX_TEST(child_death_gives_one_error_result),
+        FX_TEST(empty_request_gives_done_and_bad_request_is_refused),
+        FX_TEST(two_workers_side_by_side_and_log_file),
+        FX_TEST(start_cancel_cycles_leak_nothing),
     };
     /* an optional argument runs only the tests whose names match it */
     if (argc > 1)

@@ -1,0 +1,122 @@
+#!/bin/sh
+# pipeplan --help lists every command and every option the program parses,
+# the same words as each command's own --help; every command-line mistake
+# is one line on stderr saying what is wrong and what was expected, exit 2,
+# nothing on stdout.
+. "$PIPEPLAN_SRCDIR/tests/lib.sh"
+cd "$PIPEPLAN_SRCDIR" || exit 1
+
+run --help
+expect_status 0 "--help"
+cp "$TMP/out" "$TMP/help"
+for word in "pipeplan check FILE" "pipeplan import pipedream GRAPH.txt" \
+            "pipeplan solve NETWORK.ini PLATFORM.ini" "pipeplan [NETWORK.ini [PLATFORM.ini]]" \
+            --gpus --memory --micro-batches --schedule --layout --weight-factor \
+            --blocks --time-limit --work-limit --threads --log --planner --json \
+            --micro-batch --output --force --note --version \
+            "default 10 for solve, 30 in the explorer" "press ? for its keys"; do
+    if grep -qF -- "$word" "$TMP/help"; then ok "--help says '$word'"; else
+        not_ok "--help lacks '$word'"; fi
+done
+
+# Every long option the commands' sources parse is in --help.
+for opt in $(grep -ohE '"--[a-z][a-z-]*' src/main.c src/cmd_*.c src/cli.h | tr -d '"' | grep -vx -e '--x' | sort -u); do
+    if grep -qF -- "$opt" "$TMP/help"; then ok "$opt is documented"; else
+        not_ok "$opt is parsed but not in --help"; fi
+done
+
+# Every long option in --help is documented in the man page and the README.
+for opt in $(grep -oE -- '--[a-z][a-z-]*' "$TMP/help" | grep -vx -e '--help' | sort -u); do
+    if grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" man/pipeplan.1; then
+        ok "man page documents $opt"; else not_ok "man page lacks $opt"; fi
+    if grep -qF -- "$opt" README.md; then ok "README mentions $opt"; else
+        not_ok "README lacks $opt"; fi
+done
+# Each default time limit is stated for what it applies to.
+if grep -qF "default 10 for" man/pipeplan.1 && grep -qF "30 in the explorer" man/pipeplan.1; then
+    ok "man page: solve 10 s, explorer 30 s"; else not_ok "man page: the two default time limits"; fi
+if grep -qF "10 s in \`solve\` (30 s in the explorer)" README.md; then
+    ok "README: solve 10 s, explorer 30 s"; else not_ok "README: the two default time limits"; fi
+
+# Each command's own help uses the same lines as the top-level help.
+same_lines() {   # NAME: every option line of $TMP/out is in the top-level help
+    missing=$(grep -E '^  -' "$TMP/out" | grep -v -e '--help ' | while IFS= read -r line; do
+        grep -qxF -- "$line" "$TMP/help" || echo "$line"; done)
+    if [ -z "$missing" ]; then ok "$1: option lines as in pipeplan --help"; else
+        not_ok "$1: lines not in pipeplan --help:"; echo "$missing"; fi
+}
+run solve --help
+expect_status 0 "solve --help"
+same_lines "solve --help"
+run import --help
+expect_status 0 "import --help"
+same_lines "import --help"
+run --gpus 2 --help
+expect_status 0 "explorer --help"
+same_lines "explorer --help"
+expect_stdout_has "(default 30)" "explorer --help: its own time limit"
+run solve --help
+expect_stdout_has "(default 10)" "solve --help: its own time limit"
+run check --help
+expect_status 0 "check --help"
+expect_stdout_has "usage: pipeplan check FILE..." "check --help"
+
+# Mistakes: exit 2, nothing on stdout, exactly this one line on stderr.
+mistake() {   # mistake NAME EXPECTED-STDERR ARGS...
+    name=$1 want=$2
+    shift 2
+    run "$@" </dev/null
+    expect_status 2 "$name"
+    expect_stdout_empty "$name"
+    expect_stderr "$want" "$name: message"
+}
+net=data/networks/alexnet.ini
+plat=data/platforms/dgx-h100.ini
+S='(expected pipeplan solve NETWORK.ini PLATFORM.ini [options])'
+I='(expected pipeplan import pipedream GRAPH.txt --micro-batch N [-o OUT.ini] [--force])'
+H='(see pipeplan --help)'
+mistake "solve without files" "pipeplan solve: missing NETWORK.ini and PLATFORM.ini $S" solve
+mistake "solve with one file" "pipeplan solve: missing PLATFORM.ini after 'a.ini' $S" solve a.ini
+mistake "solve with three files" "pipeplan solve: unexpected argument 'c.ini' $S" solve a.ini b.ini c.ini
+mistake "solve, unknown option" "pipeplan solve: unknown option '--frob' $H" solve $net $plat --frob
+mistake "solve, option without value" "pipeplan: --gpus needs a value $H" solve $net $plat --gpus
+mistake "solve, bad count" "pipeplan: bad --threads 'x': not a whole number $H" solve $net $plat --threads x
+mistake "mistyped solve" "pipeplan: 'slove' is neither a command (check, import, solve) nor a file; did you mean 'solve'?" slove $net $plat
+mistake "mistyped check" "pipeplan: 'chek' is neither a command (check, import, solve) nor a file; did you mean 'check'?" chek $net
+mistake "mistyped import" "pipeplan: 'improt' is neither a command (check, import, solve) nor a file; did you mean 'import'?" improt pipedream
+mistake "unknown word" "pipeplan: 'frobnicate' is neither a command (check, import, solve) nor a file $H" frobnicate
+mistake "missing network file" "nosuch.ini: cannot open: No such file or directory" nosuch.ini
+mistake "missing file in a directory" "data/nosuch: cannot open: No such file or directory" data/nosuch
+mistake "explorer, unknown option" "pipeplan: unknown option '--frob' $H" --frob
+mistake "explorer, unknown option after files" "pipeplan: unknown option '--frob' $H" $net $plat --frob
+mistake "explorer, three files" \
+    "pipeplan: unexpected argument 'c.ini' (expected pipeplan [NETWORK.ini [PLATFORM.ini]] [options])" \
+    $net $plat c.ini
+mistake "check without files" "pipeplan check: missing FILE (expected pipeplan check FILE...)" check
+mistake "check, unknown option" "pipeplan check: unknown option '--frob' $H" check --frob $net
+mistake "import without arguments" "pipeplan import: missing the profile format $I" import
+mistake "import, unknown format" "pipeplan import: unknown profile format 'onnx' (expected 'pipedream')" \
+    import onnx x.txt --micro-batch 1
+mistake "import without graph" "pipeplan import: missing GRAPH.txt, PipeDream's profile $I" \
+    import pipedream --micro-batch 1
+mistake "import without --micro-batch" \
+    "pipeplan import: missing --micro-batch N (expected the samples per batch the profile was measured at)" \
+    import pipedream x.txt
+mistake "import, bad --micro-batch" \
+    "pipeplan import: bad --micro-batch 'lots': not a whole number (expected a count of samples)" \
+    import pipedream x.txt --micro-batch lots
+mistake "import, unknown option" "pipeplan import: unknown option '--bogus' $H" \
+    import pipedream x.txt --micro-batch 1 --bogus
+mistake "import, extra argument" "pipeplan import: unexpected argument 'y.txt' $I" \
+    import pipedream x.txt y.txt --micro-batch 1
+
+# A word that names an existing file is the explorer's network file, even
+# one that looks like a command's typo.
+cp "$net" "$TMP/slove"
+status=0
+(cd "$TMP" && $PIPEPLAN_WRAP "$PIPEPLAN" slove </dev/null >"$TMP/out" 2>"$TMP/err") || status=$?
+expect_status 2 "an existing file named like a typo"
+expect_stderr "pipeplan: the explorer needs a terminal; use 'pipeplan solve NETWORK.ini PLATFORM.ini' for scripts" \
+    "an existing file is the network file"
+
+finish

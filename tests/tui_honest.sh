@@ -1,0 +1,214 @@
+#!/bin/sh
+# The explorer's numbers and words, driven through tmux (issue 9, "Every
+# number honest"): no "nothing fits" while the memory-aware planners are
+# still answering; at every size from 60x15 the period, the solver's state
+# and its bound show with their units and no number is cut; the header
+# keeps the solver's state, names the platform and the micro-batch size
+# and calls a plan optimal only when it is; messages last until the next
+# key; r says which overrides it kept and R drops them; layers count from
+# 1, the strips are labelled, GPUs past 9 have a legend; a setting solved
+# before comes back at once; the smallest fitting cap is named; an export
+# taken while the ILP runs says so. Where the ILP must finish, it runs
+# under --work-limit (deterministic), never against the clock.
+. "$PIPEPLAN_SRCDIR/tests/lib.sh"
+. "$PIPEPLAN_SRCDIR/tests/tui_lib.sh"
+cd "$PIPEPLAN_SRCDIR" || exit 1
+set -f
+
+D=$(pwd)/data
+NUM='[0-9]+(\.[0-9]+)?'
+TIME="$NUM (us|ms|s)"
+
+# wait_gone NAME ERE: poll until the screen no longer matches.
+wait_gone() {
+    _end=$(($(date +%s) + DEADLINE))
+    while :; do
+        screen "$1" >"$TMP/last"
+        grep -Eq -- "$2" "$TMP/last" || return 0
+        [ "$(date +%s)" -ge "$_end" ] && return 1
+        sleep 0.1
+    done
+}
+
+# no_cut_numbers FILE COLS: no line but a strip's is cut at the right edge
+# in the middle of a number, and every figure that needs a unit has one.
+no_cut_numbers() {
+    # one byte per column for awk: ">=" for the sign, X for other glyphs
+    LC_ALL=C.UTF-8 sed 's/≥/>=/g; s/[^ -~]/X/g' "$1" | LC_ALL=C awk -v cols="$2" '
+        # the strips: a label, then one character per layer
+        /^(all|zoom) / { next }
+        length($0) >= cols && $0 ~ /[0-9.]$/ { print "cut at the edge: " $0; bad = 1 }
+        /(period T =|bound|best|needs|>=) [0-9.]+( |$)/ {
+            s = $0
+            while (match(s, /(period T =|bound|best|needs|>=) [0-9.]+[^0-9.]?[A-Za-z]*/)) {
+                m = substr(s, RSTART, RLENGTH)
+                if (m !~ / [0-9.]+ (us|ms|s|B|KiB|MiB|GiB|TiB)$/) { print "no unit: " m " in: " $0; bad = 1 }
+                s = substr(s, RSTART + RLENGTH)
+            }
+        }
+        /GPUs [0-9]+-[0-9]+ of/ { if (match($0, /GPUs ([0-9]+)-([0-9]+) of/)) { split(substr($0, RSTART + 5), a, /[- ]/); if (a[1] == a[2]) { print "one GPU as a range: " $0; bad = 1 } } }
+        END { exit bad }'
+}
+
+# ---- 1. no "nothing fits" while the memory-aware planners answer ----
+tui_start upd 80 24 --
+expect_screen upd "updating: explorer up, the DP fits" "^  mem-aware DP .* fits " "ILP (best|.*best that fits)"
+bad=0
+for k in b B m M b; do
+    keys upd "$k"
+    i=0
+    while [ $i -lt 30 ]; do
+        screen upd >"$TMP/cap.$i"
+        i=$((i + 1))
+    done
+    wait_screen upd "^  mem-aware DP .* fits " "\((best that fits|best; nothing fits.*)\)" || true
+    if grep -q "mem-aware DP .* fits " "$TMP/last"; then
+        for f in "$TMP"/cap.*; do
+            if grep -q "nothing fits" "$f"; then bad=1; cp "$f" "$TMP/bad"; fi
+        done
+    fi
+done
+if [ $bad -eq 0 ]; then ok "after each knob key: never \"nothing fits\" where the DP fits"; else
+    not_ok "\"nothing fits\" shown while the DP fits"; sed 's/^/  | /' "$TMP/bad"; fi
+keys upd q
+
+# ---- 2. layout at every size ----
+for size in 80x24 60x20 60x15 100x30 200x60; do
+    c=${size%x*} r=${size#*x}
+    for g in 4 8 12; do
+        n="l${c}x${r}g$g"
+        tui_start "$n" "$c" "$r" -- "$D"/networks/vgg16.ini "$D"/platforms/dgx1-v100-32gb.ini --gpus "$g"
+        if wait_screen "$n" "period T = $TIME" "ILP .*(running|waiting|optimal|timeout|stopped|infeasible)" \
+            "bound $TIME"; then
+            if no_cut_numbers "$TMP/last" "$c" >"$TMP/cut"; then
+                ok "$size, $g GPUs: period, solver state and bound with units, no number cut"
+            else
+                not_ok "$size, $g GPUs: numbers cut"; cat "$TMP/cut"; show_last
+            fi
+        else
+            not_ok "$size, $g GPUs: period, solver state or bound missing"; show_last
+        fi
+        keys "$n" q
+    done
+done
+# the memory panel with one GPU line says which GPU
+tui_start small 60 15 --
+expect_screen small "60x15: one GPU line reads \"GPU 0 of 4\"" "memory \(GPU 0 of 4\)"
+keys small q
+tui_start help 60 50 --
+keys help '?'
+expect_screen help "60 columns: help wraps at spaces" "^ +r +reload the network and platform files from$" \
+    "^ +disk, keeping the knobs changed here \(it$" "^ +says which\)$"
+keys help x q
+
+# ---- 3. per-GPU caps keep the solver's state in the header ----
+tui_start caps 80 24 -- --time-limit 60
+keys_literal caps ']}'
+expect_screen caps "] }: per-GPU caps, header still shows the ILP" "cap 16\.0 GiB-17\.0 GiB" \
+    "^pipeplan .*ILP (running|waiting|optimal|timeout)|^[a-z0-9]+.* ILP (running|waiting|optimal|timeout)"
+
+# ---- 4. a message lasts until the next key ----
+keys caps u
+expect_screen caps "u: says undone" "undone \(0 more\)"
+keys caps ']'
+if wait_gone caps "undone \(0 more\)"; then ok "]: the undo message goes"; else
+    not_ok "]: the undo message stays"; show_last; fi
+keys caps r
+expect_screen caps "r on the built-in example: no file" "no file to reload"
+keys caps l
+if wait_gone caps "no file to reload"; then ok "l: the reload message goes"; else
+    not_ok "l: the reload message stays"; show_last; fi
+keys caps q
+
+# ---- 5. r keeps overrides and says so; R drops them ----
+cp data/networks/alexnet.ini "$TMP/net.ini"
+tui_start rl 80 24 -- net.ini --gpus 3
+expect_screen rl "reload: started with --gpus 3" "^GPUs 3  cap 16\.0 GiB  micro-batches 8"
+keys rl b
+expect_screen rl "reload: micro-batches 7" "^GPUs 3  cap 16\.0 GiB  micro-batches 7"
+keys rl r
+expect_screen rl "r: says which overrides it kept" "reloaded net\.ini; kept: GPUs 3, micro-batches 7 \(R: "
+keys rl R
+expect_screen rl "R: the files' values" "^GPUs 4  cap 16\.0 GiB  micro-batches 8 " \
+    "the files' values instead of GPUs 3, micro-batches 7"
+keys rl u
+expect_screen rl "u after R: the overrides back" "^GPUs 3  cap 16\.0 GiB  micro-batches 7"
+rm -f "$TMP/net.ini"
+keys rl r
+expect_screen rl "60 columns or more: an error wraps at a space" "No such file or directory"
+keys rl q
+
+# ---- 6. layer numbers, strip labels, GPU legend ----
+tui_start lay 80 24 -- "$D"/networks/alexnet.ini --gpus 12
+expect_screen lay "layers count from 1" "layer 1/23 ─" "^layer 1/23 "
+expect_screen lay "strip labelled, legend for GPUs past 9" "^all  " "a-b=GPU 10-11"
+keys lay End
+expect_screen lay "End: the last layer is 23/23" "layer 23/23 ─" "^layer 23/23 "
+keys lay q
+tui_start lay2 80 24 --
+expect_screen lay2 "two strips: both labelled" "^all  " "^zoom "
+keys lay2 q
+
+# ---- 7. header: platform and micro-batch size ----
+tui_start hdr 80 24 -- "$D"/networks/alexnet.ini
+expect_screen hdr "a network alone: runs on the built-in platform" \
+    "^(pipeplan +)?alexnet \(([0-9]+ layers, )?micro-batch [0-9]+\) on built-in v100-16gb-pcie-4"
+keys hdr q
+tui_start hdr2 120 30 -- "$D"/networks/vgg16.ini "$D"/platforms/dgx1-v100-32gb.ini
+expect_screen hdr2 "both files: the platform's name" "^pipeplan +vgg16 \(.*micro-batch [0-9]+\) on dgx1-v100-32gb: 8 "
+keys hdr2 q
+
+# ---- 9. optimal only when proven for the network ----
+tui_start blk 80 24 -- "$D"/networks/alexnet.ini --blocks 2 --work-limit 2000
+expect_screen blk "2 blocks: header says optimal for 2 blocks" "ILP optimal for 2 blocks" \
+    "^ILP .*optimal for 2 blocks in $TIME"
+if grep -Eq "ILP optimal( in|$| [0-9])" "$TMP/last"; then not_ok "2 blocks: called optimal"; show_last; else
+    ok "2 blocks: never plain \"optimal\""; fi
+# ---- 8. a setting solved before comes back at once ----
+best=$(sed -n 's/.*best \([0-9.]* [mu]*s\).*/\1/p' "$TMP/last" | head -1)
+keys blk b
+expect_screen blk "b: solved again for 7 micro-batches" "micro-batches 7" "ILP optimal for 2 blocks"
+keys blk u
+end=$(($(date +%s) + DEADLINE))
+while :; do
+    screen blk >"$TMP/last"
+    grep -q "micro-batches 8" "$TMP/last" && break
+    [ "$(date +%s)" -ge "$end" ] && break
+done
+if grep -Eq "^ILP .*optimal for 2 blocks in" "$TMP/last" && ! grep -q "running\|waiting" "$TMP/last" &&
+    [ -n "$best" ] && grep -q "best $best" "$TMP/last"; then
+    ok "u: the earlier ILP result at once (best $best), not solved again"
+else
+    not_ok "u: the ILP starts from zero"; show_last
+fi
+keys blk q
+tui_start warm 100 30 -- --work-limit 30
+expect_screen warm "work limit: the ILP stops" "^ILP .*stopped at the limit" "best $TIME"
+keys warm T
+end=$(($(date +%s) + DEADLINE))
+while :; do
+    screen warm >"$TMP/last"
+    grep -q "limit 60 s" "$TMP/last" && break
+    [ "$(date +%s)" -ge "$end" ] && break
+done
+if grep -Eq "best $TIME" "$TMP/last" && ! grep -q "no plan yet" "$TMP/last"; then ok "T after the limit: continues from the best plan"; else
+    not_ok "T after the limit: starts from zero"; show_last; fi
+keys warm q
+
+# ---- 9. the smallest fitting cap; export while running ----
+tui_start cap 80 24 -- --memory 2GiB
+expect_screen cap "nothing fits: names the smallest cap that fits" "nothing fits; fits with caps of $NUM GiB"
+keys cap q
+tui_start run 80 24 -- --time-limit 600
+expect_screen run "export while running: the ILP's plan on show" "ILP running" "GPU: ILP \(best"
+keys run e C-u
+keys_literal run "$TMP/run.json"
+keys run Enter
+if wait_file "$TMP/run.json" && jq -e '.plans[0] | (.planner == "ilp") and (.status == "running")
+        and (.solve_seconds | type == "number" and . > 0)' "$TMP/run.json" >/dev/null; then
+    ok "export while the ILP runs: status running, elapsed seconds"
+else
+    not_ok "export while running"; jq -c '.plans[0] | {planner, status, solve_seconds}' "$TMP/run.json"
+fi
+keys run q
+finish
