@@ -602,6 +602,190 @@ static double copies_that_fit(const struct problem *bp, int i)
     return per > 0 ? fmax(1, floor(most / per + 1e-9)) : INFINITY;
 }
 
+/* What the schedule MIP's families share: its columns and the windows
+ * they were made with. Op o is F_i for o = i and B_i for o = L + i. */
+struct schedule_cols {
+    struct mip *mp;
+    const int *gpu;            /* [L] the allocation */
+    double ta, tb;             /* the period's range */
+    int tau;
+    int *t;                    /* [2L] start of op o */
+    int *u;                    /* [L] the copies memory charges */
+    double *lo, *hi;           /* [2L] start window of op o */
+};
+
+/* No period is below an allocation's own compute and link loads. */
+static double allocation_load(const struct problem *bp, const int *gpu)
+{
+    int L = bp->L;
+    double need = 0;
+    for (int p = 0; p < bp->P; p++) {
+        double load = 0, link = 0;
+        for (int i = 0; i < L; i++) {
+            if (gpu[i] == p)
+                load += bp->f[i] + bp->b[i];
+            if (i + 1 < L && (gpu[i] == p) != (gpu[i + 1] == p))
+                link += bp->c[i];
+        }
+        need = fmax(need, fmax(load, link));
+    }
+    return need;
+}
+
+/* Earliest starts: the chain without waits. */
+static void schedule_earliest(const struct problem *bp, const int *gpu, double *lo)
+{
+    int L = bp->L;
+    lo[0] = 0;
+    for (int i = 0; i + 1 < L; i++)
+        lo[i + 1] = lo[i] + bp->f[i] + (gpu[i] != gpu[i + 1] ? bp->c[i] : 0.0);
+    lo[2 * L - 1] = lo[L - 1] + bp->f[L - 1];
+    for (int i = L - 2; i >= 0; i--)
+        lo[L + i] = lo[L + i + 1] + bp->b[i + 1] + (gpu[i] != gpu[i + 1] ? bp->c[i] : 0.0);
+}
+
+/* Start columns and the latest starts. Waits of a period or more never
+ * help (shift the rest of the chain back by a period: offsets stay, no
+ * lifetime grows), so the op at chain position k starts within k periods
+ * of its earliest start, and every start is before B_0's, at most last. */
+static void schedule_start_cols(const struct search *s, const struct schedule_cols *sc,
+                                double last)
+{
+    int L = s->bp->L;
+    for (int o = 0; o < 2 * L; o++) {
+        int pos = o < L ? o : 3 * L - 1 - o;
+        double ub = fmax(sc->lo[o], fmin(sc->lo[o] + pos * sc->tb, last));
+        sc->t[o] = mip_col(sc->mp, sc->lo[o], ub, o == L ? s->beta : 0.0, false);
+        sc->hi[o] = ub;
+    }
+}
+
+/* Only schedules with an objective <= obj_cap. */
+static void schedule_cutoff_row(const struct search *s, const struct schedule_cols *sc,
+                                double obj_cap)
+{
+    if (!isfinite(obj_cap))
+        return;
+    row_begin(sc->mp);
+    row_add(sc->mp, sc->tau, s->alpha);
+    row_add(sc->mp, sc->t[s->bp->L], s->beta);
+    row_end(sc->mp, 'L', obj_cap - s->beta * s->bp->b[0]);
+}
+
+/* Chain order with transfers between GPUs. */
+static void schedule_chain_rows(const struct problem *bp, const struct schedule_cols *sc)
+{
+    struct mip *mp = sc->mp;
+    int L = bp->L;
+    const int *t = sc->t;
+    for (int i = 0; i + 1 < L; i++) {
+        double c = sc->gpu[i] != sc->gpu[i + 1] ? bp->c[i] : 0.0;
+        row_begin(mp);
+        row_add(mp, t[i + 1], 1);
+        row_add(mp, t[i], -1);
+        row_end(mp, 'G', bp->f[i] + c);
+        row_begin(mp);
+        row_add(mp, t[L + i], 1);
+        row_add(mp, t[L + i + 1], -1);
+        row_end(mp, 'G', bp->b[i + 1] + c);
+    }
+    row_begin(mp);
+    row_add(mp, t[2 * L - 1], 1);
+    row_add(mp, t[L - 1], -1);
+    row_end(mp, 'G', bp->f[L - 1]);
+}
+
+/* One operation at a time modulo tau on each GPU: every pair on one GPU. */
+static void schedule_pair_rows(const struct problem *bp, const struct schedule_cols *sc)
+{
+    int L = bp->L, n = 2 * L;
+    for (int o = 0; o < n; o++) {
+        for (int q = o + 1; q < n; q++) {
+            int lo = o < L ? o : o - L, lq = q < L ? q : q - L;
+            if (sc->gpu[lo] != sc->gpu[lq])
+                continue;
+            double d_o = problem_op_duration(bp, o), d_q = problem_op_duration(bp, q);
+            if (d_o <= 0 && d_q <= 0)
+                continue;
+            double yl, yu;
+            int y;
+            pair_range(sc->lo[q], sc->hi[q], sc->lo[o], sc->hi[o], sc->ta, sc->tb, &yl, &yu);
+            int w = pair_product(sc->mp, yl, yu, sc->tau, sc->ta, sc->tb, &y);
+            master_pair(sc->mp, sc->t[q], sc->t[o], w, sc->tau, -1, 0, d_o, d_q);
+        }
+    }
+}
+
+/* In-flight counts n_i (n_i tau >= t(B_i) + b_i - t(F_i)) and the copies
+ * u_i memory charges: n_i, or min(n_i, m) for 1f1b. */
+static void schedule_inflight_rows(const struct problem *bp, const struct schedule_cols *sc)
+{
+    struct mip *mp = sc->mp;
+    int L = bp->L;
+    const int *t = sc->t;
+    bool flushed = bp->schedule == SPEC_SCHEDULE_1F1B;
+    double m = (double)bp->m;
+    double wf = 0;      /* wait-free lifetime of block i's activation */
+    for (int i = L - 1; i >= 0; i--) {
+        wf += bp->f[i] + bp->b[i];
+        if (i + 1 < L && sc->gpu[i] != sc->gpu[i + 1])
+            wf += 2 * bp->c[i];
+        double nmin = fmax(1, ceil(wf / sc->tb - 1e-9));
+        double nmax = fmax(nmin, ceil((sc->hi[L + i] + bp->b[i] - sc->lo[i]) / sc->ta) + 1);
+        if (!flushed)
+            nmax = fmax(nmin, fmin(nmax, copies_that_fit(bp, i)));
+        int n;
+        int w = pair_product(mp, nmin, nmax, sc->tau, sc->ta, sc->tb, &n);
+        row_begin(mp);
+        row_add(mp, w, 1);
+        row_add(mp, t[L + i], -1);
+        row_add(mp, t[i], 1);
+        row_end(mp, 'G', bp->b[i]);
+        sc->u[i] = n;
+        if (flushed && nmax > m) {
+            sc->u[i] = mip_col(mp, 1, m, 0, true);
+            int h = mip_col(mp, 0, 1, 0, true);
+            row_begin(mp);          /* u >= n - (nmax - m) h */
+            row_add(mp, sc->u[i], 1);
+            row_add(mp, n, -1);
+            row_add(mp, h, nmax - m);
+            row_end(mp, 'G', 0);
+            row_begin(mp);          /* u >= m h */
+            row_add(mp, sc->u[i], 1);
+            row_add(mp, h, -m);
+            row_end(mp, 'G', 0);
+        }
+    }
+}
+
+/* Memory of each GPU: its weights, the copies it keeps and the buffers
+ * of the transfers it sends and receives. */
+static void schedule_memory_rows(const struct problem *bp, const struct schedule_cols *sc)
+{
+    struct mip *mp = sc->mp;
+    int L = bp->L;
+    bool flushed = bp->schedule == SPEC_SCHEDULE_1F1B;
+    for (int p = 0; p < bp->P; p++) {
+        double fixed = bp->reserved[p];
+        row_begin(mp);
+        for (int i = 0; i < L; i++) {
+            if (sc->gpu[i] != p)
+                continue;
+            if (flushed) {
+                fixed += bp->phi * bp->w[i];
+                row_add(mp, sc->u[i], bp->s[i] / GB);
+            } else {
+                fixed += (bp->phi - 1) * bp->w[i];
+                row_add(mp, sc->u[i], (bp->s[i] + bp->w[i]) / GB);
+            }
+        }
+        for (int i = 0; i + 1 < L; i++)
+            if ((sc->gpu[i] == p) != (sc->gpu[i + 1] == p))
+                fixed += 2 * bp->a[i];
+        row_end(mp, 'L', (bp->cap[p] - fixed) / GB);
+    }
+}
+
 /* The schedule MIP of one block allocation over the periods tau in
  * [ta, tb] (ta = tb: a fixed period): start times, an integer per pair of
  * operations on one GPU for how many periods apart they are (products
@@ -613,24 +797,14 @@ static double copies_that_fit(const struct problem *bp, int i)
  * allocation over [ta, tb]; 0 when no schedule fits at any period <= tb
  * (none fits in [ta, tb], and a fitting schedule at a shorter period
  * stretches to ta); 2 when none has an objective <= obj_cap in [ta, tb];
- * -1 when undecided. */
+ * -1 when undecided. CBC's path depends on the order of rows and columns:
+ * keep the order of the families. */
 static int schedule_exact(struct search *s, struct plan *pl, double ta, double tb,
                           double obj_cap, double *obj_lb)
 {
     const struct problem *bp = s->bp;
     int L = bp->L, n = 2 * L;
-    /* no period below the allocation's own compute and link loads */
-    double need = 0;
-    for (int p = 0; p < bp->P; p++) {
-        double load = 0, link = 0;
-        for (int i = 0; i < L; i++) {
-            if (pl->gpu[i] == p)
-                load += bp->f[i] + bp->b[i];
-            if (i + 1 < L && (pl->gpu[i] == p) != (pl->gpu[i + 1] == p))
-                link += bp->c[i];
-        }
-        need = fmax(need, fmax(load, link));
-    }
+    double need = allocation_load(bp, pl->gpu);
     if (need > tb * (1 + 1e-12))
         return 0;
     ta = fmin(tb, fmax(ta, need));
@@ -639,143 +813,45 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
     if (search_mip_init(s, &mp, secs, SUB_NODES) != 0)
         return -1;
     int *t = malloc((size_t)n * sizeof *t);
-    int *nn = malloc((size_t)L * 3 * sizeof *nn);
+    int *u = malloc((size_t)L * sizeof *u);
     double *est = malloc((size_t)n * 2 * sizeof *est);    /* earliest, then latest */
     int rc = -1;
-    if (!t || !nn || !est)
+    if (!t || !u || !est)
         goto done;
-    int *u = nn + L, *h = nn + 2 * L;
-    /* earliest starts: the chain without waits */
-    est[0] = 0;
-    for (int i = 0; i + 1 < L; i++)
-        est[i + 1] = est[i] + bp->f[i] + (pl->gpu[i] != pl->gpu[i + 1] ? bp->c[i] : 0.0);
-    est[2 * L - 1] = est[L - 1] + bp->f[L - 1];
-    for (int i = L - 2; i >= 0; i--)
-        est[L + i] = est[L + i + 1] + bp->b[i + 1] +
-                     (pl->gpu[i] != pl->gpu[i + 1] ? bp->c[i] : 0.0);
-    int tau = mip_col(&mp, ta, tb, s->alpha, false);
-    /* Waits of a period or more never help (shift the rest of the chain
-     * back by a period: offsets stay, no lifetime grows), so the op at
-     * chain position k starts within k periods of its earliest start. */
+    struct schedule_cols sc = {
+        .mp = &mp, .gpu = pl->gpu, .ta = ta, .tb = tb, .t = t, .u = u,
+        .lo = est, .hi = est + n,
+    };
+    schedule_earliest(bp, pl->gpu, sc.lo);
+    sc.tau = mip_col(&mp, ta, tb, s->alpha, false);
+    /* 1f1b: the cap bounds B_0's start */
     double last = s->beta > 0 && isfinite(obj_cap)
                   ? (obj_cap - s->alpha * ta) / s->beta - bp->b[0] : INFINITY;
     if (bp->schedule != SPEC_SCHEDULE_1F1B) {
         double mem_last = copies_that_fit(bp, 0) * tb - bp->b[0];
-        if (mem_last < est[L]) {
+        if (mem_last < sc.lo[L]) {
             rc = 0;     /* the first block cannot keep the copies its lifetime needs */
             goto done;
         }
         last = fmin(last, mem_last);
     }
-    if (last < est[L]) {
+    if (last < sc.lo[L]) {
         rc = 2;
         goto done;
     }
-    for (int o = 0; o < n; o++) {
-        int pos = o < L ? o : 3 * L - 1 - o;
-        /* every start is before B_0's, which the cap bounds for 1f1b */
-        double ub = fmax(est[o], fmin(est[o] + pos * tb, last));
-        t[o] = mip_col(&mp, est[o], ub, o == L ? s->beta : 0.0, false);
-        est[n + o] = ub;
-    }
-    if (isfinite(obj_cap)) {
-        row_begin(&mp);
-        row_add(&mp, tau, s->alpha);
-        row_add(&mp, t[L], s->beta);
-        row_end(&mp, 'L', obj_cap - s->beta * bp->b[0]);
-    }
-    /* chain order with transfers between GPUs */
-    for (int i = 0; i + 1 < L; i++) {
-        double c = pl->gpu[i] != pl->gpu[i + 1] ? bp->c[i] : 0.0;
-        row_begin(&mp);
-        row_add(&mp, t[i + 1], 1);
-        row_add(&mp, t[i], -1);
-        row_end(&mp, 'G', bp->f[i] + c);
-        row_begin(&mp);
-        row_add(&mp, t[L + i], 1);
-        row_add(&mp, t[L + i + 1], -1);
-        row_end(&mp, 'G', bp->b[i + 1] + c);
-    }
-    row_begin(&mp);
-    row_add(&mp, t[2 * L - 1], 1);
-    row_add(&mp, t[L - 1], -1);
-    row_end(&mp, 'G', bp->f[L - 1]);
-    /* one operation at a time modulo tau on each GPU */
-    for (int o = 0; o < n; o++) {
-        for (int q = o + 1; q < n; q++) {
-            int lo = o < L ? o : o - L, lq = q < L ? q : q - L;
-            if (pl->gpu[lo] != pl->gpu[lq])
-                continue;
-            double d_o = problem_op_duration(bp, o), d_q = problem_op_duration(bp, q);
-            if (d_o <= 0 && d_q <= 0)
-                continue;
-            double yl, yu;
-            int y;
-            pair_range(est[q], est[n + q], est[o], est[n + o], ta, tb, &yl, &yu);
-            int w = pair_product(&mp, yl, yu, tau, ta, tb, &y);
-            master_pair(&mp, t[q], t[o], w, tau, -1, 0, d_o, d_q);
-        }
-    }
-    /* in-flight counts and the copies memory charges */
-    bool flushed = bp->schedule == SPEC_SCHEDULE_1F1B;
-    double wf = 0;      /* wait-free lifetime of block i's activation */
-    for (int i = L - 1; i >= 0; i--) {
-        wf += bp->f[i] + bp->b[i];
-        if (i + 1 < L && pl->gpu[i] != pl->gpu[i + 1])
-            wf += 2 * bp->c[i];
-        double nmin = fmax(1, ceil(wf / tb - 1e-9));
-        double nmax = fmax(nmin, ceil((est[n + L + i] + bp->b[i] - est[i]) / ta) + 1);
-        if (!flushed)
-            nmax = fmax(nmin, fmin(nmax, copies_that_fit(bp, i)));
-        /* n_i tau >= t(B_i) + b_i - t(F_i) */
-        int w = pair_product(&mp, nmin, nmax, tau, ta, tb, &nn[i]);
-        row_begin(&mp);
-        row_add(&mp, w, 1);
-        row_add(&mp, t[L + i], -1);
-        row_add(&mp, t[i], 1);
-        row_end(&mp, 'G', bp->b[i]);
-        u[i] = nn[i];
-        h[i] = -1;
-        if (flushed && nmax > (double)bp->m) {
-            u[i] = mip_col(&mp, 1, (double)bp->m, 0, true);
-            h[i] = mip_col(&mp, 0, 1, 0, true);
-            row_begin(&mp);          /* u >= n - (nmax - m) h */
-            row_add(&mp, u[i], 1);
-            row_add(&mp, nn[i], -1);
-            row_add(&mp, h[i], nmax - (double)bp->m);
-            row_end(&mp, 'G', 0);
-            row_begin(&mp);          /* u >= m h */
-            row_add(&mp, u[i], 1);
-            row_add(&mp, h[i], -(double)bp->m);
-            row_end(&mp, 'G', 0);
-        }
-    }
-    for (int p = 0; p < bp->P; p++) {
-        double fixed = bp->reserved[p];
-        row_begin(&mp);
-        for (int i = 0; i < L; i++) {
-            if (pl->gpu[i] != p)
-                continue;
-            if (flushed) {
-                fixed += bp->phi * bp->w[i];
-                row_add(&mp, u[i], bp->s[i] / GB);
-            } else {
-                fixed += (bp->phi - 1) * bp->w[i];
-                row_add(&mp, u[i], (bp->s[i] + bp->w[i]) / GB);
-            }
-        }
-        for (int i = 0; i + 1 < L; i++)
-            if ((pl->gpu[i] == p) != (pl->gpu[i + 1] == p))
-                fixed += 2 * bp->a[i];
-        row_end(&mp, 'L', (bp->cap[p] - fixed) / GB);
-    }
+    schedule_start_cols(s, &sc, last);
+    schedule_cutoff_row(s, &sc, obj_cap);
+    schedule_chain_rows(bp, &sc);
+    schedule_pair_rows(bp, &sc);
+    schedule_inflight_rows(bp, &sc);
+    schedule_memory_rows(bp, &sc);
     s->stats->subproblems++;
     enum mip_outcome out = search_mip_solve(s, &mp, &s->stats->sub_seconds);
     if (out == MIP_INFEASIBLE) {
         rc = isfinite(obj_cap) ? 2 : 0;
     } else if (out == MIP_SOLVED || out == MIP_FEASIBLE_STOPPED) {
         const double *x = Cbc_getColSolution(mp.m);
-        pl->T = fmin(tb, fmax(ta, x[tau]));
+        pl->T = fmin(tb, fmax(ta, x[sc.tau]));
         for (int o = 0; o < n; o++)
             pl->start[o] = x[t[o]];
         plan_evaluate(pl, bp);
@@ -791,7 +867,7 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
     }
 done:
     free(t);
-    free(nn);
+    free(u);
     free(est);
     mip_free(&mp);
     return rc;
