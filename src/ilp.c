@@ -396,6 +396,24 @@ static struct plan *expand_plan(const struct search *s, const struct plan *bpl)
     return pl;
 }
 
+/* No period is below an allocation's own compute and link loads. */
+static double allocation_load(const struct problem *bp, const int *gpu)
+{
+    int L = bp->L;
+    double need = 0;
+    for (int p = 0; p < bp->P; p++) {
+        double load = 0, link = 0;
+        for (int i = 0; i < L; i++) {
+            if (gpu[i] == p)
+                load += bp->f[i] + bp->b[i];
+            if (i + 1 < L && (gpu[i] == p) != (gpu[i + 1] == p))
+                link += bp->c[i];
+        }
+        need = fmax(need, fmax(load, link));
+    }
+    return need;
+}
+
 /* Layer-level local search around a plan: move a layer at a boundary to
  * its neighbour's GPU while that lowers the objective of a fitting plan. */
 static void refine_layers(struct search *s, const struct plan *start)
@@ -429,17 +447,7 @@ static void refine_layers(struct search *s, const struct plan *start)
                         continue;
                 }
                 /* no schedule beats its own loads: skip moves that cannot help */
-                double floor_T = 0, lat = problem_compute_ms(pb);
-                for (int p = 0; p < pb->P; p++) {
-                    double load = 0, link = 0;
-                    for (int i = 0; i < pb->L; i++) {
-                        if (gpu[i] == p)
-                            load += pb->f[i] + pb->b[i];
-                        if (i + 1 < pb->L && (gpu[i] == p) != (gpu[i + 1] == p))
-                            link += pb->c[i];
-                    }
-                    floor_T = fmax(floor_T, fmax(load, link));
-                }
+                double floor_T = allocation_load(pb, gpu), lat = problem_compute_ms(pb);
                 for (int i = 0; i + 1 < pb->L; i++)
                     if (gpu[i] != gpu[i + 1])
                         lat += 2 * pb->c[i];
@@ -613,24 +621,6 @@ struct schedule_cols {
     int *u;                    /* [L] the copies memory charges */
     double *lo, *hi;           /* [2L] start window of op o */
 };
-
-/* No period is below an allocation's own compute and link loads. */
-static double allocation_load(const struct problem *bp, const int *gpu)
-{
-    int L = bp->L;
-    double need = 0;
-    for (int p = 0; p < bp->P; p++) {
-        double load = 0, link = 0;
-        for (int i = 0; i < L; i++) {
-            if (gpu[i] == p)
-                load += bp->f[i] + bp->b[i];
-            if (i + 1 < L && (gpu[i] == p) != (gpu[i + 1] == p))
-                link += bp->c[i];
-        }
-        need = fmax(need, fmax(load, link));
-    }
-    return need;
-}
 
 /* Earliest starts: the chain without waits. */
 static void schedule_earliest(const struct problem *bp, const int *gpu, double *lo)
