@@ -396,6 +396,24 @@ static struct plan *expand_plan(const struct search *s, const struct plan *bpl)
     return pl;
 }
 
+/* No period is below an allocation's own compute and link loads. */
+static double allocation_load(const struct problem *bp, const int *gpu)
+{
+    int L = bp->L;
+    double need = 0;
+    for (int p = 0; p < bp->P; p++) {
+        double load = 0, link = 0;
+        for (int i = 0; i < L; i++) {
+            if (gpu[i] == p)
+                load += bp->f[i] + bp->b[i];
+            if (i + 1 < L && (gpu[i] == p) != (gpu[i + 1] == p))
+                link += bp->c[i];
+        }
+        need = fmax(need, fmax(load, link));
+    }
+    return need;
+}
+
 /* Layer-level local search around a plan: move a layer at a boundary to
  * its neighbour's GPU while that lowers the objective of a fitting plan. */
 static void refine_layers(struct search *s, const struct plan *start)
@@ -429,17 +447,7 @@ static void refine_layers(struct search *s, const struct plan *start)
                         continue;
                 }
                 /* no schedule beats its own loads: skip moves that cannot help */
-                double floor_T = 0, lat = problem_compute_ms(pb);
-                for (int p = 0; p < pb->P; p++) {
-                    double load = 0, link = 0;
-                    for (int i = 0; i < pb->L; i++) {
-                        if (gpu[i] == p)
-                            load += pb->f[i] + pb->b[i];
-                        if (i + 1 < pb->L && (gpu[i] == p) != (gpu[i + 1] == p))
-                            link += pb->c[i];
-                    }
-                    floor_T = fmax(floor_T, fmax(load, link));
-                }
+                double floor_T = allocation_load(pb, gpu), lat = problem_compute_ms(pb);
                 for (int i = 0; i + 1 < pb->L; i++)
                     if (gpu[i] != gpu[i + 1])
                         lat += 2 * pb->c[i];
@@ -602,6 +610,172 @@ static double copies_that_fit(const struct problem *bp, int i)
     return per > 0 ? fmax(1, floor(most / per + 1e-9)) : INFINITY;
 }
 
+/* What the schedule MIP's families share: its columns and the windows
+ * they were made with. Op o is F_i for o = i and B_i for o = L + i. */
+struct schedule_cols {
+    struct mip *mp;
+    const int *gpu;            /* [L] the allocation */
+    double ta, tb;             /* the period's range */
+    int tau;
+    int *t;                    /* [2L] start of op o */
+    int *u;                    /* [L] the copies memory charges */
+    double *lo, *hi;           /* [2L] start window of op o */
+};
+
+/* Earliest starts: the chain without waits. */
+static void schedule_earliest(const struct problem *bp, const int *gpu, double *lo)
+{
+    int L = bp->L;
+    lo[0] = 0;
+    for (int i = 0; i + 1 < L; i++)
+        lo[i + 1] = lo[i] + bp->f[i] + (gpu[i] != gpu[i + 1] ? bp->c[i] : 0.0);
+    lo[2 * L - 1] = lo[L - 1] + bp->f[L - 1];
+    for (int i = L - 2; i >= 0; i--)
+        lo[L + i] = lo[L + i + 1] + bp->b[i + 1] + (gpu[i] != gpu[i + 1] ? bp->c[i] : 0.0);
+}
+
+/* Start columns and the latest starts. Waits of a period or more never
+ * help (shift the rest of the chain back by a period: offsets stay, no
+ * lifetime grows), so the op at chain position k starts within k periods
+ * of its earliest start, and every start is before B_0's, at most last. */
+static void schedule_start_cols(const struct search *s, const struct schedule_cols *sc,
+                                double last)
+{
+    int L = s->bp->L;
+    for (int o = 0; o < 2 * L; o++) {
+        int pos = o < L ? o : 3 * L - 1 - o;
+        double ub = fmax(sc->lo[o], fmin(sc->lo[o] + pos * sc->tb, last));
+        sc->t[o] = mip_col(sc->mp, sc->lo[o], ub, o == L ? s->beta : 0.0, false);
+        sc->hi[o] = ub;
+    }
+}
+
+/* Only schedules with an objective <= obj_cap. */
+static void schedule_cutoff_row(const struct search *s, const struct schedule_cols *sc,
+                                double obj_cap)
+{
+    if (!isfinite(obj_cap))
+        return;
+    row_begin(sc->mp);
+    row_add(sc->mp, sc->tau, s->alpha);
+    row_add(sc->mp, sc->t[s->bp->L], s->beta);
+    row_end(sc->mp, 'L', obj_cap - s->beta * s->bp->b[0]);
+}
+
+/* Chain order with transfers between GPUs. */
+static void schedule_chain_rows(const struct problem *bp, const struct schedule_cols *sc)
+{
+    struct mip *mp = sc->mp;
+    int L = bp->L;
+    const int *t = sc->t;
+    for (int i = 0; i + 1 < L; i++) {
+        double c = sc->gpu[i] != sc->gpu[i + 1] ? bp->c[i] : 0.0;
+        row_begin(mp);
+        row_add(mp, t[i + 1], 1);
+        row_add(mp, t[i], -1);
+        row_end(mp, 'G', bp->f[i] + c);
+        row_begin(mp);
+        row_add(mp, t[L + i], 1);
+        row_add(mp, t[L + i + 1], -1);
+        row_end(mp, 'G', bp->b[i + 1] + c);
+    }
+    row_begin(mp);
+    row_add(mp, t[2 * L - 1], 1);
+    row_add(mp, t[L - 1], -1);
+    row_end(mp, 'G', bp->f[L - 1]);
+}
+
+/* One operation at a time modulo tau on each GPU: every pair on one GPU. */
+static void schedule_pair_rows(const struct problem *bp, const struct schedule_cols *sc)
+{
+    int L = bp->L, n = 2 * L;
+    for (int o = 0; o < n; o++) {
+        for (int q = o + 1; q < n; q++) {
+            int lo = o < L ? o : o - L, lq = q < L ? q : q - L;
+            if (sc->gpu[lo] != sc->gpu[lq])
+                continue;
+            double d_o = problem_op_duration(bp, o), d_q = problem_op_duration(bp, q);
+            if (d_o <= 0 && d_q <= 0)
+                continue;
+            double yl, yu;
+            int y;
+            pair_range(sc->lo[q], sc->hi[q], sc->lo[o], sc->hi[o], sc->ta, sc->tb, &yl, &yu);
+            int w = pair_product(sc->mp, yl, yu, sc->tau, sc->ta, sc->tb, &y);
+            master_pair(sc->mp, sc->t[q], sc->t[o], w, sc->tau, -1, 0, d_o, d_q);
+        }
+    }
+}
+
+/* In-flight counts n_i (n_i tau >= t(B_i) + b_i - t(F_i)) and the copies
+ * u_i memory charges: n_i, or min(n_i, m) for 1f1b. */
+static void schedule_inflight_rows(const struct problem *bp, const struct schedule_cols *sc)
+{
+    struct mip *mp = sc->mp;
+    int L = bp->L;
+    const int *t = sc->t;
+    bool flushed = bp->schedule == SPEC_SCHEDULE_1F1B;
+    double m = (double)bp->m;
+    double wf = 0;      /* wait-free lifetime of block i's activation */
+    for (int i = L - 1; i >= 0; i--) {
+        wf += bp->f[i] + bp->b[i];
+        if (i + 1 < L && sc->gpu[i] != sc->gpu[i + 1])
+            wf += 2 * bp->c[i];
+        double nmin = fmax(1, ceil(wf / sc->tb - 1e-9));
+        double nmax = fmax(nmin, ceil((sc->hi[L + i] + bp->b[i] - sc->lo[i]) / sc->ta) + 1);
+        if (!flushed)
+            nmax = fmax(nmin, fmin(nmax, copies_that_fit(bp, i)));
+        int n;
+        int w = pair_product(mp, nmin, nmax, sc->tau, sc->ta, sc->tb, &n);
+        row_begin(mp);
+        row_add(mp, w, 1);
+        row_add(mp, t[L + i], -1);
+        row_add(mp, t[i], 1);
+        row_end(mp, 'G', bp->b[i]);
+        sc->u[i] = n;
+        if (flushed && nmax > m) {
+            sc->u[i] = mip_col(mp, 1, m, 0, true);
+            int h = mip_col(mp, 0, 1, 0, true);
+            row_begin(mp);          /* u >= n - (nmax - m) h */
+            row_add(mp, sc->u[i], 1);
+            row_add(mp, n, -1);
+            row_add(mp, h, nmax - m);
+            row_end(mp, 'G', 0);
+            row_begin(mp);          /* u >= m h */
+            row_add(mp, sc->u[i], 1);
+            row_add(mp, h, -m);
+            row_end(mp, 'G', 0);
+        }
+    }
+}
+
+/* Memory of each GPU: its weights, the copies it keeps and the buffers
+ * of the transfers it sends and receives. */
+static void schedule_memory_rows(const struct problem *bp, const struct schedule_cols *sc)
+{
+    struct mip *mp = sc->mp;
+    int L = bp->L;
+    bool flushed = bp->schedule == SPEC_SCHEDULE_1F1B;
+    for (int p = 0; p < bp->P; p++) {
+        double fixed = bp->reserved[p];
+        row_begin(mp);
+        for (int i = 0; i < L; i++) {
+            if (sc->gpu[i] != p)
+                continue;
+            if (flushed) {
+                fixed += bp->phi * bp->w[i];
+                row_add(mp, sc->u[i], bp->s[i] / GB);
+            } else {
+                fixed += (bp->phi - 1) * bp->w[i];
+                row_add(mp, sc->u[i], (bp->s[i] + bp->w[i]) / GB);
+            }
+        }
+        for (int i = 0; i + 1 < L; i++)
+            if ((sc->gpu[i] == p) != (sc->gpu[i + 1] == p))
+                fixed += 2 * bp->a[i];
+        row_end(mp, 'L', (bp->cap[p] - fixed) / GB);
+    }
+}
+
 /* The schedule MIP of one block allocation over the periods tau in
  * [ta, tb] (ta = tb: a fixed period): start times, an integer per pair of
  * operations on one GPU for how many periods apart they are (products
@@ -613,24 +787,14 @@ static double copies_that_fit(const struct problem *bp, int i)
  * allocation over [ta, tb]; 0 when no schedule fits at any period <= tb
  * (none fits in [ta, tb], and a fitting schedule at a shorter period
  * stretches to ta); 2 when none has an objective <= obj_cap in [ta, tb];
- * -1 when undecided. */
+ * -1 when undecided. CBC's path depends on the order of rows and columns:
+ * keep the order of the families. */
 static int schedule_exact(struct search *s, struct plan *pl, double ta, double tb,
                           double obj_cap, double *obj_lb)
 {
     const struct problem *bp = s->bp;
     int L = bp->L, n = 2 * L;
-    /* no period below the allocation's own compute and link loads */
-    double need = 0;
-    for (int p = 0; p < bp->P; p++) {
-        double load = 0, link = 0;
-        for (int i = 0; i < L; i++) {
-            if (pl->gpu[i] == p)
-                load += bp->f[i] + bp->b[i];
-            if (i + 1 < L && (pl->gpu[i] == p) != (pl->gpu[i + 1] == p))
-                link += bp->c[i];
-        }
-        need = fmax(need, fmax(load, link));
-    }
+    double need = allocation_load(bp, pl->gpu);
     if (need > tb * (1 + 1e-12))
         return 0;
     ta = fmin(tb, fmax(ta, need));
@@ -639,143 +803,45 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
     if (search_mip_init(s, &mp, secs, SUB_NODES) != 0)
         return -1;
     int *t = malloc((size_t)n * sizeof *t);
-    int *nn = malloc((size_t)L * 3 * sizeof *nn);
+    int *u = malloc((size_t)L * sizeof *u);
     double *est = malloc((size_t)n * 2 * sizeof *est);    /* earliest, then latest */
     int rc = -1;
-    if (!t || !nn || !est)
+    if (!t || !u || !est)
         goto done;
-    int *u = nn + L, *h = nn + 2 * L;
-    /* earliest starts: the chain without waits */
-    est[0] = 0;
-    for (int i = 0; i + 1 < L; i++)
-        est[i + 1] = est[i] + bp->f[i] + (pl->gpu[i] != pl->gpu[i + 1] ? bp->c[i] : 0.0);
-    est[2 * L - 1] = est[L - 1] + bp->f[L - 1];
-    for (int i = L - 2; i >= 0; i--)
-        est[L + i] = est[L + i + 1] + bp->b[i + 1] +
-                     (pl->gpu[i] != pl->gpu[i + 1] ? bp->c[i] : 0.0);
-    int tau = mip_col(&mp, ta, tb, s->alpha, false);
-    /* Waits of a period or more never help (shift the rest of the chain
-     * back by a period: offsets stay, no lifetime grows), so the op at
-     * chain position k starts within k periods of its earliest start. */
+    struct schedule_cols sc = {
+        .mp = &mp, .gpu = pl->gpu, .ta = ta, .tb = tb, .t = t, .u = u,
+        .lo = est, .hi = est + n,
+    };
+    schedule_earliest(bp, pl->gpu, sc.lo);
+    sc.tau = mip_col(&mp, ta, tb, s->alpha, false);
+    /* 1f1b: the cap bounds B_0's start */
     double last = s->beta > 0 && isfinite(obj_cap)
                   ? (obj_cap - s->alpha * ta) / s->beta - bp->b[0] : INFINITY;
     if (bp->schedule != SPEC_SCHEDULE_1F1B) {
         double mem_last = copies_that_fit(bp, 0) * tb - bp->b[0];
-        if (mem_last < est[L]) {
+        if (mem_last < sc.lo[L]) {
             rc = 0;     /* the first block cannot keep the copies its lifetime needs */
             goto done;
         }
         last = fmin(last, mem_last);
     }
-    if (last < est[L]) {
+    if (last < sc.lo[L]) {
         rc = 2;
         goto done;
     }
-    for (int o = 0; o < n; o++) {
-        int pos = o < L ? o : 3 * L - 1 - o;
-        /* every start is before B_0's, which the cap bounds for 1f1b */
-        double ub = fmax(est[o], fmin(est[o] + pos * tb, last));
-        t[o] = mip_col(&mp, est[o], ub, o == L ? s->beta : 0.0, false);
-        est[n + o] = ub;
-    }
-    if (isfinite(obj_cap)) {
-        row_begin(&mp);
-        row_add(&mp, tau, s->alpha);
-        row_add(&mp, t[L], s->beta);
-        row_end(&mp, 'L', obj_cap - s->beta * bp->b[0]);
-    }
-    /* chain order with transfers between GPUs */
-    for (int i = 0; i + 1 < L; i++) {
-        double c = pl->gpu[i] != pl->gpu[i + 1] ? bp->c[i] : 0.0;
-        row_begin(&mp);
-        row_add(&mp, t[i + 1], 1);
-        row_add(&mp, t[i], -1);
-        row_end(&mp, 'G', bp->f[i] + c);
-        row_begin(&mp);
-        row_add(&mp, t[L + i], 1);
-        row_add(&mp, t[L + i + 1], -1);
-        row_end(&mp, 'G', bp->b[i + 1] + c);
-    }
-    row_begin(&mp);
-    row_add(&mp, t[2 * L - 1], 1);
-    row_add(&mp, t[L - 1], -1);
-    row_end(&mp, 'G', bp->f[L - 1]);
-    /* one operation at a time modulo tau on each GPU */
-    for (int o = 0; o < n; o++) {
-        for (int q = o + 1; q < n; q++) {
-            int lo = o < L ? o : o - L, lq = q < L ? q : q - L;
-            if (pl->gpu[lo] != pl->gpu[lq])
-                continue;
-            double d_o = problem_op_duration(bp, o), d_q = problem_op_duration(bp, q);
-            if (d_o <= 0 && d_q <= 0)
-                continue;
-            double yl, yu;
-            int y;
-            pair_range(est[q], est[n + q], est[o], est[n + o], ta, tb, &yl, &yu);
-            int w = pair_product(&mp, yl, yu, tau, ta, tb, &y);
-            master_pair(&mp, t[q], t[o], w, tau, -1, 0, d_o, d_q);
-        }
-    }
-    /* in-flight counts and the copies memory charges */
-    bool flushed = bp->schedule == SPEC_SCHEDULE_1F1B;
-    double wf = 0;      /* wait-free lifetime of block i's activation */
-    for (int i = L - 1; i >= 0; i--) {
-        wf += bp->f[i] + bp->b[i];
-        if (i + 1 < L && pl->gpu[i] != pl->gpu[i + 1])
-            wf += 2 * bp->c[i];
-        double nmin = fmax(1, ceil(wf / tb - 1e-9));
-        double nmax = fmax(nmin, ceil((est[n + L + i] + bp->b[i] - est[i]) / ta) + 1);
-        if (!flushed)
-            nmax = fmax(nmin, fmin(nmax, copies_that_fit(bp, i)));
-        /* n_i tau >= t(B_i) + b_i - t(F_i) */
-        int w = pair_product(&mp, nmin, nmax, tau, ta, tb, &nn[i]);
-        row_begin(&mp);
-        row_add(&mp, w, 1);
-        row_add(&mp, t[L + i], -1);
-        row_add(&mp, t[i], 1);
-        row_end(&mp, 'G', bp->b[i]);
-        u[i] = nn[i];
-        h[i] = -1;
-        if (flushed && nmax > (double)bp->m) {
-            u[i] = mip_col(&mp, 1, (double)bp->m, 0, true);
-            h[i] = mip_col(&mp, 0, 1, 0, true);
-            row_begin(&mp);          /* u >= n - (nmax - m) h */
-            row_add(&mp, u[i], 1);
-            row_add(&mp, nn[i], -1);
-            row_add(&mp, h[i], nmax - (double)bp->m);
-            row_end(&mp, 'G', 0);
-            row_begin(&mp);          /* u >= m h */
-            row_add(&mp, u[i], 1);
-            row_add(&mp, h[i], -(double)bp->m);
-            row_end(&mp, 'G', 0);
-        }
-    }
-    for (int p = 0; p < bp->P; p++) {
-        double fixed = bp->reserved[p];
-        row_begin(&mp);
-        for (int i = 0; i < L; i++) {
-            if (pl->gpu[i] != p)
-                continue;
-            if (flushed) {
-                fixed += bp->phi * bp->w[i];
-                row_add(&mp, u[i], bp->s[i] / GB);
-            } else {
-                fixed += (bp->phi - 1) * bp->w[i];
-                row_add(&mp, u[i], (bp->s[i] + bp->w[i]) / GB);
-            }
-        }
-        for (int i = 0; i + 1 < L; i++)
-            if ((pl->gpu[i] == p) != (pl->gpu[i + 1] == p))
-                fixed += 2 * bp->a[i];
-        row_end(&mp, 'L', (bp->cap[p] - fixed) / GB);
-    }
+    schedule_start_cols(s, &sc, last);
+    schedule_cutoff_row(s, &sc, obj_cap);
+    schedule_chain_rows(bp, &sc);
+    schedule_pair_rows(bp, &sc);
+    schedule_inflight_rows(bp, &sc);
+    schedule_memory_rows(bp, &sc);
     s->stats->subproblems++;
     enum mip_outcome out = search_mip_solve(s, &mp, &s->stats->sub_seconds);
     if (out == MIP_INFEASIBLE) {
         rc = isfinite(obj_cap) ? 2 : 0;
     } else if (out == MIP_SOLVED || out == MIP_FEASIBLE_STOPPED) {
         const double *x = Cbc_getColSolution(mp.m);
-        pl->T = fmin(tb, fmax(ta, x[tau]));
+        pl->T = fmin(tb, fmax(ta, x[sc.tau]));
         for (int o = 0; o < n; o++)
             pl->start[o] = x[t[o]];
         plan_evaluate(pl, bp);
@@ -791,7 +857,7 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
     }
 done:
     free(t);
-    free(nn);
+    free(u);
     free(est);
     mip_free(&mp);
     return rc;
@@ -849,6 +915,393 @@ static int X(const struct search *s, int i, int p)
     return i * s->P + p;
 }
 
+/* What the master's families share: its columns and the bounds they were
+ * made with. Op o is F_i for o = i and B_i for o = B + i. */
+struct master_cols {
+    struct mip *mp;
+    double a, b;               /* the period's interval */
+    bool flushed;              /* 1f1b */
+    int *x;                    /* [B*P] block i on GPU p, at X(s, i, p) */
+    int tau, lam;
+    int *z;                    /* [B-1] a cut after block i */
+    int *e;                    /* [(B-1)*P] that cut touches GPU p, at X(s, i, p) */
+    int *tf, *tb;              /* [B] starts of F_i and B_i */
+    int *n;                    /* [B] in-flight counts */
+    int *u;                    /* [B] the copies memory charges */
+    double *lo, *hi;           /* [2B] start window of op o */
+    double *nlo, *nhi;         /* [B] range of n_i */
+    double *ucap;              /* [B] most copies memory charges */
+};
+
+/* Start windows of op o. Earliest: the chain with no cut. Latest: a wait
+ * of a period or more loses nothing (move the rest of the chain a period
+ * back), so each step adds at most its duration, its transfer and a
+ * period. */
+static void master_windows(const struct search *s, const struct master_cols *mc)
+{
+    const struct problem *bp = s->bp;
+    int B = s->B;
+    double *lo = mc->lo, *hi = mc->hi;
+    double t_lo = 0, t_hi = 0;
+    for (int k = 0; k < 2 * B; k++) {
+        int o = k < B ? k : 3 * B - 1 - k;
+        lo[o] = t_lo;
+        hi[o] = t_hi;
+        double d = problem_op_duration(bp, o);
+        double c = k < B ? (k + 1 < B ? bp->c[k] : 0) : (o > B ? bp->c[o - B - 1] : 0);
+        t_lo += d;
+        t_hi += d + c + mc->b;
+    }
+    /* 1f1b: a plan that beats the incumbent starts everything before
+     * its latency, which the incumbent bounds */
+    double last = INFINITY;
+    if (s->beta > 0 && isfinite(s->best_obj))
+        last = (s->best_obj - s->alpha * mc->a) / s->beta - bp->b[0];
+    /* pipedream: nor after n_0 periods, which memory bounds */
+    if (!mc->flushed)
+        last = copies_that_fit(bp, 0) * mc->b - bp->b[0];
+    for (int o = 0; o < 2 * B; o++)
+        hi[o] = fmax(lo[o], fmin(hi[o], last));
+}
+
+/* The allocation x, the objective alpha tau + beta Lambda (pipedream: the
+ * period), cuts z, the GPUs e they touch, and the chain's start times. */
+static void master_columns(const struct search *s, struct master_cols *mc)
+{
+    const struct problem *bp = s->bp;
+    struct mip *mp = mc->mp;
+    int B = s->B, P = s->P;
+    for (int i = 0; i < B; i++)
+        for (int p = 0; p < P; p++)
+            mc->x[X(s, i, p)] = mip_col(mp, 0, 1, 0, true);
+    mc->tau = mip_col(mp, mc->a, mc->b, s->alpha, false);
+    mc->lam = mip_col(mp, 0, mc->hi[B] + bp->b[0] + mc->b, s->beta, false);
+    for (int i = 0; i + 1 < B; i++)
+        mc->z[i] = mip_col(mp, 0, 1, 0, true);
+    for (int i = 0; i + 1 < B; i++)
+        for (int p = 0; p < P; p++)
+            mc->e[X(s, i, p)] = mip_col(mp, 0, 1, 0, false);
+    for (int i = 0; i < B; i++) {
+        mc->tf[i] = mip_col(mp, mc->lo[i], i == 0 ? 0 : mc->hi[i], 0, false);
+        mc->tb[i] = mip_col(mp, mc->lo[B + i], mc->hi[B + i], 0, false);
+    }
+}
+
+/* Only plans that beat the incumbent by more than half the gap. */
+static void master_cutoff_row(const struct search *s, const struct master_cols *mc, double cap)
+{
+    if (!isfinite(cap))
+        return;
+    row_begin(mc->mp);
+    row_add(mc->mp, mc->tau, s->alpha);
+    row_add(mc->mp, mc->lam, s->beta);
+    row_end(mc->mp, 'L', cap);
+}
+
+/* Each block on one GPU. */
+static void master_assignment_rows(const struct search *s, const struct master_cols *mc)
+{
+    for (int i = 0; i < s->B; i++) {
+        row_begin(mc->mp);
+        for (int p = 0; p < s->P; p++)
+            row_add(mc->mp, mc->x[X(s, i, p)], 1);
+        row_end(mc->mp, 'E', 1);
+    }
+}
+
+/* Cuts between neighbouring blocks on different GPUs, and the GPUs they
+ * touch. */
+static void master_cut_rows(const struct search *s, const struct master_cols *mc)
+{
+    struct mip *mp = mc->mp;
+    for (int i = 0; i + 1 < s->B; i++) {
+        for (int p = 0; p < s->P; p++) {
+            for (int dir = 0; dir < 2; dir++) {
+                int xi = mc->x[X(s, i, p)], xj = mc->x[X(s, i + 1, p)];
+                row_begin(mp);
+                row_add(mp, mc->z[i], 1);
+                row_add(mp, dir ? xj : xi, -1);
+                row_add(mp, dir ? xi : xj, 1);
+                row_end(mp, 'G', 0);
+                row_begin(mp);
+                row_add(mp, mc->e[X(s, i, p)], 1);
+                row_add(mp, dir ? xj : xi, -1);
+                row_add(mp, dir ? xi : xj, 1);
+                row_end(mp, 'G', 0);
+            }
+        }
+    }
+}
+
+/* The chain: forwards, then backwards, a transfer at every cut; the
+ * latency ends with B_0. */
+static void master_chain_rows(const struct search *s, const struct master_cols *mc)
+{
+    const struct problem *bp = s->bp;
+    struct mip *mp = mc->mp;
+    int B = s->B;
+    for (int i = 0; i + 1 < B; i++) {
+        row_begin(mp);
+        row_add(mp, mc->tf[i + 1], 1);
+        row_add(mp, mc->tf[i], -1);
+        row_add(mp, mc->z[i], -bp->c[i]);
+        row_end(mp, 'G', bp->f[i]);
+        row_begin(mp);
+        row_add(mp, mc->tb[i], 1);
+        row_add(mp, mc->tb[i + 1], -1);
+        row_add(mp, mc->z[i], -bp->c[i]);
+        row_end(mp, 'G', bp->b[i + 1]);
+    }
+    row_begin(mp);
+    row_add(mp, mc->tb[B - 1], 1);
+    row_add(mp, mc->tf[B - 1], -1);
+    row_end(mp, 'G', bp->f[B - 1]);
+    row_begin(mp);
+    row_add(mp, mc->lam, 1);
+    row_add(mp, mc->tb[0], -1);
+    row_end(mp, 'G', bp->b[0]);
+}
+
+/* w = y * tau for a new integer y in [yl, yu] (returned in *y). Exact by
+ * binary expansion for 1f1b, whose latency lives on these waits
+ * (measured: the 8-GPU masters close much faster); McCormick's looser,
+ * quicker rows for pipedream. */
+static int master_pair_product(const struct master_cols *mc, double yl, double yu, int *y)
+{
+    if (mc->flushed)
+        return exact_product(mc->mp, yl, yu, mc->tau, mc->a, mc->b, y);
+    *y = mip_col(mc->mp, yl, yu, 0, true);
+    return master_product(mc->mp, *y, 0, yl, yu, mc->tau, mc->a, mc->b);
+}
+
+/* In-flight counts: F_i and B_i share a GPU, n_i - 1 is their pair's
+ * integer, so n_i tau >= t(B_i) + b_i - t(F_i) (the product as in
+ * master_pair_product(), n_i itself an integer for McCormick's). */
+static void master_inflight_rows(const struct search *s, const struct master_cols *mc)
+{
+    const struct problem *bp = s->bp;
+    struct mip *mp = mc->mp;
+    int B = s->B;
+    double *nlo = mc->nlo, *nhi = mc->nhi;
+    int *n = mc->n;
+    /* no block's activation lives less than the compute from it on */
+    double W = 0;
+    for (int i = B - 1; i >= 0; i--) {
+        W = W + bp->f[i] + bp->b[i];
+        nlo[i] = fmax(1, ceil(W / mc->b - 1e-9));
+    }
+    for (int i = 0; i < B; i++) {
+        nhi[i] = fmax(nlo[i], ceil((mc->hi[B + i] + bp->b[i] - mc->lo[i]) / mc->a) + 1);
+        /* pipedream: no fitting plan keeps more copies than a GPU holds */
+        if (!mc->flushed)
+            nhi[i] = fmax(nlo[i], fmin(nhi[i], copies_that_fit(bp, i)));
+        int w;
+        if (mc->flushed) {
+            int y;
+            w = exact_product(mp, nlo[i] - 1, nhi[i] - 1, mc->tau, mc->a, mc->b, &y);
+            n[i] = mip_col(mp, nlo[i], nhi[i], 0, false);
+            row_begin(mp);
+            row_add(mp, n[i], 1);
+            row_add(mp, y, -1);
+            row_end(mp, 'E', 1);
+        } else {
+            n[i] = mip_col(mp, nlo[i], nhi[i], 0, true);
+            w = master_product(mp, n[i], -1, nlo[i], nhi[i], mc->tau, mc->a, mc->b);
+        }
+        master_pair(mp, mc->tb[i], mc->tf[i], w, mc->tau, -1, 0, bp->f[i], bp->b[i]);
+    }
+}
+
+/* A block's activation lives at least as long as the next one's. */
+static void master_lifetime_rows(const struct search *s, const struct master_cols *mc)
+{
+    for (int i = 0; i + 1 < s->B; i++) {
+        row_begin(mc->mp);
+        row_add(mc->mp, mc->n[i], 1);
+        row_add(mc->mp, mc->n[i + 1], -1);
+        row_end(mc->mp, 'G', 0);
+    }
+}
+
+/* Neighbours on one GPU (no cut between them): their other four pairs,
+ * switched off by the cut. */
+static void master_neighbour_pairs(const struct search *s, const struct master_cols *mc)
+{
+    const struct problem *bp = s->bp;
+    int B = s->B;
+    for (int i = 0; i + 1 < B; i++) {
+        int j = i + 1;
+        const int q[4] = { B + i, B + j, j, B + i }, o[4] = { j, i, i, B + j };
+        for (int k = 0; k < 4; k++) {
+            double yl, yu;
+            int y;
+            pair_range(mc->lo[q[k]], mc->hi[q[k]], mc->lo[o[k]], mc->hi[o[k]], mc->a, mc->b,
+                       &yl, &yu);
+            int w = master_pair_product(mc, yl, yu, &y);
+            int cq = q[k] < B ? mc->tf[q[k]] : mc->tb[q[k] - B];
+            int co = o[k] < B ? mc->tf[o[k]] : mc->tb[o[k] - B];
+            master_pair(mc->mp, cq, co, w, mc->tau, mc->z[i], mc->b,
+                        problem_op_duration(bp, o[k]), problem_op_duration(bp, q[k]));
+        }
+    }
+}
+
+/* The copies memory charges: min(n, m) for 1f1b; for pipedream no
+ * fitting plan has more copies than the largest GPU holds. */
+static void master_copies_rows(const struct search *s, const struct master_cols *mc)
+{
+    const struct problem *bp = s->bp;
+    struct mip *mp = mc->mp;
+    double m = (double)bp->m;
+    int *u = mc->u, *n = mc->n;
+    for (int i = 0; i < s->B; i++) {
+        double nmax = mc->nhi[i], nmin = mc->nlo[i];
+        u[i] = n[i];
+        if (mc->flushed) {
+            mc->ucap[i] = fmin(nmax, m);
+            if (nmax > m) {
+                if (nmin >= m) {
+                    u[i] = mip_col(mp, m, m, 0, true);
+                } else {
+                    u[i] = mip_col(mp, 1, m, 0, true);
+                    int hh = mip_col(mp, 0, 1, 0, true);
+                    row_begin(mp);          /* u >= n - (nmax - m) h */
+                    row_add(mp, u[i], 1);
+                    row_add(mp, n[i], -1);
+                    row_add(mp, hh, nmax - m);
+                    row_end(mp, 'G', 0);
+                    row_begin(mp);          /* u >= m h */
+                    row_add(mp, u[i], 1);
+                    row_add(mp, hh, -m);
+                    row_end(mp, 'G', 0);
+                }
+            }
+        } else {
+            mc->ucap[i] = fmax(1, fmin(nmax, copies_that_fit(bp, i)));
+            row_begin(mp);
+            row_add(mp, n[i], 1);
+            row_end(mp, 'L', mc->ucap[i]);
+        }
+    }
+}
+
+/* Memory: q_ip >= u_i - U_i (1 - x_ip) carries the copies to GPU p. */
+static void master_memory_rows(const struct search *s, const struct master_cols *mc)
+{
+    const struct problem *bp = s->bp;
+    struct mip *mp = mc->mp;
+    int B = s->B;
+    int *qc = malloc((size_t)B * sizeof *qc);
+    for (int p = 0; qc && p < s->P; p++) {
+        for (int i = 0; i < B; i++) {
+            double U = mc->ucap[i];
+            qc[i] = mip_col(mp, 0, U, 0, false);
+            row_begin(mp);
+            row_add(mp, qc[i], 1);
+            row_add(mp, mc->u[i], -1);
+            row_add(mp, mc->x[X(s, i, p)], -U);
+            row_end(mp, 'G', -U);
+        }
+        row_begin(mp);
+        for (int i = 0; i < B; i++) {
+            double base = mc->flushed ? bp->phi * bp->w[i] : (bp->phi - 1) * bp->w[i];
+            double per = mc->flushed ? bp->s[i] : bp->s[i] + bp->w[i];
+            row_add(mp, mc->x[X(s, i, p)], base / GB);
+            row_add(mp, qc[i], per / GB);
+        }
+        for (int i = 0; i + 1 < B; i++)
+            row_add(mp, mc->e[X(s, i, p)], 2 * bp->a[i] / GB);
+        row_end(mp, 'L', (bp->cap[p] - bp->reserved[p]) / GB);
+    }
+    free(qc);
+}
+
+/* Compute and link loads within the period. */
+static void master_load_rows(const struct search *s, const struct master_cols *mc)
+{
+    const struct problem *bp = s->bp;
+    struct mip *mp = mc->mp;
+    for (int p = 0; p < s->P; p++) {
+        row_begin(mp);
+        for (int i = 0; i < s->B; i++)
+            row_add(mp, mc->x[X(s, i, p)], bp->f[i] + bp->b[i]);
+        row_add(mp, mc->tau, -1);
+        row_end(mp, 'L', 0);
+        row_begin(mp);
+        for (int i = 0; i + 1 < s->B; i++)
+            row_add(mp, mc->e[X(s, i, p)], bp->c[i]);
+        row_add(mp, mc->tau, -1);
+        row_end(mp, 'L', 0);
+    }
+}
+
+/* Identical GPUs are used in order of their first block. */
+static void master_symmetry_rows(const struct search *s, const struct master_cols *mc)
+{
+    for (int p = 1; p < s->P; p++) {
+        if (!s->sym[p])
+            continue;
+        for (int i = 0; i < s->B; i++) {
+            row_begin(mc->mp);
+            row_add(mc->mp, mc->x[X(s, i, p)], 1);
+            for (int j = 0; j < i; j++)
+                row_add(mc->mp, mc->x[X(s, j, p - 1)], -1);
+            row_end(mc->mp, 'L', 0);
+        }
+    }
+}
+
+/* Contiguous layout: each GPU holds one run of blocks (a run starts at
+ * most once). */
+static void master_contiguous_rows(const struct search *s, const struct master_cols *mc)
+{
+    struct mip *mp = mc->mp;
+    int B = s->B;
+    int *st = malloc((size_t)B * sizeof *st);
+    for (int p = 0; st && p < s->P; p++) {
+        for (int i = 0; i < B; i++) {
+            st[i] = mip_col(mp, 0, 1, 0, false);
+            row_begin(mp);
+            row_add(mp, st[i], 1);
+            row_add(mp, mc->x[X(s, i, p)], -1);
+            if (i > 0)
+                row_add(mp, mc->x[X(s, i - 1, p)], 1);
+            row_end(mp, 'G', 0);
+        }
+        row_begin(mp);
+        for (int i = 0; i < B; i++)
+            row_add(mp, st[i], 1);
+        row_end(mp, 'L', 1);
+    }
+    free(st);
+}
+
+/* The cuts on allocations already judged that hold over [a, b]:
+ * no-goods, and least objectives over intervals that hold this one. */
+static void master_judged_rows(const struct search *s, const struct master_cols *mc)
+{
+    struct mip *mp = mc->mp;
+    int B = s->B;
+    for (int c = 0; c < s->ncuts; c++) {
+        const struct cut *ct = &s->cuts[c];
+        if (!cut_covers(ct, mc->a, mc->b))
+            continue;
+        row_begin(mp);
+        if (isfinite(ct->obj)) {
+            /* alpha tau + beta Lambda >= obj - obj (B - matches) */
+            row_add(mp, mc->tau, s->alpha);
+            row_add(mp, mc->lam, s->beta);
+            for (int i = 0; i < B; i++)
+                row_add(mp, mc->x[X(s, i, ct->alloc[i])], -ct->obj);
+            row_end(mp, 'G', ct->obj - ct->obj * B);
+        } else {
+            for (int i = 0; i < B; i++)
+                row_add(mp, mc->x[X(s, i, ct->alloc[i])], 1);
+            row_end(mp, 'L', B - 1);
+        }
+    }
+}
+
 /* Build the master over periods tau in [a, b].
  *
  * The period is a variable. Besides the allocation (x, cut z, touch e),
@@ -860,12 +1313,12 @@ static int X(const struct search *s, int i, int p)
  * integer is fixed, so branching closes the relaxation, and an interval
  * whose optimum sits on a plateau of equal objectives is bounded at once.
  * Other pairs are left to the schedule MIP: this is a relaxation of every
- * plan with its period in [a, b], and its optimum bounds them all. */
+ * plan with its period in [a, b], and its optimum bounds them all.
+ * CBC's path depends on the order of rows and columns: keep the order of
+ * the families. */
 static int master_build(struct search *s, struct master *ms, double a, double b)
 {
-    const struct problem *bp = s->bp;
     int B = s->B, P = s->P;
-    bool flushed = bp->schedule == SPEC_SCHEDULE_1F1B;
     memset(ms, 0, sizeof *ms);
     /* one master may not eat the budget: stopped early it still gives a
      * bound and maybe an allocation, and its interval is split, which
@@ -873,305 +1326,47 @@ static int master_build(struct search *s, struct master *ms, double a, double b)
     double secs = fmin(MASTER_SECONDS, s->opt->time_limit > 0 ? fmax(1.0, remaining(s) / 3) : 1e9);
     if (search_mip_init(s, &ms->mp, secs, MASTER_NODES) != 0)
         return -1;
-    struct mip *mp = &ms->mp;
     ms->x = malloc((size_t)B * P * sizeof *ms->x);
-    int *col = malloc((size_t)5 * B * sizeof *col);
-    int *e = malloc((size_t)B * P * sizeof *e);
-    double *num = malloc((size_t)8 * (B + 1) * sizeof *num);
-    if (!ms->x || !col || !e || !num) {
+    int *col = malloc((size_t)(5 + P) * B * sizeof *col);
+    double *num = malloc((size_t)7 * B * sizeof *num);
+    if (!ms->x || !col || !num) {
         free(col);
-        free(e);
         free(num);
         return -1;
     }
-    int *z = col, *n = col + B, *u = col + 2 * B, *tf = col + 3 * B, *tb = col + 4 * B;
-    double *W = num, *C = num + (B + 1), *lo = num + 2 * (B + 1), *hi = num + 4 * (B + 1);
-    double *nlo = num + 6 * (B + 1), *nhi = num + 7 * (B + 1);
-    /* suffix sums: compute and transfer if every cut were made */
-    W[B] = C[B] = 0;
-    for (int i = B - 1; i >= 0; i--) {
-        W[i] = W[i + 1] + bp->f[i] + bp->b[i];
-        C[i] = C[i + 1] + (i + 1 < B ? bp->c[i] : 0.0);
-    }
-    /* Start windows of op o (F_i: o = i, B_i: o = B + i). Earliest: the
-     * chain with no cut. Latest: a wait of a period or more loses nothing
-     * (move the rest of the chain a period back), so each step adds at
-     * most its duration, its transfer and a period. */
-    {
-        double t_lo = 0, t_hi = 0;
-        for (int k = 0; k < 2 * B; k++) {
-            int o = k < B ? k : 3 * B - 1 - k;
-            lo[o] = t_lo;
-            hi[o] = t_hi;
-            double d = problem_op_duration(bp, o);
-            double c = k < B ? (k + 1 < B ? bp->c[k] : 0) : (o > B ? bp->c[o - B - 1] : 0);
-            t_lo += d;
-            t_hi += d + c + b;
-        }
-        /* 1f1b: a plan that beats the incumbent starts everything before
-         * its latency, which the incumbent bounds */
-        double last = INFINITY;
-        if (s->beta > 0 && isfinite(s->best_obj))
-            last = (s->best_obj - s->alpha * a) / s->beta - bp->b[0];
-        /* pipedream: nor after n_0 periods, which memory bounds */
-        if (!flushed)
-            last = copies_that_fit(bp, 0) * b - bp->b[0];
-        for (int o = 0; o < 2 * B; o++)
-            hi[o] = fmax(lo[o], fmin(hi[o], last));
-    }
-    for (int i = 0; i < B; i++)
-        for (int p = 0; p < P; p++)
-            ms->x[X(s, i, p)] = mip_col(mp, 0, 1, 0, true);
-    /* the objective alpha tau + beta Lambda (pipedream: the period) */
-    ms->tau = mip_col(mp, a, b, s->alpha, false);
-    ms->lam = mip_col(mp, 0, hi[B] + bp->b[0] + b, s->beta, false);
-    for (int i = 0; i + 1 < B; i++)
-        z[i] = mip_col(mp, 0, 1, 0, true);
-    for (int i = 0; i + 1 < B; i++)
-        for (int p = 0; p < P; p++)
-            e[X(s, i, p)] = mip_col(mp, 0, 1, 0, false);
-    for (int i = 0; i < B; i++) {
-        tf[i] = mip_col(mp, lo[i], i == 0 ? 0 : hi[i], 0, false);
-        tb[i] = mip_col(mp, lo[B + i], hi[B + i], 0, false);
-    }
-    /* only plans that beat the incumbent by more than half the gap */
+    struct master_cols mc = {
+        .mp = &ms->mp, .a = a, .b = b, .flushed = s->bp->schedule == SPEC_SCHEDULE_1F1B,
+        .x = ms->x, .z = col, .n = col + B, .u = col + 2 * B, .tf = col + 3 * B,
+        .tb = col + 4 * B, .e = col + 5 * B,
+        .lo = num, .hi = num + 2 * B, .nlo = num + 4 * B, .nhi = num + 5 * B,
+        .ucap = num + 6 * B,
+    };
+    master_windows(s, &mc);
+    master_columns(s, &mc);
+    ms->tau = mc.tau;
+    ms->lam = mc.lam;
     ms->cap = objective_cap(s);
-    if (isfinite(ms->cap)) {
-        row_begin(mp);
-        row_add(mp, ms->tau, s->alpha);
-        row_add(mp, ms->lam, s->beta);
-        row_end(mp, 'L', ms->cap);
-    }
-    /* each block on one GPU */
-    for (int i = 0; i < B; i++) {
-        row_begin(mp);
-        for (int p = 0; p < P; p++)
-            row_add(mp, ms->x[X(s, i, p)], 1);
-        row_end(mp, 'E', 1);
-    }
-    /* cuts and the GPUs they touch */
-    for (int i = 0; i + 1 < B; i++) {
-        for (int p = 0; p < P; p++) {
-            for (int dir = 0; dir < 2; dir++) {
-                int xi = ms->x[X(s, i, p)], xj = ms->x[X(s, i + 1, p)];
-                row_begin(mp);
-                row_add(mp, z[i], 1);
-                row_add(mp, dir ? xj : xi, -1);
-                row_add(mp, dir ? xi : xj, 1);
-                row_end(mp, 'G', 0);
-                row_begin(mp);
-                row_add(mp, e[X(s, i, p)], 1);
-                row_add(mp, dir ? xj : xi, -1);
-                row_add(mp, dir ? xi : xj, 1);
-                row_end(mp, 'G', 0);
-            }
-        }
-    }
-    /* the chain: forwards, then backwards, a transfer at every cut */
-    for (int i = 0; i + 1 < B; i++) {
-        row_begin(mp);
-        row_add(mp, tf[i + 1], 1);
-        row_add(mp, tf[i], -1);
-        row_add(mp, z[i], -bp->c[i]);
-        row_end(mp, 'G', bp->f[i]);
-        row_begin(mp);
-        row_add(mp, tb[i], 1);
-        row_add(mp, tb[i + 1], -1);
-        row_add(mp, z[i], -bp->c[i]);
-        row_end(mp, 'G', bp->b[i + 1]);
-    }
-    row_begin(mp);
-    row_add(mp, tb[B - 1], 1);
-    row_add(mp, tf[B - 1], -1);
-    row_end(mp, 'G', bp->f[B - 1]);
-    row_begin(mp);
-    row_add(mp, ms->lam, 1);
-    row_add(mp, tb[0], -1);
-    row_end(mp, 'G', bp->b[0]);
-    /* Products of pair integers with tau: exact by binary expansion for
-     * 1f1b, whose latency lives on these waits (measured: the 8-GPU masters
-     * close much faster); McCormick's looser, quicker rows for pipedream. */
-    bool exact = flushed;
-    /* in-flight counts: F_i and B_i share a GPU, n_i - 1 is their pair's
-     * integer, so n_i tau >= t(B_i) + b_i - t(F_i) */
-    for (int i = 0; i < B; i++) {
-        nlo[i] = fmax(1, ceil(W[i] / b - 1e-9));
-        nhi[i] = fmax(nlo[i], ceil((hi[B + i] + bp->b[i] - lo[i]) / a) + 1);
-        /* pipedream: no fitting plan keeps more copies than a GPU holds */
-        if (!flushed)
-            nhi[i] = fmax(nlo[i], fmin(nhi[i], copies_that_fit(bp, i)));
-        int w;
-        if (exact) {
-            int y;
-            w = exact_product(mp, nlo[i] - 1, nhi[i] - 1, ms->tau, a, b, &y);
-            n[i] = mip_col(mp, nlo[i], nhi[i], 0, false);
-            row_begin(mp);
-            row_add(mp, n[i], 1);
-            row_add(mp, y, -1);
-            row_end(mp, 'E', 1);
-        } else {
-            n[i] = mip_col(mp, nlo[i], nhi[i], 0, true);
-            w = master_product(mp, n[i], -1, nlo[i], nhi[i], ms->tau, a, b);
-        }
-        master_pair(mp, tb[i], tf[i], w, ms->tau, -1, 0, bp->f[i], bp->b[i]);
-    }
-    /* a block's activation lives at least as long as the next one's */
-    for (int i = 0; i + 1 < B; i++) {
-        row_begin(mp);
-        row_add(mp, n[i], 1);
-        row_add(mp, n[i + 1], -1);
-        row_end(mp, 'G', 0);
-    }
-    /* neighbours on one GPU (no cut between them): their other four
-     * pairs, switched off by the cut */
-    for (int i = 0; i + 1 < B; i++) {
-        int j = i + 1;
-        const int q[4] = { B + i, B + j, j, B + i }, o[4] = { j, i, i, B + j };
-        for (int k = 0; k < 4; k++) {
-            double yl, yu;
-            int y, w;
-            pair_range(lo[q[k]], hi[q[k]], lo[o[k]], hi[o[k]], a, b, &yl, &yu);
-            if (exact) {
-                w = exact_product(mp, yl, yu, ms->tau, a, b, &y);
-            } else {
-                y = mip_col(mp, yl, yu, 0, true);
-                w = master_product(mp, y, 0, yl, yu, ms->tau, a, b);
-            }
-            int cq = q[k] < B ? tf[q[k]] : tb[q[k] - B];
-            int co = o[k] < B ? tf[o[k]] : tb[o[k] - B];
-            master_pair(mp, cq, co, w, ms->tau, z[i], b, problem_op_duration(bp, o[k]),
-                        problem_op_duration(bp, q[k]));
-        }
-    }
-    /* The copies memory charges: min(n, m) for 1f1b; for pipedream no
-     * fitting plan has more copies than the largest GPU holds. */
-    double *Ucap = C;      /* the suffix sums are no longer needed */
-    for (int i = 0; i < B; i++) {
-        double nmax = nhi[i], nmin = nlo[i];
-        u[i] = n[i];
-        if (flushed) {
-            Ucap[i] = fmin(nmax, (double)bp->m);
-            if (nmax > (double)bp->m) {
-                if (nmin >= (double)bp->m) {
-                    u[i] = mip_col(mp, (double)bp->m, (double)bp->m, 0, true);
-                } else {
-                    u[i] = mip_col(mp, 1, (double)bp->m, 0, true);
-                    int hh = mip_col(mp, 0, 1, 0, true);
-                    row_begin(mp);          /* u >= n - (nmax - m) h */
-                    row_add(mp, u[i], 1);
-                    row_add(mp, n[i], -1);
-                    row_add(mp, hh, nmax - (double)bp->m);
-                    row_end(mp, 'G', 0);
-                    row_begin(mp);          /* u >= m h */
-                    row_add(mp, u[i], 1);
-                    row_add(mp, hh, -(double)bp->m);
-                    row_end(mp, 'G', 0);
-                }
-            }
-        } else {
-            Ucap[i] = fmax(1, fmin(nmax, copies_that_fit(bp, i)));
-            row_begin(mp);
-            row_add(mp, n[i], 1);
-            row_end(mp, 'L', Ucap[i]);
-        }
-    }
-    /* memory: q_ip >= u_i - U_i (1 - x_ip) carries the copies to GPU p */
-    int *qc = malloc((size_t)B * sizeof *qc);
-    for (int p = 0; qc && p < P; p++) {
-        for (int i = 0; i < B; i++) {
-            double U = Ucap[i];
-            qc[i] = mip_col(mp, 0, U, 0, false);
-            row_begin(mp);
-            row_add(mp, qc[i], 1);
-            row_add(mp, u[i], -1);
-            row_add(mp, ms->x[X(s, i, p)], -U);
-            row_end(mp, 'G', -U);
-        }
-        row_begin(mp);
-        for (int i = 0; i < B; i++) {
-            double base = flushed ? bp->phi * bp->w[i] : (bp->phi - 1) * bp->w[i];
-            double per = flushed ? bp->s[i] : bp->s[i] + bp->w[i];
-            row_add(mp, ms->x[X(s, i, p)], base / GB);
-            row_add(mp, qc[i], per / GB);
-        }
-        for (int i = 0; i + 1 < B; i++)
-            row_add(mp, e[X(s, i, p)], 2 * bp->a[i] / GB);
-        row_end(mp, 'L', (bp->cap[p] - bp->reserved[p]) / GB);
-    }
-    free(qc);
-    /* compute and link loads within the period */
-    for (int p = 0; p < P; p++) {
-        row_begin(mp);
-        for (int i = 0; i < B; i++)
-            row_add(mp, ms->x[X(s, i, p)], bp->f[i] + bp->b[i]);
-        row_add(mp, ms->tau, -1);
-        row_end(mp, 'L', 0);
-        row_begin(mp);
-        for (int i = 0; i + 1 < B; i++)
-            row_add(mp, e[X(s, i, p)], bp->c[i]);
-        row_add(mp, ms->tau, -1);
-        row_end(mp, 'L', 0);
-    }
-    /* identical GPUs are used in order of their first block */
-    for (int p = 1; p < P; p++) {
-        if (!s->sym[p])
-            continue;
-        for (int i = 0; i < B; i++) {
-            row_begin(mp);
-            row_add(mp, ms->x[X(s, i, p)], 1);
-            for (int j = 0; j < i; j++)
-                row_add(mp, ms->x[X(s, j, p - 1)], -1);
-            row_end(mp, 'L', 0);
-        }
-    }
-    /* contiguous: each GPU holds one run of blocks */
-    if (bp->layout == LAYOUT_CONTIGUOUS) {
-        int *st = malloc((size_t)B * sizeof *st);
-        for (int p = 0; st && p < P; p++) {
-            for (int i = 0; i < B; i++) {
-                st[i] = mip_col(mp, 0, 1, 0, false);
-                row_begin(mp);
-                row_add(mp, st[i], 1);
-                row_add(mp, ms->x[X(s, i, p)], -1);
-                if (i > 0)
-                    row_add(mp, ms->x[X(s, i - 1, p)], 1);
-                row_end(mp, 'G', 0);
-            }
-            row_begin(mp);
-            for (int i = 0; i < B; i++)
-                row_add(mp, st[i], 1);
-            row_end(mp, 'L', 1);
-        }
-        free(st);
-    }
-    /* cuts on allocations already judged: no-goods, and least objectives
-     * over intervals that hold this one */
-    for (int c = 0; c < s->ncuts; c++) {
-        const struct cut *ct = &s->cuts[c];
-        if (!cut_covers(ct, a, b))
-            continue;
-        row_begin(mp);
-        if (isfinite(ct->obj)) {
-            /* alpha tau + beta Lambda >= obj - obj (B - matches) */
-            row_add(mp, ms->tau, s->alpha);
-            row_add(mp, ms->lam, s->beta);
-            for (int i = 0; i < B; i++)
-                row_add(mp, ms->x[X(s, i, ct->alloc[i])], -ct->obj);
-            row_end(mp, 'G', ct->obj - ct->obj * B);
-        } else {
-            for (int i = 0; i < B; i++)
-                row_add(mp, ms->x[X(s, i, ct->alloc[i])], 1);
-            row_end(mp, 'L', B - 1);
-        }
-    }
-    if (s->stats->cols < mp->cols) {
-        s->stats->cols = mp->cols;
-        s->stats->rows = mp->rows;
-        s->stats->integers = mp->ints;
+    master_cutoff_row(s, &mc, ms->cap);
+    master_assignment_rows(s, &mc);
+    master_cut_rows(s, &mc);
+    master_chain_rows(s, &mc);
+    master_inflight_rows(s, &mc);
+    master_lifetime_rows(s, &mc);
+    master_neighbour_pairs(s, &mc);
+    master_copies_rows(s, &mc);
+    master_memory_rows(s, &mc);
+    master_load_rows(s, &mc);
+    master_symmetry_rows(s, &mc);
+    if (s->bp->layout == LAYOUT_CONTIGUOUS)
+        master_contiguous_rows(s, &mc);
+    master_judged_rows(s, &mc);
+    if (s->stats->cols < ms->mp.cols) {
+        s->stats->cols = ms->mp.cols;
+        s->stats->rows = ms->mp.rows;
+        s->stats->integers = ms->mp.ints;
     }
     free(col);
     free(num);
-    free(e);
     return 0;
 }
 
