@@ -174,7 +174,7 @@ static void results_stream_in_order_and_done_comes_last(void **state)
     (void)state;
     static const char *const planners[] = { "uniform", "time", "dp", "ilp" };
     struct problem *pb = pb_random(11, 8, 3, 0.6);
-    struct worker *w = start(pb, planners, 4, 20000, 0);
+    struct worker *w = start(pb, planners, 4, 500, 0);
     assert_true(worker_running(w));
     double deadline = now() + 60 * slowdown();
     int results = 0, progress = 0, done = 0;
