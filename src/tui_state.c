@@ -38,6 +38,14 @@ void tui_message(struct tui *t, enum tui_msg kind, const char *fmt, ...)
 
 /* ---- shared problems ---- */
 
+/* Bounds only rise: a lower bound proven later (or kept from before)
+ * never replaces a larger one; NAN is no bound. */
+static void bound_raise(double *bound, double v)
+{
+    if (isfinite(v) && !(v < *bound))
+        *bound = v;
+}
+
 static struct tui_problem *tp_new(struct problem *pb)
 {
     struct tui_problem *tp = malloc(sizeof *tp);
@@ -656,10 +664,8 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
             row_set_plan(t, r, ev->plan);
             ev->plan = NULL;
         }
-        if (isfinite(ev->bound) && !(ev->bound < r->bound))
-            r->bound = ev->bound;
-        if (isfinite(ev->block_bound) && !(ev->block_bound < r->block_bound))
-            r->block_bound = ev->block_bound;
+        bound_raise(&r->bound, ev->bound);
+        bound_raise(&r->block_bound, ev->block_bound);
         if (ev->blocks > 0)
             r->blocks = ev->blocks;
         r->seconds = ev->seconds;
@@ -856,10 +862,8 @@ void tui_cache_store(struct tui *t)
             e->tp = tp_ref(r->tp);
         }
     }
-    if (isfinite(r->bound) && !(r->bound < e->bound))
-        e->bound = r->bound;
-    if (isfinite(r->block_bound) && !(r->block_bound < e->block_bound))
-        e->block_bound = r->block_bound;
+    bound_raise(&e->bound, r->bound);
+    bound_raise(&e->block_bound, r->block_bound);
     if (r->blocks > 0)
         e->nblocks = r->blocks;
     if (r->done && !status_proven(e->status))
