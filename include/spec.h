@@ -31,6 +31,8 @@ struct spec_network {
     char *name;
     char *source;           /* may be NULL */
     long micro_batch;       /* samples the costs refer to */
+    long tensor_parallel;   /* GPUs per pipeline rank the costs are for
+                               (one GPU's share of each layer); 1 if unset */
     int nlayers;
     struct spec_layer *layers;
 };

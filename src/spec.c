@@ -78,7 +78,8 @@ struct key {
 };
 
 static const struct key network_keys[] = {
-    { "name", true }, { "micro_batch", true }, { "source", false }, { NULL, false }
+    { "name", true }, { "micro_batch", true }, { "source", false },
+    { "tensor_parallel", false }, { NULL, false }
 };
 static const struct key layer_keys[] = {
     { "forward", true }, { "backward", true }, { "weights", true },
@@ -442,8 +443,10 @@ static void network_key(struct parser *ps, int k, const char *v)
             val_string(ps, "name", v, &net->name);
         else if (k == 1)
             val_count(ps, "micro_batch", v, 1, 1000000000L, &net->micro_batch);
-        else
+        else if (k == 2)
             val_string(ps, "source", v, &net->source);
+        else
+            val_count(ps, "tensor_parallel", v, 1, SPEC_MAX_GPUS, &net->tensor_parallel);
         return;
     }
     struct spec_layer *l = &net->layers[ps->sec.index];
@@ -611,6 +614,7 @@ struct spec_network *spec_network_parse(const char *text, const char *label,
         snprintf(err, errlen, "%s: out of memory", label);
         return NULL;
     }
+    ps.net->tensor_parallel = 1;
     if (text_is_blank(text, ps.len)) {
         fail_at(&ps, 1, "empty file (expected a [network] section and [layer NAME] sections)");
         goto fail;
@@ -775,6 +779,8 @@ int spec_network_write(FILE *out, const struct spec_network *net,
     fprintf(out, "[network]\nname = %s\nmicro_batch = %ld\n", net->name, net->micro_batch);
     if (net->source)
         fprintf(out, "source = %s\n", net->source);
+    if (net->tensor_parallel > 1)
+        fprintf(out, "tensor_parallel = %ld\n", net->tensor_parallel);
     for (int i = 0; i < net->nlayers; i++) {
         const struct spec_layer *l = &net->layers[i];
         fprintf(out, "\n[layer %s]\nforward = %s\nbackward = %s\nweights = %s\n"

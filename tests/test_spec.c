@@ -164,6 +164,8 @@ static void test_network_errors_name_the_line(void **state)
         { "[network]\nname = x\nmicro_batch = 0\n",
           "n.ini:3: bad micro_batch '0': out of range (expected 1 to 1000000000)" },
         { "[network]\nname =\n", "n.ini:2: 'name' has no value" },
+        { NET_HEAD "tensor_parallel = 0\n",
+          "n.ini:4: bad tensor_parallel '0': out of range (expected 1 to 4096)" },
         { "[network]\nname = x\nmicro_batch = 4\n" "[network]\n",
           "n.ini:4: second [network] section (first on line 1)" },
         { "{\"network\": \"json\"}\n",
@@ -254,7 +256,7 @@ static void test_write_then_parse_round_trips(void **state)
 {
     (void)state;
     char err[SPEC_ERR_LEN];
-    const char *text = NET_HEAD "source = test\n" LAYER_A
+    const char *text = NET_HEAD "source = test\ntensor_parallel = 8\n" LAYER_A
         "[layer b]\nforward = 0.001ms\nbackward = 22.316ms\nweights = 151011328B\n"
         "activation = 196MiB\nstored = 3B\n";
     struct spec_network *net = spec_network_parse(text, "n.ini", err, sizeof err);
@@ -271,6 +273,7 @@ static void test_write_then_parse_round_trips(void **state)
     struct spec_network *back = spec_network_parse(buf, "w.ini", err, sizeof err);
     assert_non_null(back);
     assert_int_equal(back->nlayers, 2);
+    assert_int_equal(back->tensor_parallel, 8);
     for (int i = 0; i < 2; i++) {
         assert_string_equal(back->layers[i].name, net->layers[i].name);
         assert_true(back->layers[i].forward_ms == net->layers[i].forward_ms);
