@@ -609,8 +609,8 @@ struct check {
     int S, R, m;
     struct cell *where;      /* [2 S m] by action id; rank -1 when absent */
     int *stage_rank;         /* [S] -1 until seen */
-    int *row_start, *acts;   /* rows' actions (ids) and their columns */
-    int *cols;
+    int *row_start;          /* [R+1] where each row starts in acts */
+    int *acts, *cols;        /* [2 S m] the actions read, row by row, and their columns */
     int nacts;
 };
 
