@@ -1,0 +1,49 @@
+/* torch_export: a plan as PyTorch's torch.distributed.pipelining (and
+ * torchtitan) take it: the program text naming the stages, their modules,
+ * split points, ranks and schedule class (`torch`), and the schedule as the
+ * compute_only CSV that _PipelineScheduleRuntime._load_csv reads
+ * (`torch-schedule`). Pure C: writes to the stream it is given, no other
+ * I/O.
+ *
+ * A stage is a maximal run of consecutive layers on one GPU; stages are
+ * numbered 0.. in chain order. The pipeline ranks are the GPUs that hold a
+ * layer, numbered in the order of their first stage (rank 0 holds stage 0).
+ * The schedule is one iteration: micro-batches 0..m-1 at the plan's start
+ * times start[o] + j*T, each rank's actions in time order (doc/model.md
+ * section 2). */
+#ifndef PIPEPLAN_TORCH_EXPORT_H
+#define PIPEPLAN_TORCH_EXPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "plan.h"
+#include "problem.h"
+
+/* `torch`: commented Python (data and a short example). Returns 0, or -1
+ * with a one-line message in err (malformed plan, a layer without a name,
+ * out of memory, stream error). */
+int torch_export_program(FILE *out, const struct problem *pb, const struct plan *pl,
+                         char *err, size_t errlen);
+
+/* `torch-schedule`: one row per rank, comma-separated actions such as 0F3
+ * (stage 0, forward, micro-batch 3) or 2B3, in the order the rank runs
+ * them; no header, no idle cells. Returns 0, or -1 with a message. */
+int torch_export_schedule(FILE *out, const struct problem *pb, const struct plan *pl,
+                          char *err, size_t errlen);
+
+/* Check a compute_only schedule CSV for nstages stages, nranks ranks and m
+ * micro-batches: one row per rank; every cell empty (idle) or
+ * STAGE{F|B}MICROBATCH; every stage on one rank; one F and one B per stage
+ * and micro-batch; and the rows can run, i.e. replaying them with each
+ * action waiting for F of the stage before (same micro-batch), and B for F
+ * of its own stage and B of the stage after, never deadlocks. Returns 0, or
+ * -1 with the first problem in err ("rank 1, column 4: 2B3 before 3B3");
+ * columns count from 0, idle cells included. */
+int torch_schedule_validate(const char *csv, int nstages, int nranks, int m,
+                            char *err, size_t errlen);
+
+/* Stages and pipeline ranks of a plan as above; -1 when pl is malformed. */
+int torch_stage_count(const struct plan *pl);
+int torch_rank_count(const struct plan *pl);
+
+#endif

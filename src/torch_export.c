@@ -1,0 +1,836 @@
+/* torch_export: see torch_export.h.
+ *
+ * The names written here were checked against PyTorch's
+ * torch/distributed/pipelining (schedules.py: _Action.from_str,
+ * PipelineScheduleMulti._load_csv, _PipelineScheduleRuntime._load_csv and
+ * its compute_only lowering, Schedule1F1B; _IR.py: pipeline, SplitPoint;
+ * stage.py: PipelineStage) and torchtitan (distributed/pipeline_parallel.py,
+ * config/job_config.py). */
+#include "torch_export.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* ---- stages and ranks ----------------------------------------------- */
+
+struct split {
+    int L, S, R;
+    int *first;          /* [S+1] first layer of each stage; first[S] = L */
+    int *rank_of;        /* [S] */
+    int *gpu_of_rank;    /* [R] */
+};
+
+static void split_free(struct split *sp)
+{
+    free(sp->first);
+    free(sp->rank_of);
+    free(sp->gpu_of_rank);
+    memset(sp, 0, sizeof *sp);
+}
+
+static bool plan_shape_ok(const struct plan *pl)
+{
+    if (!pl || pl->L < 1 || pl->P < 1 || !pl->gpu)
+        return false;
+    for (int i = 0; i < pl->L; i++)
+        if (pl->gpu[i] < 0 || pl->gpu[i] >= pl->P)
+            return false;
+    return true;
+}
+
+static int split_build(struct split *sp, const struct plan *pl, char *err, size_t errlen)
+{
+    memset(sp, 0, sizeof *sp);
+    if (!plan_shape_ok(pl))
+        return fail(err, errlen, "malformed plan: no layers, or a layer on no GPU");
+    int L = pl->L, P = pl->P;
+    sp->L = L;
+    sp->first = malloc(((size_t)L + 1) * sizeof *sp->first);
+    sp->rank_of = malloc((size_t)L * sizeof *sp->rank_of);
+    sp->gpu_of_rank = malloc((size_t)P * sizeof *sp->gpu_of_rank);
+    int *rank_of_gpu = malloc((size_t)P * sizeof *rank_of_gpu);
+    if (!sp->first || !sp->rank_of || !sp->gpu_of_rank || !rank_of_gpu) {
+        free(rank_of_gpu);
+        split_free(sp);
+        return fail(err, errlen, "out of memory");
+    }
+    for (int p = 0; p < P; p++)
+        rank_of_gpu[p] = -1;
+    for (int i = 0; i < L; i++) {
+        if (i > 0 && pl->gpu[i] == pl->gpu[i - 1])
+            continue;
+        int g = pl->gpu[i];
+        /* Ranks in the order of their first stage, so stage 0 is on rank 0. */
+        if (rank_of_gpu[g] < 0) {
+            rank_of_gpu[g] = sp->R;
+            sp->gpu_of_rank[sp->R++] = g;
+        }
+        sp->rank_of[sp->S] = rank_of_gpu[g];
+        sp->first[sp->S++] = i;
+    }
+    sp->first[sp->S] = L;
+    free(rank_of_gpu);
+    return 0;
+}
+
+int torch_stage_count(const struct plan *pl)
+{
+    if (!plan_shape_ok(pl))
+        return -1;
+    int S = 1;
+    for (int i = 1; i < pl->L; i++)
+        S += pl->gpu[i] != pl->gpu[i - 1];
+    return S;
+}
+
+int torch_rank_count(const struct plan *pl)
+{
+    if (!plan_shape_ok(pl))
+        return -1;
+    return plan_gpus_used(pl);
+}
+
+/* ---- one iteration's order ------------------------------------------ */
+
+enum { ACT_F = 0, ACT_B = 1 };
+
+struct action {
+    int stage, kind, mb;
+};
+
+struct order {
+    int m;
+    int *row_start;      /* [R+1] */
+    struct action *act;  /* [2 S m], rank by rank */
+};
+
+static void order_free(struct order *od)
+{
+    free(od->row_start);
+    free(od->act);
+    memset(od, 0, sizeof *od);
+}
+
+struct keyed {
+    const struct split *sp;
+    const struct plan *pl;
+    int m;
+};
+
+/* Action id = (stage * 2 + kind) * m + mb. */
+static double act_time(const struct keyed *k, int id)
+{
+    int j = id % k->m, sk = id / k->m, s = sk / 2;
+    /* A stage's F starts with its first layer's F, its B with its last
+     * layer's B: the layers of a stage run back to back as one action. */
+    int o = sk % 2 == ACT_F ? k->sp->first[s] : k->pl->L + k->sp->first[s + 1] - 1;
+    return k->pl->start[o] + (double)j * k->pl->T;
+}
+
+/* Position in one micro-batch's chain F_0..F_{S-1}, B_{S-1}..B_0. */
+static int act_chain(const struct keyed *k, int id)
+{
+    int sk = id / k->m, s = sk / 2;
+    return sk % 2 == ACT_F ? s : 2 * k->sp->S - 1 - s;
+}
+
+/* Time order; ties by chain position, then micro-batch. */
+static bool act_before(const struct keyed *k, int a, int b)
+{
+    double ta = act_time(k, a), tb = act_time(k, b);
+    if (ta != tb)
+        return ta < tb;
+    int ca = act_chain(k, a), cb = act_chain(k, b);
+    if (ca != cb)
+        return ca < cb;
+    return a % k->m < b % k->m;
+}
+
+static void heap_push(const struct keyed *k, int *heap, size_t *n, int id)
+{
+    size_t i = (*n)++;
+    heap[i] = id;
+    while (i > 0 && act_before(k, heap[i], heap[(i - 1) / 2])) {
+        int t = heap[i];
+        heap[i] = heap[(i - 1) / 2];
+        heap[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static int heap_pop(const struct keyed *k, int *heap, size_t *n)
+{
+    int top = heap[0];
+    heap[0] = heap[--(*n)];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, best = i;
+        if (l < *n && act_before(k, heap[l], heap[best]))
+            best = l;
+        if (r < *n && act_before(k, heap[r], heap[best]))
+            best = r;
+        if (best == i)
+            break;
+        int t = heap[i];
+        heap[i] = heap[best];
+        heap[best] = t;
+        i = best;
+    }
+    return top;
+}
+
+static bool plan_times_ok(const struct plan *pl)
+{
+    if (!pl->start || !isfinite(pl->T) || pl->T <= 0)
+        return false;
+    for (int o = 0; o < 2 * pl->L; o++)
+        if (!isfinite(pl->start[o]))
+            return false;
+    return true;
+}
+
+/* Every action of micro-batches 0..m-1 in time order, emitted only once
+ * what it depends on was: a valid plan's times already respect the
+ * dependencies, and this keeps rounding in start times from reordering two
+ * dependent actions. Each rank keeps its share in emission order. */
+static int order_build(struct order *od, const struct split *sp, const struct problem *pb,
+                       const struct plan *pl, char *err, size_t errlen)
+{
+    memset(od, 0, sizeof *od);
+    if (!plan_times_ok(pl))
+        return fail(err, errlen, "malformed plan: no positive period or a start time "
+                    "that is not a number");
+    if (pb->m < 1 || pb->m > INT_MAX / 2 / sp->S)
+        return fail(err, errlen, "%ld micro-batches: cannot unroll that many", pb->m);
+    int m = (int)pb->m, S = sp->S;
+    size_t n = (size_t)2 * (size_t)S * (size_t)m;
+    od->m = m;
+    od->row_start = calloc((size_t)sp->R + 1, sizeof *od->row_start);
+    od->act = malloc(n * sizeof *od->act);
+    int *heap = malloc(n * sizeof *heap);
+    unsigned char *waits = malloc(n);
+    int *fill = calloc((size_t)sp->R, sizeof *fill);
+    if (!od->row_start || !od->act || !heap || !waits || !fill) {
+        free(heap);
+        free(waits);
+        free(fill);
+        order_free(od);
+        return fail(err, errlen, "out of memory");
+    }
+    for (int s = 0; s < S; s++)
+        od->row_start[sp->rank_of[s] + 1] += 2 * m;
+    for (int r = 0; r < sp->R; r++)
+        od->row_start[r + 1] += od->row_start[r];
+
+    struct keyed k = { sp, pl, m };
+    size_t nheap = 0;
+    for (int s = 0; s < S; s++)
+        for (int j = 0; j < m; j++) {
+            int f = (s * 2 + ACT_F) * m + j, b = (s * 2 + ACT_B) * m + j;
+            waits[f] = s > 0;                   /* F of the stage before */
+            waits[b] = 1 + (s < S - 1);         /* own F, B of the stage after */
+            if (!waits[f])
+                heap_push(&k, heap, &nheap, f);
+        }
+    while (nheap > 0) {
+        int id = heap_pop(&k, heap, &nheap);
+        int j = id % m, sk = id / m, s = sk / 2, kind = sk % 2;
+        int r = sp->rank_of[s];
+        od->act[od->row_start[r] + fill[r]++] = (struct action){ s, kind, j };
+        int next[2], nn = 0;
+        if (kind == ACT_F) {
+            if (s < S - 1)
+                next[nn++] = ((s + 1) * 2 + ACT_F) * m + j;
+            next[nn++] = (s * 2 + ACT_B) * m + j;
+        } else if (s > 0) {
+            next[nn++] = ((s - 1) * 2 + ACT_B) * m + j;
+        }
+        for (int q = 0; q < nn; q++)
+            if (--waits[next[q]] == 0)
+                heap_push(&k, heap, &nheap, next[q]);
+    }
+    free(heap);
+    free(waits);
+    free(fill);
+    return 0;
+}
+
+static int check_inputs(const struct problem *pb, const struct plan *pl, char *err,
+                        size_t errlen)
+{
+    if (!pb || !pl)
+        return fail(err, errlen, "no plan or no problem to export");
+    if (pl->L != pb->L || pl->P != pb->P)
+        return fail(err, errlen, "plan is for %d layers on %d GPUs, problem has %d on %d",
+                    pl->L, pl->P, pb->L, pb->P);
+    return 0;
+}
+
+static int stream_status(FILE *out, char *err, size_t errlen)
+{
+    if (ferror(out))
+        return fail(err, errlen, "write error");
+    return 0;
+}
+
+static void write_action(FILE *out, const struct action *a)
+{
+    fprintf(out, "%d%c%d", a->stage, a->kind == ACT_F ? 'F' : 'B', a->mb);
+}
+
+int torch_export_schedule(FILE *out, const struct problem *pb, const struct plan *pl,
+                          char *err, size_t errlen)
+{
+    struct split sp;
+    struct order od;
+    if (check_inputs(pb, pl, err, errlen) < 0 || split_build(&sp, pl, err, errlen) < 0)
+        return -1;
+    if (order_build(&od, &sp, pb, pl, err, errlen) < 0) {
+        split_free(&sp);
+        return -1;
+    }
+    for (int r = 0; r < sp.R; r++) {
+        for (int k = od.row_start[r]; k < od.row_start[r + 1]; k++) {
+            if (k > od.row_start[r])
+                fputc(',', out);
+            write_action(out, &od.act[k]);
+        }
+        fputc('\n', out);
+    }
+    order_free(&od);
+    split_free(&sp);
+    return stream_status(out, err, errlen);
+}
+
+/* ---- the program ---------------------------------------------------- */
+
+/* A double-quoted string valid in Python and in TOML alike. */
+static void write_quoted(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20 || *c == 0x7f)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+/* torchtitan's module names: tok_embeddings, layers.N, norm, output. */
+static bool torchtitan_name(const char *s)
+{
+    if (!strcmp(s, "tok_embeddings") || !strcmp(s, "norm") || !strcmp(s, "output"))
+        return true;
+    if (strncmp(s, "layers.", 7) != 0 || !s[7])
+        return false;
+    for (s += 7; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+static bool action_is(const struct action *a, int s, int kind, int mb)
+{
+    return a->stage == s && a->kind == kind && a->mb == mb;
+}
+
+/* Whether rank s (holding only stage s) runs Schedule1F1B's order: on
+ * stage s, min(m, S - s) forwards, then one backward and one forward while
+ * forwards remain, then the remaining backwards. */
+static bool order_is_1f1b(const struct order *od, const struct split *sp)
+{
+    int m = od->m, S = sp->S;
+    for (int s = 0; s < S; s++) {
+        const struct action *a = od->act + od->row_start[s];
+        int warm = m < S - s ? m : S - s, f = 0, b = 0, k = 0;
+        bool ok = true;
+        for (; f < warm; f++)
+            ok = action_is(&a[k++], s, ACT_F, f) && ok;
+        for (;;) {
+            ok = action_is(&a[k++], s, ACT_B, b++) && ok;
+            if (f == m)
+                break;
+            ok = action_is(&a[k++], s, ACT_F, f++) && ok;
+        }
+        while (b < m)
+            ok = action_is(&a[k++], s, ACT_B, b++) && ok;
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+enum placement { PLACE_OTHER, PLACE_LOOP, PLACE_V };
+
+/* torchtitan's pipeline_module_split puts stage s on rank s % degree
+ * ("loop"), or for the V schedules rank r holds stages r and 2R-1-r. */
+static enum placement split_placement(const struct split *sp)
+{
+    bool loop = sp->S % sp->R == 0, v = sp->S == 2 * sp->R;
+    for (int s = 0; s < sp->S; s++) {
+        loop = loop && sp->rank_of[s] == s % sp->R;
+        v = v && sp->rank_of[s] == (s < sp->R ? s : 2 * sp->R - 1 - s);
+    }
+    return loop ? PLACE_LOOP : v ? PLACE_V : PLACE_OTHER;
+}
+
+static void write_fqn_lists(FILE *out, const struct problem *pb, const struct split *sp,
+                            const char *indent, bool notes)
+{
+    for (int s = 0; s < sp->S; s++) {
+        fprintf(out, "%s    [", indent);
+        for (int i = sp->first[s]; i < sp->first[s + 1]; i++) {
+            if (i > sp->first[s])
+                fputs(", ", out);
+            write_quoted(out, pb->names[i]);
+        }
+        fputs("],", out);
+        if (notes)
+            fprintf(out, "  # stage %d: rank %d (pipeplan GPU %d)", s, sp->rank_of[s],
+                    sp->gpu_of_rank[sp->rank_of[s]]);
+        fputc('\n', out);
+    }
+}
+
+static void write_int_list(FILE *out, const int *v, int n)
+{
+    fputc('[', out);
+    for (int i = 0; i < n; i++)
+        fprintf(out, i ? ", %d" : "%d", v[i]);
+    fputc(']', out);
+}
+
+static void write_header(FILE *out, const struct problem *pb, const struct plan *pl,
+                         const struct split *sp, int m)
+{
+    bool pipedream = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
+    fputs("# Pipeline plan for torch.distributed.pipelining and torchtitan, "
+          "written by pipeplan.\n", out);
+    fprintf(out, "# Network %s: %d layer%s in %d stage%s on %d pipeline rank%s, "
+            "%d micro-batch%s per step,\n", pb->network ? pb->network : "(unnamed)",
+            sp->L, sp->L == 1 ? "" : "s", sp->S, sp->S == 1 ? "" : "s",
+            sp->R, sp->R == 1 ? "" : "s", m, m == 1 ? "" : "es");
+    fprintf(out, "# %s schedule, period %.6g ms, iteration %.6g ms.\n",
+            pipedream ? "pipedream" : "1f1b", pl->T, pl->iteration);
+    if (pipedream)
+        fputs("# This is a pipedream plan (never flushed, stashed weights), but\n"
+              "# torch.distributed.pipelining flushes every step(): the schedule below runs\n"
+              "# the plan's periodic order for one step of micro-batches, with one weight\n"
+              "# version.\n", out);
+    bool titan = true;
+    for (int i = 0; i < pb->L; i++)
+        titan = titan && torchtitan_name(pb->names[i]);
+    if (!titan)
+        fputs("#\n# The names below are the network file's layer names. pipeline() and\n"
+              "# torchtitan need the model's module FQNs (fully qualified names, as\n"
+              "# model.named_modules() prints them): rename them where they differ.\n", out);
+    fputs("\nfrom torch.distributed.pipelining import PipelineStage, SplitPoint, pipeline\n"
+          "from torch.distributed.pipelining.schedules import (\n"
+          "    Schedule1F1B,\n"
+          "    _PipelineScheduleRuntime,\n"
+          ")\n\n", out);
+}
+
+static void write_data(FILE *out, const struct problem *pb, const struct split *sp, int m)
+{
+    fputs("# Stage s runs the modules module_fqns_per_model_part[s], in this order.\n"
+          "# A stage is a maximal run of consecutive layers on one GPU; stages are\n"
+          "# numbered in chain order.\n"
+          "module_fqns_per_model_part = [\n", out);
+    write_fqn_lists(out, pb, sp, "", true);
+    fprintf(out, "]\nnum_stages = %d\n\n", sp->S);
+    fputs("# The pipeline rank holding each stage; rank r runs on pipeplan's GPU\n"
+          "# rank_gpu[r] (the plan's memory figures are for that GPU).\n"
+          "stage_to_rank = ", out);
+    write_int_list(out, sp->rank_of, sp->S);
+    fputs("\nrank_gpu = ", out);
+    write_int_list(out, sp->gpu_of_rank, sp->R);
+    fprintf(out, "\npp_degree = %d  # pipeline ranks\n"
+            "n_microbatches = %d  # per step()\n\n", sp->R, m);
+    fputs("# The same split for the tracer frontend, pipeline(module, mb_args,\n"
+          "# split_spec=split_spec): a split before the first module of every stage\n"
+          "# but stage 0.\n"
+          "split_spec = {\n", out);
+    for (int s = 1; s < sp->S; s++) {
+        fputs("    ", out);
+        write_quoted(out, pb->names[sp->first[s]]);
+        fputs(": SplitPoint.BEGINNING,\n", out);
+    }
+    fputs("}\n\n", out);
+}
+
+/* Which schedule class runs the plan, and why, as comments. */
+static bool write_schedule_choice(FILE *out, const struct order *od, const struct split *sp)
+{
+    bool single = sp->S == sp->R;
+    bool use_1f1b = single && od->m >= sp->S && order_is_1f1b(od, sp);
+    fputs("# Schedule: ", out);
+    if (use_1f1b)
+        fputs("every rank holds one stage and runs it in Schedule1F1B's order\n"
+              "# (min(n_microbatches, num_stages - s) forwards on stage s, then one backward\n"
+              "# and one forward at a time), so Schedule1F1B runs this plan as it is. The\n"
+              "# torch-schedule CSV holds the same order.\n", out);
+    else if (single && od->m < sp->S)
+        fputs("Schedule1F1B needs at least as many micro-batches as stages, so\n"
+              "# run pipeplan's torch-schedule CSV with _PipelineScheduleRuntime.\n", out);
+    else if (single)
+        fputs("every rank holds one stage, but this plan's order is not\n"
+              "# Schedule1F1B's (min(n_microbatches, num_stages - s) forwards before the first\n"
+              "# backward on stage s): run pipeplan's torch-schedule CSV with\n"
+              "# _PipelineScheduleRuntime.\n", out);
+    else
+        fputs("a rank holds several stages: run pipeplan's torch-schedule CSV with\n"
+              "# _PipelineScheduleRuntime (ScheduleInterleaved1F1B would run its own order,\n"
+              "# with stage s on rank s % pp_degree, not this plan's).\n", out);
+    fprintf(out, "schedule_class = \"%s\"\n",
+            use_1f1b ? "Schedule1F1B" : "_PipelineScheduleRuntime");
+    fputs("schedule_csv = \"schedule.csv\"  # pipeplan's torch-schedule export of this plan\n\n",
+          out);
+    return use_1f1b;
+}
+
+static void write_functions(FILE *out, bool use_1f1b)
+{
+    fputs("\ndef stages_of_rank(pipe, rank, device, group=None):\n"
+          "    \"\"\"This rank's PipelineStage objects, in stage order, from\n"
+          "    pipe = pipeline(model, mb_args=(example_microbatch,), split_spec=split_spec).\n"
+          "    Without the tracer, build each part from module_fqns_per_model_part[s] and\n"
+          "    wrap it as PipelineStage(part, s, num_stages, device, group=group).\"\"\"\n"
+          "    return [pipe.build_stage(s, device, group)\n"
+          "            for s in range(num_stages) if stage_to_rank[s] == rank]\n\n\n"
+          "def make_schedule(stages, loss_fn):\n"
+          "    \"\"\"The schedule of this rank's stages.\"\"\"\n", out);
+    if (use_1f1b)
+        fputs("    return Schedule1F1B(stages[0], n_microbatches=n_microbatches, "
+              "loss_fn=loss_fn)\n", out);
+    else
+        fputs("    schedule = _PipelineScheduleRuntime(\n"
+              "        stages, n_microbatches=n_microbatches, loss_fn=loss_fn)\n"
+              "    schedule._load_csv(schedule_csv)  # format \"compute_only\": a row per rank\n"
+              "    return schedule\n", out);
+    fputs("\n\ndef run_step(schedule, rank, x, y):\n"
+          "    \"\"\"One step of n_microbatches micro-batches (x, y: the whole batch).\n"
+          "    The losses on the rank of the last stage, None elsewhere.\"\"\"\n"
+          "    args = (x,) if rank == stage_to_rank[0] else ()\n"
+          "    if rank != stage_to_rank[-1]:\n"
+          "        schedule.step(*args)\n"
+          "        return None\n"
+          "    losses = []\n"
+          "    schedule.step(*args, target=y, losses=losses)\n"
+          "    return losses\n", out);
+}
+
+static void write_torchtitan(FILE *out, const struct problem *pb, const struct split *sp,
+                             int m, bool use_1f1b)
+{
+    enum placement place = split_placement(sp);
+    fputs("\n\n# torchtitan: job config TOML.\n", out);
+    if (place == PLACE_OTHER) {
+        fputs("# torchtitan places stage s on rank s % pipeline_parallel_degree (or, for\n"
+              "# the V schedules, rank r holds stages r and 2 * degree - 1 - r), with as\n"
+              "# many stages on every rank; this plan's stage_to_rank is neither, so build\n"
+              "# the stages as above rather than through torchtitan's config.\n", out);
+        return;
+    }
+    const char *name = place == PLACE_V ? "ZBVZeroBubble"
+                       : sp->S == sp->R ? "1F1B" : "Interleaved1F1B";
+    fputs("# Leave pipeline_parallel_layers_per_stage unset: module_fqns_per_model_part\n"
+          "# sets the stages.", out);
+    if (!use_1f1b)
+        fprintf(out, " With a schedule CSV, torchtitan runs _PipelineScheduleRuntime\n"
+                "# and reads pipeline_parallel_schedule (\"%s\") only to place the stages.", name);
+    fprintf(out, "\n#\n# [parallelism]\n# pipeline_parallel_degree = %d\n"
+            "# pipeline_parallel_schedule = \"%s\"\n", sp->R, name);
+    if (!use_1f1b)
+        fputs("# pipeline_parallel_schedule_csv = \"schedule.csv\"\n", out);
+    fprintf(out, "# pipeline_parallel_microbatch_size = %ld\n"
+            "# module_fqns_per_model_part = [\n", pb->micro_batch);
+    write_fqn_lists(out, pb, sp, "#", false);
+    fprintf(out, "# ]\n#\n# [training]\n# local_batch_size = %ld  # n_microbatches micro-batches\n",
+            (long)m * pb->micro_batch);
+}
+
+int torch_export_program(FILE *out, const struct problem *pb, const struct plan *pl,
+                         char *err, size_t errlen)
+{
+    struct split sp;
+    struct order od;
+    if (check_inputs(pb, pl, err, errlen) < 0)
+        return -1;
+    for (int i = 0; i < pb->L; i++)
+        if (!pb->names || !pb->names[i])
+            return fail(err, errlen, "layer %d has no name", i);
+    if (split_build(&sp, pl, err, errlen) < 0)
+        return -1;
+    if (order_build(&od, &sp, pb, pl, err, errlen) < 0) {
+        split_free(&sp);
+        return -1;
+    }
+    write_header(out, pb, pl, &sp, od.m);
+    write_data(out, pb, &sp, od.m);
+    bool use_1f1b = write_schedule_choice(out, &od, &sp);
+    write_functions(out, use_1f1b);
+    write_torchtitan(out, pb, &sp, od.m, use_1f1b);
+    order_free(&od);
+    split_free(&sp);
+    return stream_status(out, err, errlen);
+}
+
+/* ---- the validator -------------------------------------------------- */
+
+struct cell {
+    int rank, col;
+};
+
+struct check {
+    int S, R, m;
+    struct cell *where;      /* [2 S m] by action id; rank -1 when absent */
+    int *stage_rank;         /* [S] -1 until seen */
+    int *row_start;          /* [R+1] where each row starts in acts */
+    int *acts, *cols;        /* [2 S m] the actions read, row by row, and their columns */
+    int nacts;
+};
+
+static int act_id(const struct check *c, int s, int kind, int j)
+{
+    return (s * 2 + kind) * c->m + j;
+}
+
+static const char *act_text(const struct check *c, int id, char *buf, size_t len)
+{
+    int j = id % c->m, sk = id / c->m;
+    snprintf(buf, len, "%d%c%d", sk / 2, sk % 2 == ACT_F ? 'F' : 'B', j);
+    return buf;
+}
+
+static bool is_space(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\v' || ch == '\f';
+}
+
+/* Read digits into *v; false when none or too many. */
+static bool read_num(const char **p, const char *end, int *v)
+{
+    long x = 0;
+    const char *s = *p;
+    while (s < end && *s >= '0' && *s <= '9' && s - *p < 9)
+        x = x * 10 + (*s++ - '0');
+    if (s == *p || (s < end && *s >= '0' && *s <= '9'))
+        return false;
+    *v = (int)x;
+    *p = s;
+    return true;
+}
+
+/* One cell [b, e), spaces around it allowed as Python's str.strip() does. */
+static int check_cell(struct check *c, int rank, int col, const char *b, const char *e,
+                      char *err, size_t errlen)
+{
+    while (b < e && is_space(*b))
+        b++;
+    while (e > b && is_space(e[-1]))
+        e--;
+    if (b == e)
+        return 0;
+    int len = (int)(e - b) > 40 ? 40 : (int)(e - b);
+    const char *p = b;
+    int s, j, kind;
+    if (!read_num(&p, e, &s) || p == e || (*p != 'F' && *p != 'B'))
+        goto syntax;
+    kind = *p++ == 'F' ? ACT_F : ACT_B;
+    if (!read_num(&p, e, &j) || p != e)
+        goto syntax;
+    if (s >= c->S)
+        return fail(err, errlen, "rank %d, column %d: %.*s names stage %d, there are %d "
+                    "(0..%d)", rank, col, len, b, s, c->S, c->S - 1);
+    if (j >= c->m)
+        return fail(err, errlen, "rank %d, column %d: %.*s names micro-batch %d, there are "
+                    "%d (0..%d)", rank, col, len, b, j, c->m, c->m - 1);
+    if (c->stage_rank[s] >= 0 && c->stage_rank[s] != rank)
+        return fail(err, errlen, "rank %d, column %d: %.*s puts stage %d on rank %d, it is "
+                    "on rank %d", rank, col, len, b, s, rank, c->stage_rank[s]);
+    c->stage_rank[s] = rank;
+    int id = act_id(c, s, kind, j);
+    if (c->where[id].rank >= 0)
+        return fail(err, errlen, "rank %d, column %d: %.*s repeats column %d", rank, col,
+                    len, b, c->where[id].col);
+    c->where[id] = (struct cell){ rank, col };
+    c->acts[c->nacts] = id;
+    c->cols[c->nacts++] = col;
+    return 0;
+syntax:
+    return fail(err, errlen, "rank %d, column %d: cannot read \"%.*s\" (expected stage, F "
+                "or B, micro-batch, e.g. 2F0)", rank, col, len, b);
+}
+
+static int check_rows(struct check *c, const char *csv, char *err, size_t errlen)
+{
+    const char *p = csv;
+    int rank = 0;
+    while (*p) {
+        const char *eol = strchr(p, '\n');
+        const char *end = eol ? eol : p + strlen(p);
+        const char *line_end = end > p && end[-1] == '\r' ? end - 1 : end;
+        if (rank >= c->R)
+            return fail(err, errlen, "the schedule has more rows than ranks (%d)", c->R);
+        c->row_start[rank] = c->nacts;
+        int col = 0;
+        for (const char *b = p;; col++) {
+            const char *comma = memchr(b, ',', (size_t)(line_end - b));
+            const char *e = comma ? comma : line_end;
+            if (memchr(b, '"', (size_t)(e - b)))
+                return fail(err, errlen, "rank %d, column %d: quoted cells are not read "
+                            "(expected stage, F or B, micro-batch, e.g. 2F0)", rank, col);
+            if (check_cell(c, rank, col, b, e, err, errlen) < 0)
+                return -1;
+            if (!comma)
+                break;
+            b = comma + 1;
+        }
+        if (c->nacts == c->row_start[rank])
+            return fail(err, errlen, "rank %d has no actions", rank);
+        rank++;
+        p = eol ? eol + 1 : end;
+    }
+    c->row_start[rank] = c->nacts;
+    if (rank != c->R)
+        return fail(err, errlen, "the schedule has %d row%s, expected %d (one per rank)",
+                    rank, rank == 1 ? "" : "s", c->R);
+    return 0;
+}
+
+static int check_counts(const struct check *c, char *err, size_t errlen)
+{
+    for (int s = 0; s < c->S; s++) {
+        if (c->stage_rank[s] < 0)
+            return fail(err, errlen, "stage %d is on no rank", s);
+        for (int j = 0; j < c->m; j++)
+            for (int kind = ACT_F; kind <= ACT_B; kind++)
+                if (c->where[act_id(c, s, kind, j)].rank < 0)
+                    return fail(err, errlen, "stage %d has no %c for micro-batch %d (rank %d)",
+                                s, kind == ACT_F ? 'F' : 'B', j, c->stage_rank[s]);
+    }
+    return 0;
+}
+
+/* What action id waits for first that is not done yet, or -1. */
+static int check_blocker(const struct check *c, const bool *done, int id)
+{
+    int j = id % c->m, sk = id / c->m, s = sk / 2;
+    if (sk % 2 == ACT_F)
+        return s > 0 && !done[act_id(c, s - 1, ACT_F, j)] ? act_id(c, s - 1, ACT_F, j) : -1;
+    if (!done[act_id(c, s, ACT_F, j)])
+        return act_id(c, s, ACT_F, j);
+    if (s < c->S - 1 && !done[act_id(c, s + 1, ACT_B, j)])
+        return act_id(c, s + 1, ACT_B, j);
+    return -1;
+}
+
+/* Replay the rows, each rank running its next action once what it waits
+ * for has run. Stuck: report an action waiting for one later in its own
+ * row if there is one (a plain order error), else the lowest rank's. */
+static int check_order(const struct check *c, char *err, size_t errlen)
+{
+    size_t n = (size_t)2 * c->S * c->m;
+    bool *done = calloc(n, sizeof *done);
+    int *next = malloc((size_t)c->R * sizeof *next);
+    if (!done || !next) {
+        free(done);
+        free(next);
+        return fail(err, errlen, "out of memory");
+    }
+    for (int r = 0; r < c->R; r++)
+        next[r] = c->row_start[r];
+    int left = c->nacts, rc = 0;
+    while (left > 0) {
+        bool moved = false;
+        for (int r = 0; r < c->R; r++)
+            while (next[r] < c->row_start[r + 1] && check_blocker(c, done, c->acts[next[r]]) < 0) {
+                done[c->acts[next[r]++]] = true;
+                left--;
+                moved = true;
+            }
+        if (moved)
+            continue;
+        int pick = -1;
+        for (int r = 0; r < c->R && pick < 0; r++) {
+            if (next[r] == c->row_start[r + 1])
+                continue;
+            int dep = check_blocker(c, done, c->acts[next[r]]);
+            if (c->where[dep].rank == r)
+                pick = r;
+        }
+        for (int r = 0; r < c->R && pick < 0; r++)
+            if (next[r] < c->row_start[r + 1])
+                pick = r;
+        int id = c->acts[next[pick]], dep = check_blocker(c, done, id);
+        char a[32], b[32];
+        rc = fail(err, errlen, "rank %d, column %d: %s before %s (rank %d, column %d)", pick,
+                  c->cols[next[pick]], act_text(c, id, a, sizeof a), act_text(c, dep, b, sizeof b),
+                  c->where[dep].rank, c->where[dep].col);
+        break;
+    }
+    free(done);
+    free(next);
+    return rc;
+}
+
+int torch_schedule_validate(const char *csv, int nstages, int nranks, int m,
+                            char *err, size_t errlen)
+{
+    if (!csv)
+        return fail(err, errlen, "no schedule to check");
+    if (nstages < 1 || nranks < 1 || m < 1 || nranks > nstages || m > INT_MAX / 4 / nstages)
+        return fail(err, errlen, "cannot check %d stages on %d ranks with %d micro-batches",
+                    nstages, nranks, m);
+    struct check c = { .S = nstages, .R = nranks, .m = m };
+    size_t n = (size_t)2 * nstages * m;
+    c.where = malloc(n * sizeof *c.where);
+    c.stage_rank = malloc((size_t)nstages * sizeof *c.stage_rank);
+    c.row_start = malloc(((size_t)nranks + 1) * sizeof *c.row_start);
+    c.acts = malloc(n * sizeof *c.acts);
+    c.cols = malloc(n * sizeof *c.cols);
+    int rc;
+    if (!c.where || !c.stage_rank || !c.row_start || !c.acts || !c.cols) {
+        rc = fail(err, errlen, "out of memory");
+    } else {
+        for (size_t i = 0; i < n; i++)
+            c.where[i] = (struct cell){ -1, -1 };
+        for (int s = 0; s < nstages; s++)
+            c.stage_rank[s] = -1;
+        rc = check_rows(&c, csv, err, errlen);
+        if (rc == 0)
+            rc = check_counts(&c, err, errlen);
+        if (rc == 0)
+            rc = check_order(&c, err, errlen);
+    }
+    free(c.where);
+    free(c.stage_rank);
+    free(c.row_start);
+    free(c.acts);
+    free(c.cols);
+    return rc;
+}
