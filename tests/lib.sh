@@ -46,7 +46,11 @@ expect_stdout_lacks() {
         not_ok "$2: '$1' in stdout"; grep -F -- "$1" "$TMP/out" | head -5; fi
 }
 
+# A test's own checks to run last (tui_lib.sh has some).
+finish_extra() { :; }
+
 finish() {
+    finish_extra
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]
 }
