@@ -8,6 +8,7 @@
 
 int cmd_check(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 int cmd_explore(int argc, char **argv);   /* argv[0]: the program */
 
@@ -70,11 +71,42 @@ int cli_parse_planners(const char *list, const char **out, int max);
     "  --force                  replace an existing OUT.ini\n" \
     "  --note TEXT              add TEXT as a comment line of the header (repeatable)\n"
 
+#define CLI_HELP_GEN \
+    "  --preset NAME            a published shape: gpt3-1.3b, gpt3-175b, llama2-7b,\n" \
+    "                           llama2-13b, llama2-70b, llama3-8b, llama3-70b,\n" \
+    "                           llama3.1-405b (shape flags override its fields)\n" \
+    "  --layers N               transformer layers\n" \
+    "  --hidden H               hidden size\n" \
+    "  --heads A                attention heads (A divides H)\n" \
+    "  --kv-heads K             key/value heads, grouped-query attention\n" \
+    "                           (K divides A; default A)\n" \
+    "  --ffn F                  MLP inner size\n" \
+    "  --gated                  Llama family: SwiGLU, RMSNorm, RoPE, no biases\n" \
+    "                           (default: GPT family, GeLU, LayerNorm, biases)\n" \
+    "  --vocab V                vocabulary size\n" \
+    "  --tied-embeddings        the output projection shares the embedding\n" \
+    "  --seq S                  sequence length (default the preset's)\n" \
+    "  --micro-batch B          sequences per micro-batch (default 1)\n" \
+    "  --dtype bf16|fp16|fp32   weights and activations (default bf16; fp16 on V100)\n" \
+    "  --gpu V100|A100|H100|H200  the GPU whose dense peak sets the times (required)\n" \
+    "  --tensor-parallel T      GPUs per tensor-parallel group, with sequence\n" \
+    "                           parallelism; the file is one GPU's share (default 1)\n" \
+    "  --tp-bandwidth BW        the group's bandwidth per direction, e.g. 300GB/s\n" \
+    "                           (default the GPU's NVLink peak)\n" \
+    "  --mfu X                  share of the peak the GEMMs reach, 0 < X <= 1\n" \
+    "                           (default 0.4)\n" \
+    "  --recompute none|selective|full  activation recomputation (default none)\n" \
+    "  --attention flash|standard  attention kernel (default flash)\n" \
+    "  -o, --output OUT.ini     write to OUT.ini instead of standard output\n" \
+    "  --force                  replace an existing OUT.ini\n"
+
 #define CLI_EXPLORE_DEFAULT_SECONDS "30"   /* TUI_TIME_LIMIT in tui.h */
 #define CLI_SOLVE_DEFAULT_SECONDS "10"
 
 #define CLI_USAGE_SOLVE "pipeplan solve NETWORK.ini PLATFORM.ini [options]"
 #define CLI_USAGE_CHECK "pipeplan check FILE..."
+#define CLI_USAGE_GEN "pipeplan gen transformer (--preset NAME | --layers N --hidden H --heads A\n" \
+    "                    --ffn F --vocab V --seq S) --gpu GPU [options] [-o OUT.ini] [--force]"
 #define CLI_USAGE_IMPORT "pipeplan import pipedream GRAPH.txt --micro-batch N [-o OUT.ini] [--force]"
 
 /* The embedded default spec files (generated from data/ at build time). */

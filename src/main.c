@@ -14,6 +14,8 @@ static const char help_text[] =
     "                                     the live explorer (built-in example without files)\n"
     "       " CLI_USAGE_CHECK "\n"
     "                                     validate network and platform files\n"
+    "       " CLI_USAGE_GEN "\n"
+    "                                     a network file computed from a transformer's shape\n"
     "       " CLI_USAGE_IMPORT "\n"
     "                      [--note TEXT]...\n"
     "                                     turn a PipeDream profile into a network file\n"
@@ -21,7 +23,7 @@ static const char help_text[] =
     "                                     plan with every planner, print a table or JSON\n"
     "       pipeplan --help | --version\n"
     "\n"
-    "Commands: check, import, solve (each also takes --help). Any other first\n"
+    "Commands: check, gen, import, solve (each also takes --help). Any other first\n"
     "argument opens the explorer: an existing file is its network file.\n"
     "\n"
     "Knob options, for solve and the explorer (they override the files):\n"
@@ -37,12 +39,15 @@ static const char help_text[] =
     "Options of import:\n"
     CLI_HELP_IMPORT
     "\n"
+    "Options of gen transformer:\n"
+    CLI_HELP_GEN
+    "\n"
     "In the explorer, press ? for its keys. Network files describe a chain of\n"
     "layers (time, weights, activation sizes); platform files the GPUs, links\n"
     "and training settings. Exit status: 0 success, 1 no plan fits (solve),\n"
     "2 bad input or usage. See pipeplan(1).\n";
 
-static const char *const commands[] = { "check", "import", "solve", NULL };
+static const char *const commands[] = { "check", "gen", "import", "solve", NULL };
 
 /* Levenshtein distance, capped: anything above 3 is 3. */
 static int edit_distance(const char *a, const char *b)
@@ -90,10 +95,10 @@ static int mistyped_command(const char *arg)
         }
     }
     if (nearest)
-        fprintf(stderr, "pipeplan: '%s' is neither a command (check, import, solve) nor a "
+        fprintf(stderr, "pipeplan: '%s' is neither a command (check, gen, import, solve) nor a "
                 "file; did you mean '%s'?\n", arg, nearest);
     else
-        fprintf(stderr, "pipeplan: '%s' is neither a command (check, import, solve) nor a "
+        fprintf(stderr, "pipeplan: '%s' is neither a command (check, gen, import, solve) nor a "
                 "file (see pipeplan --help)\n", arg);
     return 1;
 }
@@ -113,6 +118,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);
+    if (strcmp(cmd, "gen") == 0)
+        return cmd_gen(argc - 1, argv + 1);
     if (strcmp(cmd, "import") == 0)
         return cmd_import(argc - 1, argv + 1);
     if (strcmp(cmd, "solve") == 0)

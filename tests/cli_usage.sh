@@ -9,7 +9,7 @@ cd "$PIPEPLAN_SRCDIR" || exit 1
 run --help
 expect_status 0 "--help"
 cp "$TMP/out" "$TMP/help"
-for word in "pipeplan check FILE" "pipeplan import pipedream GRAPH.txt" \
+for word in "pipeplan check FILE" "pipeplan import pipedream GRAPH.txt" "pipeplan gen transformer" \
             "pipeplan solve NETWORK.ini PLATFORM.ini" "pipeplan [NETWORK.ini [PLATFORM.ini]]" \
             --gpus --memory --micro-batches --schedule --layout --weight-factor \
             --blocks --time-limit --work-limit --threads --log --planner --json \
@@ -51,6 +51,9 @@ same_lines "solve --help"
 run import --help
 expect_status 0 "import --help"
 same_lines "import --help"
+run gen --help
+expect_status 0 "gen --help"
+same_lines "gen --help"
 run --gpus 2 --help
 expect_status 0 "explorer --help"
 same_lines "explorer --help"
@@ -81,10 +84,10 @@ mistake "solve with three files" "pipeplan solve: unexpected argument 'c.ini' $S
 mistake "solve, unknown option" "pipeplan solve: unknown option '--frob' $H" solve $net $plat --frob
 mistake "solve, option without value" "pipeplan: --gpus needs a value $H" solve $net $plat --gpus
 mistake "solve, bad count" "pipeplan: bad --threads 'x': not a whole number $H" solve $net $plat --threads x
-mistake "mistyped solve" "pipeplan: 'slove' is neither a command (check, import, solve) nor a file; did you mean 'solve'?" slove $net $plat
-mistake "mistyped check" "pipeplan: 'chek' is neither a command (check, import, solve) nor a file; did you mean 'check'?" chek $net
-mistake "mistyped import" "pipeplan: 'improt' is neither a command (check, import, solve) nor a file; did you mean 'import'?" improt pipedream
-mistake "unknown word" "pipeplan: 'frobnicate' is neither a command (check, import, solve) nor a file $H" frobnicate
+mistake "mistyped solve" "pipeplan: 'slove' is neither a command (check, gen, import, solve) nor a file; did you mean 'solve'?" slove $net $plat
+mistake "mistyped check" "pipeplan: 'chek' is neither a command (check, gen, import, solve) nor a file; did you mean 'check'?" chek $net
+mistake "mistyped import" "pipeplan: 'improt' is neither a command (check, gen, import, solve) nor a file; did you mean 'import'?" improt pipedream
+mistake "unknown word" "pipeplan: 'frobnicate' is neither a command (check, gen, import, solve) nor a file $H" frobnicate
 mistake "missing network file" "nosuch.ini: cannot open: No such file or directory" nosuch.ini
 mistake "missing file in a directory" "data/nosuch: cannot open: No such file or directory" data/nosuch
 mistake "explorer, unknown option" "pipeplan: unknown option '--frob' $H" --frob
