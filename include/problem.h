@@ -37,7 +37,10 @@ struct problem {
     double *c;               /* [L] ms to send the cut after i: latency + a/bw; c[L-1] = 0 */
     char **names;            /* [L] layer (or block) names */
     int *first;              /* [L+1]: element i covers original layers first[i]..first[i+1]-1 */
-    int P;                   /* GPUs */
+    int P;                   /* GPUs: pipeline ranks, each a group of tp
+                                GPUs when the network is tensor-parallel */
+    int tp;                  /* tensor-parallel GPUs per rank (>= 1): the
+                                costs are one GPU's share of its group */
     double *cap;             /* [P] memory per GPU, bytes */
     double *reserved;        /* [P] reserved bytes per GPU */
     long m;                  /* micro-batches per iteration */

@@ -51,6 +51,7 @@ struct problem *problem_new(int L, int P)
     size_t l = (size_t)L;
     pb->L = L;
     pb->P = P;
+    pb->tp = 1;
     pb->f = calloc(l, sizeof *pb->f);
     pb->b = calloc(l, sizeof *pb->b);
     pb->w = calloc(l, sizeof *pb->w);
@@ -94,6 +95,7 @@ void problem_free(struct problem *pb)
 static void problem_copy_settings(struct problem *dst, const struct problem *src)
 {
     dst->micro_batch = src->micro_batch;
+    dst->tp = src->tp;
     dst->m = src->m;
     dst->schedule = src->schedule;
     dst->layout = src->layout;
@@ -246,6 +248,7 @@ struct problem *problem_create(const struct spec_network *net,
     if (!pb->network)
         goto oom;
     pb->micro_batch = net->micro_batch;
+    pb->tp = net->tensor_parallel > 1 ? (int)net->tensor_parallel : 1;
     for (int i = 0; i < L; i++) {
         const struct spec_layer *ly = &net->layers[i];
         pb->f[i] = ly->forward_ms;

@@ -108,8 +108,8 @@ int report_json(FILE *out, const struct report *r)
     const struct problem *pb = r->pb;
     fprintf(out, "{\"problem\": {\"network\": ");
     json_string(out, pb->network);
-    fprintf(out, ", \"layers\": %d, \"blocks\": %d, \"gpus\": %d, \"memory\": [",
-            pb->L, r->blocks, pb->P);
+    fprintf(out, ", \"layers\": %d, \"blocks\": %d, \"gpus\": %d, \"tensor_parallel\": %d, "
+            "\"memory\": [", pb->L, r->blocks, pb->P, pb->tp);
     for (int p = 0; p < pb->P; p++)
         fprintf(out, "%s%.0f", p ? ", " : "", pb->cap[p]);
     fprintf(out, "], \"micro_batches\": %ld, \"micro_batch\": %ld, \"schedule\": \"%s\", "
@@ -165,6 +165,11 @@ int report_table(FILE *out, const struct report *r)
             report_s(pb->L), pb->P, report_s(pb->P), units_format_size(pb->cap[0], b1, sizeof b1), uniform ? "" : " (varies)",
             units_format_bandwidth(pb->bandwidth, b2, sizeof b2),
             units_format_time(pb->latency_ms, b3, sizeof b3));
+    /* a "GPU" of the plan is then a pipeline rank: say what it stands for */
+    if (pb->tp > 1)
+        fprintf(out, "tensor parallel %d: each of the %d pipeline rank%s is a group of %d GPUs "
+                "(%ld GPUs in all); memory and times are per GPU of a group\n", pb->tp, pb->P,
+                report_s(pb->P), pb->tp, (long)pb->P * pb->tp);
     fprintf(out, "%ld micro-batch%s of %ld, %s schedule, %s layout, weight factor %g; "
             "lower bound T >= %s\n\n", pb->m, pb->m == 1 ? "" : "es", pb->micro_batch,
             spec_schedule_name(pb->schedule),

@@ -381,11 +381,15 @@ static void draw_title(const struct tui *t, int y)
     text_clean(t->plat->name ? t->plat->name : "", pname, sizeof pname, t->unicode);
     snprintf(plat, sizeof plat, "%s%s", t->opt.platform_path ? "" : "built-in ", pname);
     double lo, hi;
+    /* tensor-parallel: a plan's GPU is a pipeline rank of tp GPUs */
+    char tp[32] = "";
+    if (pb->tp > 1)
+        snprintf(tp, sizeof tp, " ranks of TP%d", pb->tp);
     if (caps_uniform(pb, &lo, &hi))
-        snprintf(gpus, sizeof gpus, "%d %s %s", pb->P, G->times, fmt_size(hi, b1, sizeof b1));
+        snprintf(gpus, sizeof gpus, "%d%s %s %s", pb->P, tp, G->times, fmt_size(hi, b1, sizeof b1));
     else
-        snprintf(gpus, sizeof gpus, "%d GPUs of %s-%s", pb->P, fmt_size(lo, b1, sizeof b1),
-                 fmt_size(hi, b2, sizeof b2));
+        snprintf(gpus, sizeof gpus, "%d%s GPUs of %s-%s", pb->P, tp[0] ? tp : "",
+                 fmt_size(lo, b1, sizeof b1), fmt_size(hi, b2, sizeof b2));
     attr_t a;
     const char *state = ilp_short(t, &a, st, sizeof st);
     char right[96];
@@ -445,18 +449,23 @@ static void draw_title(const struct tui *t, int y)
 static void draw_knobs(const struct tui *t, int y)
 {
     const struct problem *pb = t->cur->pb;
-    char cap[48], b1[32], b2[32], mb[32], P[16];
+    char cap[48], b1[32], b2[32], mb[32], P[48];
     double lo, hi;
     if (caps_uniform(pb, &lo, &hi))
         fmt_size(hi, cap, sizeof cap);
     else
         snprintf(cap, sizeof cap, "%s-%s", fmt_size(lo, b1, sizeof b1), fmt_size(hi, b2, sizeof b2));
     snprintf(mb, sizeof mb, "%ld", pb->m);
-    snprintf(P, sizeof P, "%d", pb->P);
+    /* tensor-parallel: the knob counts pipeline ranks of tp GPUs each */
+    if (pb->tp > 1)
+        snprintf(P, sizeof P, "%d %s TP%d", pb->P, G->times, pb->tp);
+    else
+        snprintf(P, sizeof P, "%d", pb->P);
     const char *sched = spec_schedule_name(pb->schedule);
     const char *layout = pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any";
     struct { const char *full, *brief, *value; } items[] = {
-        { "GPUs ", "GPUs ", P }, { "cap ", "cap ", cap },
+        { pb->tp > 1 ? "ranks " : "GPUs ", pb->tp > 1 ? "ranks " : "GPUs ", P },
+        { "cap ", "cap ", cap },
         { "micro-batches ", "mb ", mb }, { "schedule ", "", sched },
         { "layout ", "", layout },
     };

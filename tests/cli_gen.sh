@@ -158,6 +158,14 @@ expect_stdout_empty "unwritable output"
 plat=data/platforms/dgx-h100.ini
 run solve data/networks/llama3-70b.ini "$plat" --planner dp
 expect_status 0 "TP8 file: 8 pipeline ranks of 8 GPUs (64 GPUs) fit"
+expect_stdout_has "tensor parallel 8: each of the 8 pipeline ranks is a group of 8 GPUs (64 GPUs in all)" \
+    "the table says a GPU of the plan is a TP8 group"
+run solve data/networks/llama3-70b.ini "$plat" --planner uniform --json
+if jq -e '.problem.tensor_parallel == 8 and .problem.gpus == 8' "$TMP/out" >/dev/null; then
+    ok "JSON: tensor_parallel 8, gpus 8 (ranks)"; else not_ok "JSON: tensor_parallel"; fi
+run solve data/networks/vgg16.ini "$plat" --planner uniform --json
+if jq -e '.problem.tensor_parallel == 1' "$TMP/out" >/dev/null; then
+    ok "JSON: tensor_parallel 1 for a profiled network"; else not_ok "JSON: tensor_parallel 1"; fi
 run gen transformer --preset llama3-70b --gpu H100 -o "$TMP/l70.ini"
 run solve "$TMP/l70.ini" "$plat" --planner dp,ilp --work-limit 20
 expect_status 1 "70B without TP on 8x80GB: nothing fits"

@@ -157,6 +157,9 @@ keys hdr q
 tui_start hdr2 120 30 -- "$D"/networks/vgg16.ini "$D"/platforms/dgx1-v100-32gb.ini
 expect_screen hdr2 "both files: the platform's name" "^pipeplan +vgg16 \(.*micro-batch [0-9]+\) on dgx1-v100-32gb: 8 "
 keys hdr2 q
+tui_start tp 80 24 -- "$D"/networks/llama3-70b.ini "$D"/platforms/dgx-h100.ini
+expect_screen tp "a tensor-parallel network: the knob counts ranks of TP8" "^ranks 8 × TP8  cap 80\.0 GiB"
+keys tp q
 
 # ---- 9. optimal only when proven for the network ----
 tui_start blk 80 24 -- "$D"/networks/alexnet.ini --blocks 2 --work-limit 2000
