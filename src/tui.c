@@ -148,7 +148,8 @@ static void worker_restart(struct tui *t)
     int n = 0;
     for (int pass = 0; pass < 2 && all; pass++)
         for (int i = 0; i < t->nrows; i++)
-            if (i != t->ilp && planner_has_memory_rule(t->rows[i].planner) == (pass == 0))
+            if (i != t->ilp && i != t->user &&
+                planner_has_memory_rule(t->rows[i].planner) == (pass == 0))
                 names[n++] = t->rows[i].planner;
     /* a setting solved before continues from its result (and one proven
      * is not solved again) */

@@ -1178,13 +1178,17 @@ static void draw_keys(const struct tui *t, int y)
         { "g/G", "GPUs", 1 }, { "m/M", "cap", 1 }, { "b/B", "micro-batches", 2 },
         { "s", "schedule", 2 }, { "c", "layout", 3 }, { "[]{}", "GPU cap", 5 },
         { "k/K", "blocks", 5 }, { "t/T", "limit", 5 }, { "u", "undo", 4 },
-        { "r/R", "reload", 6 }, { "e", "export", 3 }, { "?", "help", 0 }, { "q", "quit", 0 },
+        { "r/R", "reload", 6 }, { "e", "export", 3 }, { "p", "load plan", 4 },
+        { "?", "help", 0 }, { "q", "quit", 0 },
     };
     static const struct keyhint prompt_keys[] = {
         { "Enter", "write", 0 }, { "Esc", "cancel", 0 }, { "^U", "clear", 1 },
     };
     static const struct keyhint confirm_keys[] = {
         { "y", "overwrite", 0 }, { "n", "pick another name", 0 },
+    };
+    static const struct keyhint format_keys[] = {
+        { "1-9", "format", 0 }, { "Enter", "highlighted", 0 }, { "Esc", "cancel", 0 },
     };
     static const struct keyhint help_keys[] = {
         { "Up/Down", "scroll", 0 }, { "any other key", "back", 0 },
@@ -1200,6 +1204,9 @@ static void draw_keys(const struct tui *t, int y)
     } else if (t->mode == MODE_HELP) {
         k = help_keys;
         n = 2;
+    } else if (t->mode == MODE_FORMAT) {
+        k = format_keys;
+        n = 3;
     }
     /* the most hints that fit, with two spaces between them or else one */
     int limit = 9, sep = 2;
@@ -1260,6 +1267,18 @@ static void draw_status(struct tui *t, int y, int lines)
 {
     struct pen pn = { y, 0, COLS };
     char buf[1200];
+    if (t->mode == MODE_FORMAT) {
+        put(&pn, roles[R_VALUE], "Export as:");
+        for (int i = 0; i < export_count(); i++) {
+            char num[16];
+            snprintf(num, sizeof num, " %d", i + 1);
+            put(&pn, roles[R_KEY], num);
+            put(&pn, roles[R_NORMAL], " ");
+            put(&pn, i == t->format_sel ? roles[R_VALUE] | A_REVERSE : roles[R_NORMAL],
+                export_format_at(i)->name);
+        }
+        return;
+    }
     if (t->mode == MODE_PROMPT || t->mode == MODE_CONFIRM) {
         char path[1100];
         text_clean(t->input, path, sizeof path, t->unicode);
@@ -1268,7 +1287,12 @@ static void draw_status(struct tui *t, int y, int lines)
             put(&pn, roles[R_WARN], " exists. Overwrite it? (y/n)");
             return;
         }
-        snprintf(buf, sizeof buf, "Export the %s plan to: ", planner_title(t->export_res.planner));
+        if (t->prompt == PROMPT_LOAD)
+            snprintf(buf, sizeof buf, "Load a plan file: ");
+        else
+            snprintf(buf, sizeof buf, "Export the %s plan (%s) to: ",
+                     planner_title(t->export_res.planner),
+                     t->export_fmt ? t->export_fmt->name : "json");
         put(&pn, roles[R_VALUE], buf);
         /* keep the end of a long name (where the typing happens) visible */
         const char *p = path;
@@ -1319,7 +1343,8 @@ static const char *const help_text[] = {
     "  f                follow the best plan again",
     "",
     "#Other",
-    "  e            export the plan on screen as JSON (as solve --json)",
+    "  e            export the plan on screen: pick a format (1-9, or Enter for the highlighted one, json at first: json, table, csv, plan file, megatron, deepspeed; as solve --format), then the file",
+    "  p            load a plan file (written by e or solve --format plan) as your plan: the row \"your split\", judged like the others",
     "  Ctrl-L       redraw the screen",
     "  ?            this help",
     "  q  Ctrl-C    quit",
