@@ -201,7 +201,7 @@ expect_screen cap "nothing fits: names the smallest cap that fits" "nothing fits
 keys cap q
 tui_start run 80 24 -- --time-limit 600
 expect_screen run "export while running: the ILP's plan on show" "ILP running" "GPU: ILP \(best"
-keys run e C-u
+keys run e Enter C-u
 keys_literal run "$TMP/run.json"
 keys run Enter
 if wait_file "$TMP/run.json" && jq -e '.plans[0] | (.planner == "ilp") and (.status == "running")
