@@ -1268,7 +1268,8 @@ static void draw_status(struct tui *t, int y, int lines)
     struct pen pn = { y, 0, COLS };
     char buf[1200];
     if (t->mode == MODE_FORMAT) {
-        put(&pn, roles[R_VALUE], "Export as:");
+        /* narrow screens: the short label keeps every format on the line */
+        put(&pn, roles[R_VALUE], COLS < 70 ? "Export:" : "Export as:");
         for (int i = 0; i < export_count(); i++) {
             char num[16];
             snprintf(num, sizeof num, " %d", i + 1);
