@@ -18,7 +18,8 @@ static const char help_text[] =
     "                      [--note TEXT]...\n"
     "                                     turn a PipeDream profile into a network file\n"
     "       " CLI_USAGE_SOLVE "\n"
-    "                                     plan with every planner, print a table or JSON\n"
+    "                                     every planner: a table, JSON or\n"
+    "                                     one plan (csv, plan file, megatron, deepspeed)\n"
     "       pipeplan --help | --version\n"
     "\n"
     "Commands: check, import, solve (each also takes --help). Any other first\n"
@@ -30,6 +31,9 @@ static const char help_text[] =
     "ILP options, for solve and the explorer:\n"
     CLI_HELP_ILP(CLI_SOLVE_DEFAULT_SECONDS " for solve, " CLI_EXPLORE_DEFAULT_SECONDS
                  " in the explorer")
+    "\n"
+    "Your plan, for solve and the explorer (the row \"your split\"):\n"
+    CLI_HELP_YOURS
     "\n"
     "Options of solve only:\n"
     CLI_HELP_SOLVE_ONLY
