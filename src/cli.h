@@ -95,7 +95,7 @@ int cli_parse_planners(const char *list, const char **out, int max);
 #define CLI_EXPLORE_DEFAULT_SECONDS "30"   /* TUI_TIME_LIMIT in tui.h */
 #define CLI_SOLVE_DEFAULT_SECONDS "10"
 
-#define CLI_USAGE_SOLVE "pipeplan solve NETWORK.ini PLATFORM.ini [options] [--format FMT] [-o FILE]"
+#define CLI_USAGE_SOLVE "pipeplan solve NETWORK.ini PLATFORM.ini [options]"
 #define CLI_USAGE_CHECK "pipeplan check FILE..."
 #define CLI_USAGE_IMPORT "pipeplan import pipedream GRAPH.txt --micro-batch N [-o OUT.ini] [--force]"
 
