@@ -30,11 +30,17 @@ struct planner_result {
 };
 
 /* Registry of the planners, in display order: the ILP, then the
- * baselines. */
+ * baselines. planner_count() and planner_name() list the planners that
+ * run; the user's own plan (--split, --plan) has a registry entry of its
+ * own, planner_given(), which is judged, never run. */
 int planner_count(void);
 const char *planner_name(int i);
 const char *planner_title(const char *name);   /* "mem-aware DP", ... */
 bool planner_exists(const char *name);
+/* The registry name of the user's own plan ("user", titled "your
+ * split"); whether a name is it. */
+const char *planner_given(void);
+bool planner_is_given(const char *name);
 /* A solver searches under limits and streams its progress (the ILP: see
  * ilp.h for its options); the others are baselines, quick and final. */
 bool planner_is_solver(const char *name);
@@ -46,6 +52,16 @@ bool planner_has_memory_rule(const char *name);
  * *res (free with planner_result_clear), or -1 for an unknown name. */
 int planner_run(const char *name, const struct problem *pb, struct planner_result *res);
 void planner_result_clear(struct planner_result *res);
+
+/* Judge the user's own plan: gpu[pb->L] with, when start is not NULL,
+ * its own period T and start times start[2L] (else schedule_build gives
+ * it one), evaluated with the memory model (doc/model.md section 3).
+ * Fills *res as planner_given() (status feasible or no_fit, the trivial
+ * bound, `source` as its message). Returns 0, or -1 with status error
+ * and the reason in res->message (a GPU out of range, a bad schedule
+ * that plan_evaluate refuses). The caller runs the simulator. */
+int planner_judge(const struct problem *pb, const int *gpu, double T, const double *start,
+                  const char *source, struct planner_result *res);
 
 const char *planner_status_name(enum plan_status s);
 

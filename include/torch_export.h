@@ -42,6 +42,11 @@ int torch_export_schedule(FILE *out, const struct problem *pb, const struct plan
 int torch_schedule_validate(const char *csv, int nstages, int nranks, int m,
                             char *err, size_t errlen);
 
+/* The stages, ranks (rows) and micro-batches a schedule CSV implies, for
+ * checking a file on its own. Returns 0, or -1 when no cell reads as an
+ * action. */
+int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m);
+
 /* Stages and pipeline ranks of a plan as above; -1 when pl is malformed. */
 int torch_stage_count(const struct plan *pl);
 int torch_rank_count(const struct plan *pl);

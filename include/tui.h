@@ -19,6 +19,8 @@ struct tui_options {
     long work_limit;             /* ILP deterministic work limit (0: none) */
     int threads;                 /* ILP threads */
     const char *log_path;        /* the solver's output goes there; NULL: nowhere */
+    const char *split;           /* --split value, or NULL */
+    const char *plan_path;       /* --plan file, or NULL */
 };
 
 /* Run the explorer on the terminal (stdin and stdout must be one) until

@@ -29,6 +29,12 @@ struct ilp_args {
 };
 int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a);
 
+/* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
+ * with *value set (the next argument consumed if need be), -1 for none,
+ * -2 after saying that the value is missing. */
+int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
+                   const char **value);
+
 /* "all" or "ilp,dp,...": fills out[] with static names; count or -1
  * (after printing why). */
 int cli_parse_planners(const char *list, const char **out, int max);
@@ -59,10 +65,26 @@ int cli_parse_planners(const char *list, const char **out, int max);
     "  --threads N              threads CBC may use (default 1)\n" \
     "  --log FILE               append CBC's log and the ILP's trace to FILE\n"
 
+/* Your own plan, for solve and the explorer. */
+#define CLI_HELP_YOURS \
+    "  --split 0,12,24,36       your split, judged beside the planners (row \"your\n" \
+    "                           split\", planner name user): the first layer of\n" \
+    "                           each stage, 0-based, stage i on GPU i\n" \
+    "  --split megatron:LAYOUT  the same as Megatron-Core's pipeline layout, e.g.\n" \
+    "                           \"Et*3|t*4|t*4|t*3L\" (transformer networks)\n" \
+    "  --plan FILE              your plan from a plan file (--format plan writes one)\n"
+
 #define CLI_HELP_SOLVE_ONLY \
     "  --planner NAME[,NAME...]|all  planners to run (default all: ilp, dp,\n" \
-    "                           pipedream, time, parameters, uniform)\n" \
-    "  --json                   print JSON instead of the table\n"
+    "                           pipedream, time, parameters, uniform; user is\n" \
+    "                           your --split or --plan, shown whenever given)\n" \
+    "  --format FMT             what to write: table (default), json, csv (one row\n" \
+    "                           per layer), plan (a plan file), megatron or\n" \
+    "                           deepspeed (their arguments); the plan formats write\n" \
+    "                           the best plan, or the one --planner NAME names\n" \
+    "  --json                   the same as --format json\n" \
+    "  -o, --output FILE        write to FILE (atomically) instead of standard output\n" \
+    "  --force                  replace an existing FILE\n"
 
 #define CLI_HELP_IMPORT \
     "  --micro-batch N          samples per batch the profile was measured at\n" \

@@ -1,4 +1,5 @@
 /* pipeplan check: validate spec files and print a one-screen summary. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,9 +7,21 @@
 #include "fileio.h"
 #include "report.h"
 #include "spec.h"
+#include "torch_export.h"
 #include "units.h"
 
-enum file_kind { FILE_UNKNOWN, FILE_NETWORK, FILE_PLATFORM };
+enum file_kind { FILE_UNKNOWN, FILE_NETWORK, FILE_PLATFORM, FILE_SCHEDULE };
+
+/* A torch-schedule CSV (solve --format torch-schedule, or one written by
+ * hand): named .csv, or its first line starts with an action like 0F0. */
+static bool is_schedule(const char *text, const char *label)
+{
+    size_t n = strlen(label);
+    if (n >= 4 && strcmp(label + n - 4, ".csv") == 0)
+        return true;
+    const char *p = text + strspn(text, " \t,");
+    return *p >= '0' && *p <= '9';
+}
 
 /* The first section header decides what a file is. */
 static enum file_kind detect_kind(const char *text, int *line)
@@ -96,6 +109,7 @@ struct checked {
     enum file_kind kind;
     struct spec_network *net;
     struct spec_platform *plat;
+    int stages, ranks, m;        /* FILE_SCHEDULE */
 };
 
 /* Load one file of either kind; on error print it and return -1. */
@@ -104,6 +118,19 @@ static int check_text(const char *text, const char *label, struct checked *c)
     char err[SPEC_ERR_LEN];
     int line;
     memset(c, 0, sizeof *c);
+    if (is_schedule(text, label)) {
+        c->kind = FILE_SCHEDULE;
+        if (torch_schedule_shape(text, &c->stages, &c->ranks, &c->m) < 0) {
+            fprintf(stderr, "%s:1: no action in the schedule (expected rows of cells such as "
+                    "0F0 or 1B3, one row per rank)\n", label);
+            return -1;
+        }
+        if (torch_schedule_validate(text, c->stages, c->ranks, c->m, err, sizeof err) < 0) {
+            fprintf(stderr, "%s: %s\n", label, err);
+            return -1;
+        }
+        return 0;
+    }
     c->kind = detect_kind(text, &line);
     if (c->kind == FILE_UNKNOWN) {
         if (strspn(text, " \t\r\n") == strlen(text))
@@ -129,8 +156,13 @@ static void checked_print(FILE *out, const char *label, const struct checked *c)
 {
     if (c->kind == FILE_NETWORK)
         summary_network(out, label, c->net);
-    else
+    else if (c->kind == FILE_PLATFORM)
         summary_platform(out, label, c->plat);
+    else
+        fprintf(out, "%s: torch schedule (compute_only CSV), %d stage%s on %d rank%s, %d "
+                "micro-batch%s: each stage on one rank with one F and one B per micro-batch, "
+                "and the rows run without deadlock\n", label, c->stages, report_s(c->stages),
+                c->ranks, report_s(c->ranks), c->m, c->m == 1 ? "" : "es");
 }
 
 static void checked_free(struct checked *c)
@@ -143,7 +175,9 @@ int cmd_check(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         printf("usage: " CLI_USAGE_CHECK "\n"
-               "Validate network and platform files and summarise them.\n");
+               "Validate network and platform files and summarise them; a torch\n"
+               "schedule CSV (solve --format torch-schedule) is checked as\n"
+               "torch.distributed.pipelining would run it.\n");
         return 0;
     }
     /* after "--" every argument is a file, even one starting with '-' */

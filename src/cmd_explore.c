@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "planfile.h"
+#include "split.h"
 #include "problem.h"
 #include "spec.h"
 #include "tui.h"
@@ -18,6 +20,7 @@ static const char explore_usage[] =
     "  the built-in platform when only a network is given).\n"
     CLI_HELP_KNOBS
     CLI_HELP_ILP(CLI_EXPLORE_DEFAULT_SECONDS)
+    CLI_HELP_YOURS
     "  Press ? in the explorer for its keys.\n";
 
 /* the help text's default is the explorer's */
@@ -44,6 +47,24 @@ int cmd_explore(int argc, char **argv)
                 return 2;
             if (r > 0)
                 continue;
+            static const char *const yours[] = { "--split", "--plan", NULL };
+            const char *v = NULL;
+            int w = cli_flag_match(yours, argc, argv, &i, &v);
+            if (w == -2)
+                return 2;
+            if (w >= 0) {
+                if (opt.split || opt.plan_path) {
+                    fprintf(stderr, "pipeplan: %s after %s (expected one plan of yours: "
+                            "--split or --plan, once)\n", yours[w],
+                            opt.split ? "--split" : "--plan");
+                    return 2;
+                }
+                if (w == 0)
+                    opt.split = v;
+                else
+                    opt.plan_path = v;
+                continue;
+            }
             if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
                 fputs(explore_usage, stdout);
                 return 0;
@@ -90,7 +111,30 @@ int cmd_explore(int argc, char **argv)
         spec_platform_free(plat);
         return 2;
     }
+    /* your plan is checked here too, before the terminal is touched */
+    int bad = 0;
+    if (opt.split) {
+        int *gpu = malloc((size_t)pb->L * sizeof *gpu);
+        if (!gpu || split_parse(opt.split, pb, gpu, err, sizeof err) < 0) {
+            fprintf(stderr, "pipeplan: bad --split '%s': %s\n", opt.split,
+                    gpu ? err : "out of memory");
+            bad = 1;
+        }
+        free(gpu);
+    } else if (opt.plan_path) {
+        struct plan *pl = planfile_load(opt.plan_path, pb, err, sizeof err);
+        if (!pl) {
+            fprintf(stderr, "%s\n", err);
+            bad = 1;
+        }
+        plan_free(pl);
+    }
     problem_free(pb);
+    if (bad) {
+        spec_network_free(net);
+        spec_platform_free(plat);
+        return 2;
+    }
 
     if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
         fprintf(stderr, "pipeplan: the explorer needs a terminal; use 'pipeplan solve "

@@ -4,12 +4,17 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
+#include "export.h"
+#include "fileio.h"
+#include "planfile.h"
 #include "planner.h"
 #include "report.h"
 #include "simulate.h"
 #include "spec.h"
+#include "split.h"
 #include "units.h"
 #include "worker.h"
 
@@ -17,13 +22,14 @@ static const char solve_usage[] =
     "usage: " CLI_USAGE_SOLVE "\n"
     CLI_HELP_KNOBS
     CLI_HELP_ILP(CLI_SOLVE_DEFAULT_SECONDS)
+    CLI_HELP_YOURS
     CLI_HELP_SOLVE_ONLY;
 
 /* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
  * with *value set (the next argument consumed if need be), -1 for none,
  * -2 after saying that the value is missing. */
-static int flag_match(const char *const *names, int argc, char **argv, int *i,
-                      const char **value)
+int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
+                   const char **value)
 {
     const char *arg = argv[*i];
     for (int n = 0; names[n]; n++) {
@@ -58,7 +64,7 @@ int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
         NULL
     };
     const char *value = NULL;
-    int which = flag_match(names, argc, argv, i, &value);
+    int which = cli_flag_match(names, argc, argv, i, &value);
     if (which < 0)
         return which == -1 ? 0 : -1;
     char why[160];
@@ -135,7 +141,7 @@ int cli_parse_planners(const char *list, const char **out, int max)
         return -1;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
-        const char *name = NULL;
+        const char *name = planner_is_given(tok) ? planner_given() : NULL;
         for (int i = 0; i < planner_count() && !name; i++)
             if (strcmp(planner_name(i), tok) == 0)
                 name = planner_name(i);
@@ -143,7 +149,7 @@ int cli_parse_planners(const char *list, const char **out, int max)
             fprintf(stderr, "pipeplan: unknown planner '%s' (expected ", tok);
             for (int i = 0; i < planner_count(); i++)
                 fprintf(stderr, "%s, ", planner_name(i));
-            fprintf(stderr, " or all)\n");
+            fprintf(stderr, "%s (with --split or --plan) or all)\n", planner_given());
             free(copy);
             return -1;
         }
@@ -163,7 +169,7 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
     static const char *const names[] = { "--blocks", "--time-limit", "--threads", "--log",
                                          "--work-limit", NULL };
     const char *value = NULL;
-    int which = flag_match(names, argc, argv, i, &value);
+    int which = cli_flag_match(names, argc, argv, i, &value);
     if (which < 0)
         return which == -1 ? 0 : -1;
     char why[160];
@@ -257,8 +263,20 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
     return 0;
 }
 
+/* What solve was asked to do beyond the planners. */
+struct solve_args {
+    const char *split;           /* --split SPEC */
+    const char *plan_path;       /* --plan FILE */
+    const struct export_format *format;
+    const char *output;          /* -o FILE, NULL: standard output */
+    bool force;
+    bool named;                  /* --planner was given */
+    const char *one;             /* the one planner it named, or NULL */
+    long tensor_parallel;
+};
+
 static int solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
-                         const struct ilp_args *ilp, bool json);
+                         const struct ilp_args *ilp, const struct solve_args *sa);
 
 int cmd_solve(int argc, char **argv)
 {
@@ -268,9 +286,13 @@ int cmd_solve(int argc, char **argv)
     const char *planners[16];
     int nplanners = cli_parse_planners("all", planners, 16);
     bool json = false;
+    const char *format = NULL;
     int nfiles = 0;
     struct ilp_args ilp = { 10.0, 0, 1, -1, NULL };
-    static const char *const planner_flag[] = { "--planner", NULL };
+    struct solve_args sa = { 0 };
+    static const char *const value_flags[] = {
+        "--planner", "--split", "--plan", "--format", "--output", "-o", NULL
+    };
     const char *v = NULL;
 
     for (int i = 1; i < argc; i++) {
@@ -286,15 +308,53 @@ int cmd_solve(int argc, char **argv)
             continue;
         if (strcmp(argv[i], "--json") == 0) {
             json = true;
+        } else if (strcmp(argv[i], "--force") == 0) {
+            sa.force = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(solve_usage, stdout);
             return 0;
-        } else if ((r = flag_match(planner_flag, argc, argv, &i, &v)) != -1) {
+        } else if ((r = cli_flag_match(value_flags, argc, argv, &i, &v)) != -1) {
             if (r < 0)
                 return 2;
-            nplanners = cli_parse_planners(v, planners, 16);
-            if (nplanners <= 0)
-                return 2;
+            switch (r) {
+            case 0:
+                nplanners = cli_parse_planners(v, planners, 16);
+                if (nplanners <= 0)
+                    return 2;
+                sa.named = strcmp(v, "all") != 0;
+                sa.one = sa.named && nplanners == 1 ? planners[0] : NULL;
+                break;
+            case 1:
+            case 2:
+                if (sa.split || sa.plan_path) {
+                    fprintf(stderr, "pipeplan: %s after %s (expected one plan of yours: "
+                            "--split or --plan, once)\n", value_flags[r],
+                            sa.split ? "--split" : "--plan");
+                    return 2;
+                }
+                if (r == 1)
+                    sa.split = v;
+                else
+                    sa.plan_path = v;
+                break;
+            case 3:
+                format = v;
+                sa.format = export_find(v);
+                if (!sa.format) {
+                    char names[160];
+                    fprintf(stderr, "pipeplan: bad --format '%s' (expected %s)\n", v,
+                            export_names(names, sizeof names));
+                    return 2;
+                }
+                break;
+            default:
+                if (!*v) {
+                    fprintf(stderr, "pipeplan: %s needs a file name\n", value_flags[r]);
+                    return 2;
+                }
+                sa.output = v;
+                break;
+            }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "pipeplan solve: unknown option '%s' (see pipeplan --help)\n",
                     argv[i]);
@@ -317,6 +377,31 @@ int cmd_solve(int argc, char **argv)
                 CLI_USAGE_SOLVE ")\n", files[0]);
         return 2;
     }
+    if (json && sa.format && strcmp(sa.format->name, "json") != 0) {
+        fprintf(stderr, "pipeplan: --json and --format %s (expected one output format)\n",
+                format);
+        return 2;
+    }
+    if (!sa.format)
+        sa.format = export_find(json ? "json" : "table");
+    if (sa.force && !sa.output) {
+        fprintf(stderr, "pipeplan: --force without -o FILE (expected -o FILE to overwrite)\n");
+        return 2;
+    }
+    bool wants_given = false;
+    for (int k = 0; k < nplanners; k++)
+        wants_given = wants_given || planner_is_given(planners[k]);
+    if (wants_given && !sa.split && !sa.plan_path) {
+        fprintf(stderr, "pipeplan: --planner %s needs your plan (expected --split SPEC or "
+                "--plan FILE)\n", planner_given());
+        return 2;
+    }
+    /* a file that is there stays there: say so before the planners run */
+    struct stat st;
+    if (sa.output && !sa.force && lstat(sa.output, &st) == 0) {
+        fprintf(stderr, "pipeplan: %s: already exists (use --force to overwrite)\n", sa.output);
+        return 2;
+    }
 
     char err[SPEC_ERR_LEN];
     struct spec_network *net = spec_network_load(files[0], err, sizeof err);
@@ -330,6 +415,7 @@ int cmd_solve(int argc, char **argv)
         spec_network_free(net);
         return 2;
     }
+    sa.tensor_parallel = net->tensor_parallel;
     struct problem *pb = problem_create(net, plat, &knobs, err, sizeof err);
     spec_network_free(net);
     spec_platform_free(plat);
@@ -338,28 +424,120 @@ int cmd_solve(int argc, char **argv)
         return 2;
     }
 
-    int rc = solve_problem(pb, planners, nplanners, &ilp, json);
+    int rc = solve_problem(pb, planners, nplanners, &ilp, &sa);
     problem_free(pb);
     return rc;
 }
 
-/* Run the planners on a problem and print the table or JSON; the exit
+/* The user's plan as a result (doc/model.md section 7: judged like a
+ * baseline). Returns 0, or -1 after saying what is wrong. */
+static int given_result(const struct problem *pb, const struct solve_args *sa,
+                        struct planner_result *res)
+{
+    char err[SPEC_ERR_LEN];
+    char source[300];
+    int rc;
+    if (sa->split) {
+        int *gpu = malloc((size_t)pb->L * sizeof *gpu);
+        if (!gpu) {
+            fprintf(stderr, "pipeplan: out of memory\n");
+            return -1;
+        }
+        if (split_parse(sa->split, pb, gpu, err, sizeof err) < 0) {
+            fprintf(stderr, "pipeplan: bad --split '%s': %s\n", sa->split, err);
+            free(gpu);
+            return -1;
+        }
+        snprintf(source, sizeof source, "--split %s", sa->split);
+        rc = planner_judge(pb, gpu, 0, NULL, source, res);
+        free(gpu);
+    } else {
+        struct plan *pl = planfile_load(sa->plan_path, pb, err, sizeof err);
+        if (!pl) {
+            fprintf(stderr, "%s\n", err);
+            return -1;
+        }
+        snprintf(source, sizeof source, "--plan %s", sa->plan_path);
+        rc = planner_judge(pb, pl->gpu, pl->T, pl->start, source, res);
+        plan_free(pl);
+    }
+    if (rc < 0) {
+        fprintf(stderr, "pipeplan: your %s: %s\n", sa->split ? "split" : "plan", res->message);
+        planner_result_clear(res);
+        return -1;
+    }
+    return 0;
+}
+
+/* The plan a one-plan format exports: the one --planner names, else the
+ * best (fitting first, then the objective). NULL after saying why. */
+static const struct planner_result *export_choice(const struct planner_result *results, int n,
+                                                  const struct solve_args *sa)
+{
+    const struct planner_result *best = NULL;
+    for (int i = 0; i < n; i++) {
+        if (sa->one && results[i].planner == sa->one) {
+            if (results[i].plan && results[i].status != PLAN_ERROR)
+                return &results[i];
+            fprintf(stderr, "pipeplan: no plan to export from %s (%s)\n",
+                    planner_title(results[i].planner), results[i].message);
+            return NULL;
+        }
+        if (results[i].plan && results[i].status != PLAN_ERROR &&
+            (!best || planner_result_compare(&results[i], best) < 0))
+            best = &results[i];
+    }
+    if (!best) {
+        fprintf(stderr, "pipeplan: no plan to export\n");
+        return NULL;
+    }
+    if (n > 1 && sa->named)
+        fprintf(stderr, "pipeplan: exporting the best plan shown, %s "
+                "(--planner with one NAME picks another)\n", planner_title(best->planner));
+    return best;
+}
+
+struct out_ctx {
+    const struct export_format *f;
+    const struct export_input *in;
+};
+
+static int out_writer(FILE *out, void *ctx)
+{
+    const struct out_ctx *c = ctx;
+    return c->f->write(out, c->in);
+}
+
+/* Run the planners on a problem and write the chosen format; the exit
  * status of solve. */
 static int solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
-                      const struct ilp_args *ilp, bool json)
+                         const struct ilp_args *ilp, const struct solve_args *sa)
 {
-    struct planner_result *results = calloc((size_t)nplanners, sizeof *results);
+    /* the registry's planners run; the user's plan is judged here */
+    const char *run[16];
+    int nrun = 0;
+    for (int i = 0; i < nplanners; i++)
+        if (!planner_is_given(planners[i]))
+            run[nrun++] = planners[i];
+    bool given = sa->split || sa->plan_path;
+    struct planner_result *results = calloc((size_t)nrun + 1, sizeof *results);
     if (!results) {
         fprintf(stderr, "pipeplan: out of memory\n");
         return 2;
     }
-    if (run_planners(pb, planners, nplanners, ilp, results) != 0) {
+    if (given && given_result(pb, sa, &results[nrun]) < 0) {
         free(results);
         return 2;
     }
+    if (nrun > 0 && run_planners(pb, run, nrun, ilp, results) != 0) {
+        planner_result_clear(&results[nrun]);
+        free(results);
+        return 2;
+    }
+    int n = nrun + given;
     bool any_fits = false;
     int blocks = pb->L;
-    for (int i = 0; i < nplanners; i++) {
+    for (int i = 0; i < n; i++) {
         struct planner_result *res = &results[i];
         if (planner_is_solver(res->planner) && res->blocks > 0)
             blocks = res->blocks;
@@ -374,22 +552,43 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
             any_fits = true;
     }
     struct report rep = {
-        .pb = pb, .blocks = blocks, .results = results, .nresults = nplanners,
+        .pb = pb, .blocks = blocks, .results = results, .nresults = n,
         .min_cap = NAN, .min_cap_planner = NULL,
     };
     struct plan *cap_plan = NULL;
-    if (!any_fits) {
+    if (!any_fits && !sa->format->one_plan) {
         rep.min_cap = planner_min_cap(pb, &cap_plan, &rep.min_cap_planner);
         rep.min_cap_plan = cap_plan;
     }
-    int out = json ? report_json(stdout, &rep) : report_table(stdout, &rep);
+    struct export_input in = { .rep = &rep, .res = NULL, .tensor_parallel = sa->tensor_parallel };
+    int rc = any_fits ? 0 : 1;
+    char err[SPEC_ERR_LEN + 64];
+    if (sa->format->one_plan) {
+        in.res = export_choice(results, n, sa);
+        if (!in.res)
+            rc = 2;
+    }
+    if (rc != 2 && sa->format->check && sa->format->check(&in, err, sizeof err) < 0) {
+        fprintf(stderr, "pipeplan: cannot write plan %s as %s: %s\n",
+                planner_title(in.res->planner), sa->format->name, err);
+        rc = 2;
+    }
+    if (rc != 2) {
+        struct out_ctx ctx = { sa->format, &in };
+        if (sa->output) {
+            if (fileio_write_atomic(sa->output, sa->force, out_writer, &ctx, err,
+                                    sizeof err) < 0) {
+                fprintf(stderr, "pipeplan: %s\n", err);
+                rc = 2;
+            }
+        } else if (out_writer(stdout, &ctx) < 0 || fflush(stdout) != 0) {
+            fprintf(stderr, "pipeplan: write error on standard output\n");
+            rc = 2;
+        }
+    }
     plan_free(cap_plan);
-    for (int i = 0; i < nplanners; i++)
+    for (int i = 0; i < n; i++)
         planner_result_clear(&results[i]);
     free(results);
-    if (out < 0 || fflush(stdout) != 0) {
-        fprintf(stderr, "pipeplan: write error on standard output\n");
-        return 2;
-    }
-    return any_fits ? 0 : 1;
+    return rc;
 }

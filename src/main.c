@@ -14,13 +14,15 @@ static const char help_text[] =
     "                                     the live explorer (built-in example without files)\n"
     "       " CLI_USAGE_CHECK "\n"
     "                                     validate network and platform files\n"
+    "                                     (and torch schedule CSVs)\n"
     "       " CLI_USAGE_GEN "\n"
     "                                     a network file computed from a transformer's shape\n"
     "       " CLI_USAGE_IMPORT "\n"
     "                      [--note TEXT]...\n"
     "                                     turn a PipeDream profile into a network file\n"
     "       " CLI_USAGE_SOLVE "\n"
-    "                                     plan with every planner, print a table or JSON\n"
+    "                                     every planner: a table, JSON or\n"
+    "                                     one plan (csv, plan file, megatron, deepspeed)\n"
     "       pipeplan --help | --version\n"
     "\n"
     "Commands: check, gen, import, solve (each also takes --help). Any other first\n"
@@ -32,6 +34,9 @@ static const char help_text[] =
     "ILP options, for solve and the explorer:\n"
     CLI_HELP_ILP(CLI_SOLVE_DEFAULT_SECONDS " for solve, " CLI_EXPLORE_DEFAULT_SECONDS
                  " in the explorer")
+    "\n"
+    "Your plan, for solve and the explorer (the row \"your split\"):\n"
+    CLI_HELP_YOURS
     "\n"
     "Options of solve only:\n"
     CLI_HELP_SOLVE_ONLY

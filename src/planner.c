@@ -8,6 +8,7 @@
 
 #include "baseline.h"
 #include "ilp.h"
+#include "schedule.h"
 
 struct entry {
     const char *name;
@@ -30,6 +31,10 @@ static const struct entry registry[] = {
 
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 
+/* The user's own plan: in the registry for its name and title, but not
+ * among the planners that run. */
+static const struct entry given = { "user", "your split", false, false, NULL, NULL };
+
 int planner_count(void)
 {
     return NREG;
@@ -40,12 +45,27 @@ const char *planner_name(int i)
     return i >= 0 && i < NREG ? registry[i].name : NULL;
 }
 
-static const struct entry *find(const char *name)
+static const struct entry *find_run(const char *name)
 {
     for (int i = 0; i < NREG; i++)
         if (strcmp(registry[i].name, name) == 0)
             return &registry[i];
     return NULL;
+}
+
+static const struct entry *find(const char *name)
+{
+    return strcmp(name, given.name) == 0 ? &given : find_run(name);
+}
+
+const char *planner_given(void)
+{
+    return given.name;
+}
+
+bool planner_is_given(const char *name)
+{
+    return name && strcmp(name, given.name) == 0;
 }
 
 const char *planner_title(const char *name)
@@ -80,7 +100,7 @@ static double now_seconds(void)
 
 int planner_run(const char *name, const struct problem *pb, struct planner_result *res)
 {
-    const struct entry *e = find(name);
+    const struct entry *e = find_run(name);
     memset(res, 0, sizeof *res);
     res->bound = NAN;
     res->block_bound = NAN;
@@ -105,6 +125,54 @@ int planner_run(const char *name, const struct problem *pb, struct planner_resul
     } else {
         res->status = res->plan->fits ? PLAN_FEASIBLE : PLAN_NO_FIT;
     }
+    return 0;
+}
+
+int planner_judge(const struct problem *pb, const int *gpu, double T, const double *start,
+                  const char *source, struct planner_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->planner = given.name;
+    res->status = PLAN_ERROR;
+    res->bound = problem_objective_bound(pb);
+    res->block_bound = NAN;
+    snprintf(res->message, sizeof res->message, "%s", source ? source : "");
+    int used = 0;
+    for (int i = 0; i < pb->L; i++) {
+        if (gpu[i] < 0) {
+            snprintf(res->message, sizeof res->message, "layer %d has no GPU", i);
+            return -1;
+        }
+        if (gpu[i] + 1 > used)
+            used = gpu[i] + 1;
+    }
+    if (used > pb->P) {
+        snprintf(res->message, sizeof res->message, "it uses GPU %d, but there %s only %d "
+                 "GPU%s", used - 1, pb->P == 1 ? "is" : "are", pb->P, pb->P == 1 ? "" : "s");
+        return -1;
+    }
+    struct plan *pl = plan_new(pb->L, pb->P);
+    if (!pl) {
+        snprintf(res->message, sizeof res->message, "out of memory");
+        return -1;
+    }
+    memcpy(pl->gpu, gpu, (size_t)pb->L * sizeof *gpu);
+    int rc;
+    if (start) {
+        pl->T = T;
+        memcpy(pl->start, start, 2 * (size_t)pb->L * sizeof *start);
+        rc = plan_evaluate(pl, pb);
+    } else {
+        rc = schedule_build(pl, pb);
+    }
+    if (rc != 0) {
+        plan_free(pl);
+        snprintf(res->message, sizeof res->message, "no schedule for this allocation");
+        return -1;
+    }
+    res->plan = pl;
+    res->believed_fit = pl->fits;
+    res->status = pl->fits ? PLAN_FEASIBLE : PLAN_NO_FIT;
     return 0;
 }
 

@@ -216,6 +216,11 @@ int report_table(FILE *out, const struct report *r)
     }
     for (int i = 0; i < r->nresults; i++) {
         const struct planner_result *res = &r->results[i];
+        if (planner_is_given(res->planner) && res->message[0])
+            fprintf(out, "  %s: %s\n", planner_title(res->planner), res->message);
+    }
+    for (int i = 0; i < r->nresults; i++) {
+        const struct planner_result *res = &r->results[i];
         if (res->plan && !res->believed_fit && !res->plan->fits && !planner_is_solver(res->planner))
             fprintf(out, "  %s: its own memory rule finds no split that fits; shown: the split "
                     "it would pick ignoring memory\n", planner_title(res->planner));

@@ -834,3 +834,39 @@ int torch_schedule_validate(const char *csv, int nstages, int nranks, int m,
     free(c.cols);
     return rc;
 }
+
+/* The counts a schedule CSV implies: its rows, and one more than the
+ * largest stage and micro-batch among the cells that read as actions. */
+int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m)
+{
+    long S = 0, R = 0, M = 0;
+    for (const char *p = csv; p && *p;) {
+        const char *eol = strchr(p, '\n');
+        const char *end = eol ? eol : p + strlen(p);
+        R++;
+        for (const char *b = p; b < end;) {
+            while (b < end && (*b == ' ' || *b == '\t'))
+                b++;
+            char *q;
+            if (b < end && *b >= '0' && *b <= '9') {
+                long st = strtol(b, &q, 10);
+                if (q < end && (*q == 'F' || *q == 'B') && q[1] >= '0' && q[1] <= '9') {
+                    long mb = strtol(q + 1, &q, 10);
+                    if (st < INT_MAX && mb < INT_MAX) {
+                        S = st + 1 > S ? st + 1 : S;
+                        M = mb + 1 > M ? mb + 1 : M;
+                    }
+                }
+            }
+            const char *comma = memchr(b, ',', (size_t)(end - b));
+            b = comma ? comma + 1 : end;
+        }
+        p = eol ? eol + 1 : end;
+    }
+    if (S == 0 || R > INT_MAX)
+        return -1;
+    *nstages = (int)S;
+    *nranks = (int)R;
+    *m = (int)M;
+    return 0;
+}

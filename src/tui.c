@@ -124,6 +124,7 @@ void tui_trace(struct tui *t, const char *fmt, ...)
     vfprintf(t->trace, fmt, ap);
     va_end(ap);
     fputc('\n', t->trace);
+    fflush(t->trace);           /* tests read it while the explorer runs */
 }
 
 /* The newest knob values, planned again: baselines first so they show at
@@ -148,7 +149,8 @@ static void worker_restart(struct tui *t)
     int n = 0;
     for (int pass = 0; pass < 2 && all; pass++)
         for (int i = 0; i < t->nrows; i++)
-            if (i != t->ilp && planner_has_memory_rule(t->rows[i].planner) == (pass == 0))
+            if (i != t->ilp && i != t->user &&
+                planner_has_memory_rule(t->rows[i].planner) == (pass == 0))
                 names[n++] = t->rows[i].planner;
     /* a setting solved before continues from its result (and one proven
      * is not solved again) */
@@ -185,7 +187,9 @@ static void worker_restart(struct tui *t)
         tui_event_apply(t, &ev);
         tui_message(t, MSG_ERROR, "%s", ev.message);
     }
-    tui_trace(t, "replan %.3f %u %.3f", tui_now() * 1e3, t->gen, t->gen_key * 1e3);
+    /* what was asked of the worker: the ILP or not, and from a kept plan */
+    tui_trace(t, "replan %.3f %u %.3f%s%s", tui_now() * 1e3, t->gen, t->gen_key * 1e3,
+              !ilp->done ? " ilp" : "", !ilp->done && warm ? " warm" : "");
     t->dirty = true;
 }
 

@@ -277,6 +277,24 @@ static int strip_width(void)
     return COLS - STRIP_LABEL - 2;
 }
 
+/* The format chooser's items: " 3 csv". */
+static void format_item(int i, char *buf, size_t len)
+{
+    snprintf(buf, len, " %d %s", i + 1, export_format_at(i)->name);
+}
+
+/* Columns the chooser needs on one line, after its label. */
+static int format_cols(void)
+{
+    int n = (int)strlen("Export as:");
+    for (int i = 0; i < export_count(); i++) {
+        char item[64];
+        format_item(i, item, sizeof item);
+        n += (int)strlen(item);
+    }
+    return n;
+}
+
 /* Lines by priority: the fixed parts (title, knobs, the strip, one GPU,
  * the plans, the ILP line with its state and bound, the keys), then the
  * layer line, GPUs (a few), the table's header, the whole-network strip,
@@ -297,8 +315,11 @@ static void layout_compute(const struct tui *t, struct layout *ly)
     overview = L > strip_width() && TAKE(1) > 0;
     ngpu += TAKE(P - ngpu);
     int nstatus = TAKE(1);
-    /* a message too long for one line gets a second when there is room */
+    /* a message too long for one line gets a second when there is room,
+     * and so does the format chooser */
     if (nstatus && t->msg_kind != MSG_NONE && (int)strlen(t->msg) > COLS - 4)
+        nstatus += TAKE(1);
+    else if (nstatus && t->mode == MODE_FORMAT && format_cols() > COLS)
         nstatus += TAKE(1);
     bool ilp2 = TAKE(1) > 0;
     int ndetails = avail >= 4 ? (P + 2 < avail ? P + 2 : avail) : 0;
@@ -1187,13 +1208,17 @@ static void draw_keys(const struct tui *t, int y)
         { "g/G", "GPUs", 1 }, { "m/M", "cap", 1 }, { "b/B", "micro-batches", 2 },
         { "s", "schedule", 2 }, { "c", "layout", 3 }, { "[]{}", "GPU cap", 5 },
         { "k/K", "blocks", 5 }, { "t/T", "limit", 5 }, { "u", "undo", 4 },
-        { "r/R", "reload", 6 }, { "e", "export", 3 }, { "?", "help", 0 }, { "q", "quit", 0 },
+        { "r/R", "reload", 6 }, { "e", "export", 3 }, { "p", "load plan", 4 },
+        { "?", "help", 0 }, { "q", "quit", 0 },
     };
     static const struct keyhint prompt_keys[] = {
         { "Enter", "write", 0 }, { "Esc", "cancel", 0 }, { "^U", "clear", 1 },
     };
     static const struct keyhint confirm_keys[] = {
         { "y", "overwrite", 0 }, { "n", "pick another name", 0 },
+    };
+    static const struct keyhint format_keys[] = {
+        { "1-9", "format", 0 }, { "Enter", "highlighted", 0 }, { "Esc", "cancel", 0 },
     };
     static const struct keyhint help_keys[] = {
         { "Up/Down", "scroll", 0 }, { "any other key", "back", 0 },
@@ -1209,6 +1234,9 @@ static void draw_keys(const struct tui *t, int y)
     } else if (t->mode == MODE_HELP) {
         k = help_keys;
         n = 2;
+    } else if (t->mode == MODE_FORMAT) {
+        k = format_keys;
+        n = 3;
     }
     /* the most hints that fit, with two spaces between them or else one */
     int limit = 9, sep = 2;
@@ -1269,6 +1297,54 @@ static void draw_status(struct tui *t, int y, int lines)
 {
     struct pen pn = { y, 0, COLS };
     char buf[1200];
+    if (t->mode == MODE_FORMAT) {
+        /* items wrap onto the lines there are, whole; with too few lines
+         * the ones around the highlighted one show, "<" / ">" saying
+         * there are more */
+        const char *label = COLS < 70 ? "Export:" : "Export as:";
+        int n = export_count(), first = 0, last = n - 1;
+        for (;;) {
+            int line = 0, x = text_cols(label) + (first > 0 ? 2 : 0);
+            last = first - 1;
+            for (int i = first; i < n; i++) {
+                char item[64];
+                format_item(i, item, sizeof item);
+                int w = text_cols(item) + (i + 1 < n ? 2 : 0);   /* room for " >" */
+                if (x + w > COLS) {
+                    if (++line >= lines)
+                        break;
+                    x = 0;
+                }
+                x += text_cols(item);
+                last = i;
+            }
+            if (last >= t->format_sel || first >= t->format_sel)
+                break;
+            first++;
+        }
+        put(&pn, roles[R_VALUE], label);
+        if (first > 0)
+            put(&pn, roles[R_NORMAL], " <");
+        int line = 0;
+        for (int i = first; i <= last; i++) {
+            char item[64];
+            format_item(i, item, sizeof item);
+            int w = text_cols(item) + (i + 1 < n ? 2 : 0);
+            if (pn.x + w > COLS && line + 1 < lines) {
+                line++;
+                pn = (struct pen){ y + line, 0, COLS };
+            }
+            char num[16];
+            snprintf(num, sizeof num, " %d", i + 1);
+            put(&pn, roles[R_KEY], num);
+            put(&pn, roles[R_NORMAL], " ");
+            put(&pn, i == t->format_sel ? roles[R_VALUE] | A_REVERSE : roles[R_NORMAL],
+                export_format_at(i)->name);
+        }
+        if (last < n - 1)
+            put(&pn, roles[R_NORMAL], " >");
+        return;
+    }
     if (t->mode == MODE_PROMPT || t->mode == MODE_CONFIRM) {
         char path[1100];
         text_clean(t->input, path, sizeof path, t->unicode);
@@ -1277,7 +1353,12 @@ static void draw_status(struct tui *t, int y, int lines)
             put(&pn, roles[R_WARN], " exists. Overwrite it? (y/n)");
             return;
         }
-        snprintf(buf, sizeof buf, "Export the %s plan to: ", planner_title(t->export_res.planner));
+        if (t->prompt == PROMPT_LOAD)
+            snprintf(buf, sizeof buf, "Load a plan file: ");
+        else
+            snprintf(buf, sizeof buf, "Export the %s plan (%s) to: ",
+                     planner_title(t->export_res.planner),
+                     t->export_fmt ? t->export_fmt->name : "json");
         put(&pn, roles[R_VALUE], buf);
         /* keep the end of a long name (where the typing happens) visible */
         const char *p = path;
@@ -1328,7 +1409,8 @@ static const char *const help_text[] = {
     "  f                follow the best plan again",
     "",
     "#Other",
-    "  e            export the plan on screen as JSON (as solve --json)",
+    "  e            export the plan on screen: pick a format (1-9, or Enter for the highlighted one, json at first: json, table, csv, plan file, megatron, deepspeed, torch, torch schedule; as solve --format), then the file",
+    "  p            load a plan file (written by e or solve --format plan) as your plan: the row \"your split\", judged like the others",
     "  Ctrl-L       redraw the screen",
     "  ?            this help",
     "  q  Ctrl-C    quit",

@@ -12,13 +12,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "export.h"
 #include "planner.h"
 #include "problem.h"
 #include "spec.h"
 #include "tui.h"
 #include "worker.h"
 
-#define TUI_MAX_ROWS 12          /* rows of the plans table: the registry's planners */
+#define TUI_MAX_ROWS 12          /* rows of the plans table: the registry's planners and yours */
 #define TUI_CACHE_MAX 16         /* settings whose ILP results are kept */
 #define TUI_UNDO_MAX 256
 #define TUI_GIB 1073741824.0
@@ -45,13 +46,15 @@ enum tui_knob {
     KNOB_LAYOUT, KNOB_BLOCKS, KNOB_TIME_LIMIT
 };
 
-enum tui_mode { MODE_MAIN, MODE_HELP, MODE_PROMPT, MODE_CONFIRM };
+enum tui_mode { MODE_MAIN, MODE_HELP, MODE_PROMPT, MODE_CONFIRM, MODE_FORMAT };
+/* What the prompt line asks for: a file to export to, or a plan file to load. */
+enum tui_prompt { PROMPT_EXPORT, PROMPT_LOAD };
 enum tui_msg { MSG_NONE, MSG_INFO, MSG_ERROR };
 enum tui_replan { REPLAN_NONE, REPLAN_ILP, REPLAN_ALL };
 
 /* One line of the plans table. */
 struct tui_row {
-    const char *planner;         /* a registry name (static) */
+    const char *planner;         /* a registry name (static); planner_given() for yours */
     struct tui_problem *tp;      /* the problem plan was judged against */
     struct plan *plan;           /* owned; NULL when there is none */
     enum plan_status status;
@@ -104,8 +107,21 @@ struct tui {
     int gpu;                     /* GPU selected with [ ] */
     int sel;                     /* row pinned with up/down, -1: the best */
     enum tui_mode mode;
-    char input[1024];            /* export prompt line */
+    enum tui_prompt prompt;
+    char input[1024];            /* prompt line */
     size_t input_len;
+    const struct export_format *export_fmt;   /* chosen in MODE_FORMAT */
+    int format_sel;              /* highlighted format in the chooser */
+
+    /* your plan (--split, --plan, p): a row judged here, not by the worker */
+    int user;                    /* its row, -1: none */
+    char *user_split;            /* the --split value, parsed again for each problem */
+    int *user_gpu;               /* or a plan file's allocation [user_L] */
+    double *user_start;          /* and its schedule [2 user_L] */
+    double user_T;
+    int user_L;
+    char user_source[1100];      /* "--split ..." or "plan file PATH" */
+    char last_plan[1024];        /* the last plan file p loaded */
     struct planner_result export_res;
     struct problem *export_pb;
     int export_blocks;
@@ -179,10 +195,17 @@ double tui_objective_bound(const struct tui *t, bool *ilp);
 /* ILP block count for the current knobs (resolving "auto"). */
 int tui_blocks(const struct tui *t);
 
-/* Export: copy the shown plan, then write it (JSON of solve --json). */
+/* Export: copy the shown plan, pick a format (export.h), check it can be
+ * written and propose a file name, then write it. */
 int tui_export_begin(struct tui *t);
+int tui_export_format(struct tui *t, const struct export_format *f);
 int tui_export_write(struct tui *t, const char *path, bool force);
 void tui_export_end(struct tui *t);
+/* Your plan: from a --split value or a plan file (read against the
+ * current problem); 0, or -1 with the FILE:LINE or option message in
+ * err. The row then shows it, judged for each new problem. */
+int tui_user_split(struct tui *t, const char *spec, char *err, size_t errlen);
+int tui_user_load(struct tui *t, const char *path, char *err, size_t errlen);
 /* "~/x" -> "$HOME/x" into out. */
 void tui_path_expand(const char *in, char *out, size_t outlen);
 

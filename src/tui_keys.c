@@ -83,11 +83,34 @@ static void export_commit(struct tui *t, bool force)
     t->dirty = true;
 }
 
+/* p: load the plan file named on the prompt line as your plan. */
+static void load_commit(struct tui *t)
+{
+    char path[sizeof t->input + 256];
+    tui_path_expand(t->input, path, sizeof path);
+    t->mode = MODE_MAIN;
+    curs_set(0);
+    char err[1024];
+    if (tui_user_load(t, path, err, sizeof err) < 0) {
+        tui_message(t, MSG_ERROR, "%s", err);
+        return;
+    }
+    t->sel = t->user;
+    tui_message(t, MSG_INFO, "loaded your plan from %s (row \"%s\")", path,
+                planner_title(planner_given()));
+}
+
 static void prompt_key(struct tui *t, int ch)
 {
     switch (ch) {
     case 27:
     case CTRL('G'):
+        if (t->prompt == PROMPT_LOAD) {
+            t->mode = MODE_MAIN;
+            curs_set(0);
+            tui_message(t, MSG_INFO, "load cancelled");
+            return;
+        }
         tui_export_end(t);
         t->mode = MODE_MAIN;
         curs_set(0);
@@ -100,7 +123,10 @@ static void prompt_key(struct tui *t, int ch)
             prompt_key(t, 27);
             return;
         }
-        export_commit(t, false);
+        if (t->prompt == PROMPT_LOAD)
+            load_commit(t);
+        else
+            export_commit(t, false);
         return;
     case KEY_BACKSPACE:
     case 127:
@@ -125,6 +151,53 @@ static void prompt_key(struct tui *t, int ch)
     }
     t->input[t->input_len] = '\0';
     t->dirty = true;
+}
+
+/* The export format chooser: a digit picks, arrows move, Enter takes the
+ * highlighted one (json at first), Esc cancels. */
+static void format_key(struct tui *t, int ch)
+{
+    int n = export_count();
+    int pick = -1;
+    switch (ch) {
+    case 27:
+    case CTRL('G'):
+    case 'q':
+        tui_export_end(t);
+        t->mode = MODE_MAIN;
+        tui_message(t, MSG_INFO, "export cancelled");
+        return;
+    case KEY_LEFT:
+    case KEY_UP:
+    case KEY_BTAB:
+        t->format_sel = (t->format_sel + n - 1) % n;
+        break;
+    case KEY_RIGHT:
+    case KEY_DOWN:
+    case '\t':
+        t->format_sel = (t->format_sel + 1) % n;
+        break;
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        pick = t->format_sel;
+        break;
+    default:
+        if (ch >= '1' && ch <= '9' && ch - '1' < n)
+            pick = ch - '1';
+        break;
+    }
+    t->dirty = true;
+    if (pick < 0)
+        return;
+    if (tui_export_format(t, export_format_at(pick)) < 0) {
+        tui_export_end(t);
+        t->mode = MODE_MAIN;
+        return;
+    }
+    t->prompt = PROMPT_EXPORT;
+    t->mode = MODE_PROMPT;
+    curs_set(1);
 }
 
 static void confirm_key(struct tui *t, int ch)
@@ -254,10 +327,20 @@ static void main_key(struct tui *t, int ch)
         break;
     case 'e':
         if (tui_export_begin(t) == 0) {
-            t->mode = MODE_PROMPT;
-            curs_set(1);
+            t->mode = MODE_FORMAT;
+            t->format_sel = 0;
+            for (int i = 0; i < export_count(); i++)
+                if (strcmp(export_format_at(i)->name, "json") == 0)
+                    t->format_sel = i;
             t->dirty = true;
         }
+        break;
+    case 'p':
+        t->prompt = PROMPT_LOAD;
+        t->mode = MODE_PROMPT;
+        t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s", t->last_plan);
+        curs_set(1);
+        t->dirty = true;
         break;
     case CTRL('L'):
         clearok(curscr, TRUE);
@@ -328,6 +411,7 @@ void tui_key(struct tui *t, int ch)
     case MODE_HELP: help_key(t, ch); break;
     case MODE_PROMPT: prompt_key(t, ch); break;
     case MODE_CONFIRM: confirm_key(t, ch); break;
+    case MODE_FORMAT: format_key(t, ch); break;
     default:
         /* a message lasts until the next key */
         if (t->msg_kind != MSG_NONE) {

@@ -10,10 +10,13 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "export.h"
 #include "fileio.h"
 #include "ilp.h"
+#include "planfile.h"
 #include "report.h"
 #include "simulate.h"
+#include "split.h"
 
 /* Replays longer than this (micro-batches x operations, about 5 ms) are
  * not re-checked on the UI's thread: a check must not stall the screen. */
@@ -565,6 +568,8 @@ bool tui_settled(const struct tui *t)
     return true;
 }
 
+static void user_judge(struct tui *t);
+
 void tui_rows_begin(struct tui *t, bool all)
 {
     if (all) {
@@ -580,6 +585,136 @@ void tui_rows_begin(struct tui *t, bool all)
     t->rows[t->ilp].stale = false;
     if (!all)
         t->ilp_t0 = tui_now();
+    else
+        user_judge(t);
+}
+
+/* ---- your plan ---- */
+
+static bool plan_accept(const struct problem *pb, struct plan *pl, char *why, size_t len);
+
+/* Judge your plan for the current problem: the same model, schedule
+ * builder (or the file's schedule) and simulator as every row. */
+static void user_judge(struct tui *t)
+{
+    if (t->user < 0)
+        return;
+    struct tui_row *r = &t->rows[t->user];
+    const struct problem *pb = t->cur->pb;
+    struct planner_result res;
+    memset(&res, 0, sizeof res);
+    res.status = PLAN_ERROR;
+    res.bound = NAN;
+    char err[SPEC_ERR_LEN];
+    if (t->user_split) {
+        int *gpu = malloc((size_t)pb->L * sizeof *gpu);
+        if (!gpu)
+            snprintf(res.message, sizeof res.message, "out of memory");
+        else if (split_parse(t->user_split, pb, gpu, err, sizeof err) < 0)
+            snprintf(res.message, sizeof res.message, "bad --split: %.300s", err);
+        else
+            planner_judge(pb, gpu, 0, NULL, t->user_source, &res);
+        free(gpu);
+    } else if (t->user_L != pb->L) {
+        snprintf(res.message, sizeof res.message, "the plan file has %d layers, the network %d",
+                 t->user_L, pb->L);
+    } else {
+        planner_judge(pb, t->user_gpu, t->user_T, t->user_start, t->user_source, &res);
+    }
+    r->done = true;
+    r->started = false;
+    r->stale = false;
+    r->status = res.status;
+    r->believed_fit = res.believed_fit;
+    r->bound = res.bound;
+    r->block_bound = NAN;
+    r->blocks = 0;
+    r->seconds = 0;
+    snprintf(r->message, sizeof r->message, "%s", res.message);
+    if (res.plan && plan_accept(pb, res.plan, r->message, sizeof r->message)) {
+        row_set_plan(t, r, res.plan);
+    } else {
+        if (res.plan)
+            r->status = PLAN_ERROR;
+        plan_free(res.plan);
+        row_clear(r);
+    }
+}
+
+static void user_row(struct tui *t)
+{
+    if (t->user >= 0 || t->nrows >= TUI_MAX_ROWS)
+        return;
+    t->user = t->nrows++;
+    struct tui_row *r = &t->rows[t->user];
+    memset(r, 0, sizeof *r);
+    r->planner = planner_given();
+    r->bound = r->block_bound = NAN;
+}
+
+static void user_forget(struct tui *t)
+{
+    free(t->user_split);
+    free(t->user_gpu);
+    free(t->user_start);
+    t->user_split = NULL;
+    t->user_gpu = NULL;
+    t->user_start = NULL;
+    t->user_L = 0;
+}
+
+int tui_user_split(struct tui *t, const char *spec, char *err, size_t errlen)
+{
+    const struct problem *pb = t->cur->pb;
+    int *gpu = malloc((size_t)pb->L * sizeof *gpu);
+    char why[SPEC_ERR_LEN];
+    if (!gpu || split_parse(spec, pb, gpu, why, sizeof why) < 0) {
+        snprintf(err, errlen, "bad --split '%s': %s", spec, gpu ? why : "out of memory");
+        free(gpu);
+        return -1;
+    }
+    free(gpu);
+    char *copy = strdup(spec);
+    if (!copy) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    user_forget(t);
+    t->user_split = copy;
+    snprintf(t->user_source, sizeof t->user_source, "--split %s", spec);
+    user_row(t);
+    user_judge(t);
+    return 0;
+}
+
+int tui_user_load(struct tui *t, const char *path, char *err, size_t errlen)
+{
+    const struct problem *pb = t->cur->pb;
+    struct plan *pl = planfile_load(path, pb, err, errlen);
+    if (!pl)
+        return -1;
+    int *gpu = malloc((size_t)pl->L * sizeof *gpu);
+    double *start = malloc(2 * (size_t)pl->L * sizeof *start);
+    if (!gpu || !start) {
+        free(gpu);
+        free(start);
+        plan_free(pl);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    memcpy(gpu, pl->gpu, (size_t)pl->L * sizeof *gpu);
+    memcpy(start, pl->start, 2 * (size_t)pl->L * sizeof *start);
+    user_forget(t);
+    t->user_gpu = gpu;
+    t->user_start = start;
+    t->user_T = pl->T;
+    t->user_L = pl->L;
+    plan_free(pl);
+    snprintf(t->user_source, sizeof t->user_source, "plan file %s", path);
+    snprintf(t->last_plan, sizeof t->last_plan, "%s", path);
+    user_row(t);
+    user_judge(t);
+    return 0;
 }
 
 bool tui_baselines_done(const struct tui *t)
@@ -947,6 +1082,32 @@ int tui_export_begin(struct tui *t)
                  "exported while the solver was running: best plan so far");
     t->export_blocks = solver && r->blocks > 0 ? r->blocks : t->export_pb->L;
     t->export_res.blocks = solver ? r->blocks : 0;
+    t->export_fmt = NULL;
+    return 0;
+}
+
+static void export_input(struct tui *t, struct report *rep, struct export_input *in)
+{
+    *rep = (struct report){
+        .pb = t->export_pb, .blocks = t->export_blocks, .results = &t->export_res,
+        .nresults = 1, .min_cap = NAN, .min_cap_planner = NULL,
+    };
+    *in = (struct export_input){ .rep = rep, .res = &t->export_res,
+                                 .tensor_parallel = t->net->tensor_parallel };
+}
+
+int tui_export_format(struct tui *t, const struct export_format *f)
+{
+    struct report rep;
+    struct export_input in;
+    export_input(t, &rep, &in);
+    char err[SPEC_ERR_LEN];
+    if (f->check && f->check(&in, err, sizeof err) < 0) {
+        tui_message(t, MSG_ERROR, "cannot write plan %s as %s: %s",
+                    planner_title(t->export_res.planner), f->name, err);
+        return -1;
+    }
+    t->export_fmt = f;
     /* a file name that says what it holds */
     char name[96];
     size_t n = 0;
@@ -954,29 +1115,37 @@ int tui_export_begin(struct tui *t)
         name[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
                            (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ? *p : '_');
     name[n] = '\0';
-    t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s-%dgpu-%s.json",
-                                    n ? name : "plan", t->export_pb->P, r->planner);
+    t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s-%dgpu-%s.%s",
+                                    n ? name : "plan", t->export_pb->P,
+                                    t->export_res.planner, f->ext);
     return 0;
 }
 
+struct export_ctx {
+    const struct export_format *f;
+    const struct export_input *in;
+};
+
 static int export_writer(FILE *out, void *ctx)
 {
-    return report_json(out, ctx);
+    const struct export_ctx *c = ctx;
+    return c->f->write(out, c->in);
 }
 
 int tui_export_write(struct tui *t, const char *path, bool force)
 {
-    struct report rep = {
-        .pb = t->export_pb, .blocks = t->export_blocks, .results = &t->export_res,
-        .nresults = 1, .min_cap = NAN, .min_cap_planner = NULL,
-    };
+    struct report rep;
+    struct export_input in;
+    export_input(t, &rep, &in);
+    const struct export_format *f = t->export_fmt ? t->export_fmt : export_find("json");
+    struct export_ctx ctx = { f, &in };
     char err[SPEC_ERR_LEN + 64];
-    if (fileio_write_atomic(path, force, export_writer, &rep, err, sizeof err) < 0) {
+    if (fileio_write_atomic(path, force, export_writer, &ctx, err, sizeof err) < 0) {
         tui_message(t, MSG_ERROR, "%s", err);
         return -1;
     }
-    tui_message(t, MSG_INFO, "exported the %s plan to %s",
-                planner_title(t->export_res.planner), path);
+    tui_message(t, MSG_INFO, "exported the plan (%s) as %s to %s",
+                planner_title(t->export_res.planner), f->name, path);
     return 0;
 }
 
@@ -986,6 +1155,7 @@ void tui_export_end(struct tui *t)
     problem_free(t->export_pb);
     memset(&t->export_res, 0, sizeof t->export_res);
     t->export_pb = NULL;
+    t->export_fmt = NULL;
 }
 
 /* ---- life cycle ---- */
@@ -1005,6 +1175,7 @@ int tui_state_init(struct tui *t, const struct tui_options *opt, struct spec_net
     t->hold.bound = t->hold.block_bound = NAN;
     /* the table's rows: the registry's planners, in its order */
     t->ilp = -1;
+    t->user = -1;
     for (int i = 0; i < planner_count() && t->nrows < TUI_MAX_ROWS; i++) {
         struct tui_row *r = &t->rows[t->nrows];
         r->planner = planner_name(i);
@@ -1025,6 +1196,10 @@ int tui_state_init(struct tui *t, const struct tui_options *opt, struct spec_net
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    if (opt->split && tui_user_split(t, opt->split, err, errlen) < 0)
+        return -1;
+    if (opt->plan_path && tui_user_load(t, opt->plan_path, err, errlen) < 0)
+        return -1;
     t->replan = REPLAN_ALL;
     t->dirty = true;
     return 0;
@@ -1041,6 +1216,7 @@ void tui_state_free(struct tui *t)
     t->nundo = 0;
     setting_free(&t->set);
     tui_export_end(t);
+    user_forget(t);
     tp_unref(t->cur);
     t->cur = NULL;
     spec_network_free(t->net);

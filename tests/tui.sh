@@ -119,11 +119,13 @@ expect_screen main "a key leaves the help" "^GPUs 4  cap 17\.0 GiB"
 
 # ---- export ----
 keys main e
-expect_screen main "e: asks for a file name" "Export the .* plan to: "
+expect_screen main "e: offers the formats" "Export as: 1 table 2 json"
+keys main Enter
+expect_screen main "Enter: json, then asks for a file name" "Export the .* plan \(json\) to: "
 keys main C-u
 keys_literal main "$TMP/plan.json"
 keys main Enter
-expect_screen main "e: exported" "exported the .* plan to "
+expect_screen main "e: exported" "exported the plan \(.*\) as json to "
 if wait_file "$TMP/plan.json" && jq -e '
     (.problem.gpus == 4) and (.problem.micro_batches == 9) and (.problem.schedule == "pipedream")
     and (.problem.memory == [18253611008, 18253611008, 18253611008, 18253611008])
@@ -136,12 +138,12 @@ else
     not_ok "export: JSON"; head -c 600 "$TMP/plan.json"; echo
 fi
 cp "$TMP/plan.json" "$TMP/plan.before"
-keys main e C-u
+keys main e Enter C-u
 keys_literal main "$TMP/plan.json"
 keys main Enter
 expect_screen main "export to an existing file asks first" "plan\.json exists\. Overwrite it\? \(y/n\)"
 keys main n
-expect_screen main "n: back to the name" "Export the .* plan to: "
+expect_screen main "n: back to the name" "Export the .* plan \(json\) to: "
 keys main Escape
 expect_screen main "Esc: export cancelled" "export cancelled"
 if cmp -s "$TMP/plan.json" "$TMP/plan.before"; then ok "declined: file untouched"; else
@@ -149,12 +151,12 @@ if cmp -s "$TMP/plan.json" "$TMP/plan.before"; then ok "declined: file untouched
 keys main G
 check_rows main "G before overwriting" "^GPUs 5 " \
     --gpus 5 --memory 17GiB --micro-batches 9 --schedule pipedream
-keys main e C-u
+keys main e Enter C-u
 keys_literal main "$TMP/plan.json"
 keys main Enter
 expect_screen main "overwrite question again" "Overwrite it\?"
 keys main y
-expect_screen main "y: overwritten" "exported the .* plan to "
+expect_screen main "y: overwritten" "exported the plan \(.*\) as json to "
 if jq -e '.problem.gpus == 5' "$TMP/plan.json" >/dev/null; then ok "overwrite: new content"; else
     not_ok "overwrite: content"; fi
 if [ -n "$(find "$TMP" -name 'plan.json.tmp*')" ]; then not_ok "export left a temporary file"; else

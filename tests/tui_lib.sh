@@ -85,7 +85,9 @@ EOF
 
 screen() { TM capture-pane -p -t "$1" 2>/dev/null; }
 
-# wait_screen NAME ERE... : poll until one capture matches every ERE.
+# wait_screen NAME ERE... : poll until one capture matches every ERE and
+# the next capture is the same (tmux can be caught in the middle of a
+# frame: a line half rewritten is not what the explorer shows).
 # Returns 1 at the deadline; the last capture stays in $TMP/last.
 wait_screen() {
     _name=$1
@@ -97,7 +99,10 @@ wait_screen() {
         for _re in "$@"; do
             grep -Eq -- "$_re" "$TMP/last" || { _all=0; break; }
         done
-        [ $_all -eq 1 ] && return 0
+        if [ $_all -eq 1 ]; then
+            screen "$_name" >"$TMP/last.again"
+            cmp -s "$TMP/last" "$TMP/last.again" && return 0
+        fi
         [ "$(date +%s)" -ge "$_end" ] && return 1
         sleep 0.1
     done

@@ -1,0 +1,295 @@
+/* export: the format table and the csv, plan, megatron and deepspeed
+ * writers (table and json are report.c's, torch and torch-schedule
+ * torch_export.c's). */
+#include "export.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planfile.h"
+#include "split.h"
+#include "torch_export.h"
+
+static int write_table(FILE *out, const struct export_input *in)
+{
+    return report_table(out, in->rep);
+}
+
+static int write_json(FILE *out, const struct export_input *in)
+{
+    return report_json(out, in->rep);
+}
+
+/* ---- csv ---- */
+
+static void csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+/* A start time within the period, [0, T). */
+static double in_period(double t, double T)
+{
+    double r = fmod(t, T);
+    if (r < 0)
+        r += T;
+    return r >= T - PLAN_EPS * T ? 0.0 : r;
+}
+
+int export_csv(FILE *out, const struct problem *pb, const struct plan *pl)
+{
+    fputs("index,name,gpu,stage,forward_start_ms,backward_start_ms,in_flight,stored_bytes\n",
+          out);
+    int stage = 0;
+    for (int i = 0; i < pl->L; i++) {
+        if (i > 0 && pl->gpu[i] != pl->gpu[i - 1])
+            stage++;
+        fprintf(out, "%d,", i);
+        csv_field(out, pb->names[i]);
+        fprintf(out, ",%d,%d,%.6f,%.6f,%d,%.0f\n", pl->gpu[i], stage,
+                in_period(pl->start[i], pl->T), in_period(pl->start[pl->L + i], pl->T),
+                pl->inflight[i], pb->s[i] * pl->copies[i]);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+static int write_csv(FILE *out, const struct export_input *in)
+{
+    return export_csv(out, in->rep->pb, in->res->plan);
+}
+
+/* ---- plan file ---- */
+
+static int write_plan(FILE *out, const struct export_input *in)
+{
+    return planfile_write(out, in->rep->pb, in->res->plan, planner_title(in->res->planner));
+}
+
+/* ---- Megatron-Core ---- */
+
+static int megatron_layout(const struct export_input *in, struct split_megatron *m, char *err,
+                           size_t errlen)
+{
+    const struct problem *pb = in->rep->pb;
+    return split_megatron_write(in->res->plan->gpu, pb->names, pb->L, pb->P, pb->cap,
+                                pb->reserved, m, err, errlen);
+}
+
+static int check_megatron(const struct export_input *in, char *err, size_t errlen)
+{
+    struct split_megatron m;
+    int rc = megatron_layout(in, &m, err, errlen);
+    split_megatron_clear(&m);
+    return rc;
+}
+
+static void rank_comment(FILE *out, const int *gpu_of_rank, int P, const char *what)
+{
+    bool identity = true;
+    for (int r = 0; r < P; r++)
+        identity = identity && gpu_of_rank[r] == r;
+    if (identity) {
+        fprintf(out, "# %s r is pipeplan GPU r\n", what);
+        return;
+    }
+    fprintf(out, "# GPUs renumbered (only among GPUs of equal memory):");
+    for (int r = 0; r < P; r++)
+        if (gpu_of_rank[r] >= 0)
+            fprintf(out, "%s %s %d = pipeplan GPU %d", r ? "," : "", what, r, gpu_of_rank[r]);
+    fputc('\n', out);
+}
+
+static int write_megatron(FILE *out, const struct export_input *in)
+{
+    const struct problem *pb = in->rep->pb;
+    struct split_megatron m;
+    char err[320];
+    if (megatron_layout(in, &m, err, sizeof err) < 0)
+        return -1;
+    fprintf(out, "# Megatron-Core arguments for %s, plan: %s (pipeplan); %s\n",
+            pb->network, planner_title(in->res->planner),
+            in->res->plan->fits ? "it fits" : "it does not fit");
+    fprintf(out, "# %d stage%s = %d pipeline rank%s x %d virtual stage%s; stage k runs on "
+            "rank k mod %d\n", m.stages, m.stages == 1 ? "" : "s", pb->P, pb->P == 1 ? "" : "s",
+            m.virtual_stages, m.virtual_stages == 1 ? "" : "s", pb->P);
+    if (m.virtual_stages > 1)
+        fprintf(out, "# Megatron derives the %d virtual stages per rank from the layout (it "
+                "refuses --num-virtual-stages-per-pipeline-rank beside it)\n",
+                m.virtual_stages);
+    fprintf(out, "# E = tok_embeddings, t = layers.0 .. layers.%d in order, L = norm + output; "
+            "--num-layers must be %d\n", pb->L - 4, pb->L - 3);
+    rank_comment(out, m.gpu, pb->P, "rank");
+    fprintf(out, "--pipeline-model-parallel-size %d --pipeline-model-parallel-layout \"%s\"",
+            pb->P, m.layout);
+    if (in->tensor_parallel > 1)
+        fprintf(out, " --tensor-model-parallel-size %ld", in->tensor_parallel);
+    fputc('\n', out);
+    split_megatron_clear(&m);
+    return ferror(out) ? -1 : 0;
+}
+
+/* ---- DeepSpeed ---- */
+
+static int deepspeed_parts(const struct export_input *in, int *parts, int *rank, char *err,
+                           size_t errlen)
+{
+    const struct problem *pb = in->rep->pb;
+    return split_deepspeed_parts(in->res->plan->gpu, pb->L, pb->P, pb->cap, pb->reserved,
+                                 parts, rank, err, errlen);
+}
+
+static int check_deepspeed(const struct export_input *in, char *err, size_t errlen)
+{
+    int P = in->rep->pb->P;
+    int *parts = malloc((size_t)(P + 1) * sizeof *parts), *rank = malloc((size_t)P * sizeof *rank);
+    int rc = -1;
+    if (!parts || !rank)
+        snprintf(err, errlen, "out of memory");
+    else
+        rc = deepspeed_parts(in, parts, rank, err, errlen) < 0 ? -1 : 0;
+    free(parts);
+    free(rank);
+    return rc;
+}
+
+static int write_deepspeed(FILE *out, const struct export_input *in)
+{
+    const struct problem *pb = in->rep->pb;
+    int P = pb->P;
+    int *parts = malloc((size_t)(P + 1) * sizeof *parts), *rank = malloc((size_t)P * sizeof *rank);
+    int *gpu_of = malloc((size_t)P * sizeof *gpu_of);
+    char err[320];
+    int stages = parts && rank && gpu_of ? deepspeed_parts(in, parts, rank, err, sizeof err) : -1;
+    if (stages < 0) {
+        free(parts);
+        free(rank);
+        free(gpu_of);
+        return -1;
+    }
+    for (int r = 0; r < P; r++)
+        gpu_of[r] = -1;
+    for (int g = 0; g < P; g++)
+        if (rank[g] >= 0)
+            gpu_of[rank[g]] = g;
+    fprintf(out, "# DeepSpeed PipelineModule partition for %s, plan: %s (pipeplan); %s\n",
+            pb->network, planner_title(in->res->planner),
+            in->res->plan->fits ? "it fits" : "it does not fit");
+    fprintf(out, "# num_stages=%d; the layers list holds pipeplan's %d layers in order; "
+            "parts[s] is the first layer of stage s, parts[%d] the layer count\n", stages,
+            pb->L, stages);
+    fprintf(out, "# PipelineModule takes no such list (partition_method is 'uniform', "
+            "'parameters' or 'type:REGEX'):\n");
+    fprintf(out, "# subclass it and override _partition_layers to set self.parts = parts and "
+            "call self._set_bounds(start=self.parts[stage_id], stop=self.parts[stage_id + 1])\n");
+    if (stages < P)
+        fprintf(out, "# %d of the %d GPUs hold layers\n", stages, P);
+    rank_comment(out, gpu_of, stages, "stage");
+    fputs("parts = [", out);
+    for (int s = 0; s <= stages; s++)
+        fprintf(out, "%s%d", s ? ", " : "", parts[s]);
+    fputs("]\n", out);
+    free(parts);
+    free(rank);
+    free(gpu_of);
+    return ferror(out) ? -1 : 0;
+}
+
+/* ---- torch.distributed.pipelining (torch_export.c) ---- */
+
+static int check_torch(const struct export_input *in, char *err, size_t errlen)
+{
+    const struct problem *pb = in->rep->pb;
+    if (torch_stage_count(in->res->plan) < 0 || in->res->plan->L != pb->L) {
+        snprintf(err, errlen, "the plan does not match the network's %d layers", pb->L);
+        return -1;
+    }
+    for (int i = 0; i < pb->L; i++)
+        if (!pb->names || !pb->names[i] || !pb->names[i][0]) {
+            snprintf(err, errlen, "layer %d has no name (torch needs module names)", i + 1);
+            return -1;
+        }
+    return 0;
+}
+
+static int write_torch(FILE *out, const struct export_input *in)
+{
+    char err[320];
+    return torch_export_program(out, in->rep->pb, in->res->plan, err, sizeof err);
+}
+
+static int write_torch_schedule(FILE *out, const struct export_input *in)
+{
+    char err[320];
+    return torch_export_schedule(out, in->rep->pb, in->res->plan, err, sizeof err);
+}
+
+/* ---- the table ---- */
+
+static const struct export_format formats[] = {
+    { "table", "the table solve prints", "txt", false, NULL, write_table },
+    { "json", "JSON, as solve --json", "json", false, NULL, write_json },
+    { "csv", "one row per layer", "csv", true, NULL, write_csv },
+    { "plan", "plan file, read back by --plan", "plan", true, NULL, write_plan },
+    { "megatron", "Megatron-Core arguments", "args", true, check_megatron, write_megatron },
+    { "deepspeed", "DeepSpeed parts list", "py", true, check_deepspeed, write_deepspeed },
+    { "torch", "torch.distributed.pipelining stages", "py", true, check_torch, write_torch },
+    { "torch-schedule", "torch schedule CSV (compute_only)", "csv", true, check_torch,
+      write_torch_schedule },
+};
+
+#define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
+
+int export_count(void)
+{
+    return NFORMATS;
+}
+
+const struct export_format *export_format_at(int i)
+{
+    return i >= 0 && i < NFORMATS ? &formats[i] : NULL;
+}
+
+const struct export_format *export_find(const char *name)
+{
+    for (int i = 0; i < NFORMATS; i++)
+        if (strcmp(formats[i].name, name) == 0)
+            return &formats[i];
+    return NULL;
+}
+
+const char *export_names(char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < NFORMATS && n < len; i++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", i == 0 ? "" : i + 1 == NFORMATS
+                              ? " or " : ", ", formats[i].name);
+    return buf;
+}
+
+int export_write(FILE *out, const struct export_format *f, const struct export_input *in,
+                 char *err, size_t errlen)
+{
+    if (f->one_plan && (!in->res || !in->res->plan)) {
+        snprintf(err, errlen, "no plan to export");
+        return -1;
+    }
+    if (f->check && f->check(in, err, errlen) < 0)
+        return -1;
+    if (f->write(out, in) < 0) {
+        snprintf(err, errlen, "write error");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,333 @@
+/* planfile: write and read plan files (see planfile.h for the format). */
+#include "planfile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "simulate.h"
+#include "spec.h"
+#include "units.h"
+
+/* The shortest decimal that reads back as exactly v, with "ms". */
+static void ms_exact(double v, char *buf, size_t len)
+{
+    for (int prec = 6; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "ms");
+}
+
+int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
+                   const char *planner)
+{
+    char b1[32], b2[32], b3[32];
+    fprintf(out, "; pipeplan plan file: read it back with --plan FILE (or p in the explorer)\n");
+    fprintf(out, "; %s on %d GPU%s, plan: %s\n", pb->network, pb->P, pb->P == 1 ? "" : "s",
+            planner ? planner : "-");
+    fprintf(out, "; judged for %s, %ld micro-batch%s, weight factor %g: period %s, iteration "
+            "%s, %s\n", spec_schedule_name(pb->schedule), pb->m, pb->m == 1 ? "" : "es",
+            pb->phi, units_format_time(pl->T, b1, sizeof b1),
+            units_format_time(pl->iteration, b2, sizeof b2), pl->fits ? "fits" : "does not fit");
+    for (int p = 0; p < pl->P; p++)
+        fprintf(out, "; GPU %d: %s of %s\n", p,
+                units_format_size(pl->gpus[p].total, b1, sizeof b1),
+                units_format_size(pl->gpus[p].cap, b3, sizeof b3));
+    ms_exact(pl->T, b1, sizeof b1);
+    fprintf(out, "\n[plan]\nnetwork = %s\nlayers = %d\ngpus = %d\nperiod = %s\n", pb->network,
+            pl->L, pl->P, b1);
+    for (int i = 0; i < pl->L; i++) {
+        ms_exact(pl->start[i], b1, sizeof b1);
+        ms_exact(pl->start[pl->L + i], b2, sizeof b2);
+        fprintf(out, "\n[layer %s]\ngpu = %d\nforward_start = %s\nbackward_start = %s\n",
+                pb->names[i], pl->gpu[i], b1, b2);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+/* ---- reading ---- */
+
+struct reader {
+    const char *label;
+    const struct problem *pb;
+    struct plan *pl;
+    char *err;
+    size_t errlen;
+    int line;
+    int layer;               /* section: -1 [plan], else the layer, -2 none yet */
+    unsigned seen;           /* keys seen in the current section */
+    int plan_line, period_line, last_layer_line;
+};
+
+static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct reader *r, const char *fmt, ...)
+{
+    int n = snprintf(r->err, r->errlen, "%s:%d: ", r->label, r->line);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < r->errlen)
+        vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* A time with a unit written out: "12.5ms", "250us", "0.5s"; negative
+ * allowed (a start may precede the first layer's). */
+static int parse_ms(struct reader *r, const char *key, const char *v, double *ms)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    const char *unit = end;
+    while (*unit == ' ')
+        unit++;
+    double scale = strcmp(unit, "ms") == 0 ? 1.0 : strcmp(unit, "us") == 0 ? 1e-3
+                 : strcmp(unit, "s") == 0 ? 1e3 : 0.0;
+    if (end == v || errno || !isfinite(x) || scale == 0.0)
+        return fail(r, "bad %s '%s' (expected a time with its unit, e.g. 12.5ms)", key, v);
+    *ms = x * scale;
+    return 0;
+}
+
+static int parse_count(struct reader *r, const char *key, const char *v, long *out)
+{
+    char why[128];
+    if (units_parse_count(v, 0, 1000000000L, out, why, sizeof why) < 0)
+        return fail(r, "bad %s '%s': %s", key, v, why);
+    return 0;
+}
+
+static const char *const plan_keys[] = { "network", "layers", "gpus", "period", NULL };
+static const char *const layer_keys[] = { "gpu", "forward_start", "backward_start", NULL };
+
+/* The keys of the section just closed are all there. */
+static int section_close(struct reader *r)
+{
+    const char *const *keys = r->layer == -1 ? plan_keys : layer_keys;
+    for (int k = 0; keys[k]; k++)
+        if (!(r->seen & (1u << k))) {
+            if (r->layer == -1)
+                return fail(r, "[plan] has no %s (expected network, layers, gpus and period)",
+                            keys[k]);
+            return fail(r, "[layer %s] has no %s (expected gpu, forward_start and "
+                        "backward_start)", r->pb->names[r->layer], keys[k]);
+        }
+    return 0;
+}
+
+static int section_open(struct reader *r, char *head)
+{
+    if (r->layer >= -1 && section_close(r) < 0)
+        return -1;
+    r->seen = 0;
+    const struct problem *pb = r->pb;
+    if (strcmp(head, "plan") == 0) {
+        if (r->layer != -2)
+            return fail(r, "a second [plan] (expected one, at the top)");
+        r->layer = -1;
+        r->plan_line = r->line;
+        return 0;
+    }
+    if (r->layer == -2)
+        return fail(r, "[%s] before [plan] (expected [plan] first)", head);
+    if (strncmp(head, "layer ", 6) != 0)
+        return fail(r, "unknown section [%s] (expected [plan] or [layer NAME])", head);
+    const char *name = trim(head + 6);
+    int i = r->layer + 1;
+    if (i >= pb->L)
+        return fail(r, "[layer %s] after the last layer (expected %d layer section%s)", name,
+                    pb->L, pb->L == 1 ? "" : "s");
+    if (strcmp(name, pb->names[i]) != 0)
+        return fail(r, "[layer %s] (expected [layer %s], layer %d of %s)", name, pb->names[i], i,
+                    pb->network);
+    r->layer = i;
+    r->last_layer_line = r->line;
+    return 0;
+}
+
+static int key_value(struct reader *r, char *key, char *v)
+{
+    const struct problem *pb = r->pb;
+    if (r->layer == -2)
+        return fail(r, "'%s' before [plan] (expected [plan] first)", key);
+    const char *const *keys = r->layer == -1 ? plan_keys : layer_keys;
+    int k = 0;
+    while (keys[k] && strcmp(keys[k], key) != 0)
+        k++;
+    if (!keys[k]) {
+        if (r->layer == -1)
+            return fail(r, "unknown key '%s' in [plan] (expected network, layers, gpus or "
+                        "period)", key);
+        return fail(r, "unknown key '%s' in [layer %s] (expected gpu, forward_start or "
+                    "backward_start)", key, pb->names[r->layer]);
+    }
+    if (r->seen & (1u << k))
+        return fail(r, "%s given twice (expected it once per section)", key);
+    r->seen |= 1u << k;
+    long n;
+    double ms;
+    if (r->layer == -1) {
+        switch (k) {
+        case 0:
+            if (strcmp(v, pb->network) != 0)
+                return fail(r, "network '%s' (expected %s, the network being planned)", v,
+                            pb->network);
+            return 0;
+        case 1:
+            if (parse_count(r, key, v, &n) < 0)
+                return -1;
+            if (n != pb->L)
+                return fail(r, "layers = %ld (expected %d, the layers of %s)", n, pb->L,
+                            pb->network);
+            return 0;
+        case 2:
+            if (parse_count(r, key, v, &n) < 0)
+                return -1;
+            if (n != pb->P)
+                return fail(r, "gpus = %ld (expected %d, the GPUs being planned; --gpus "
+                            "changes them)", n, pb->P);
+            return 0;
+        default:
+            if (parse_ms(r, key, v, &ms) < 0)
+                return -1;
+            if (!(ms > 0))
+                return fail(r, "period %s (expected a positive time)", v);
+            r->pl->T = ms;
+            r->period_line = r->line;
+            return 0;
+        }
+    }
+    int i = r->layer;
+    switch (k) {
+    case 0:
+        if (parse_count(r, key, v, &n) < 0)
+            return -1;
+        if (n >= pb->P)
+            return fail(r, "gpu = %ld (expected 0 to %d)", n, pb->P - 1);
+        r->pl->gpu[i] = (int)n;
+        return 0;
+    case 1:
+        if (parse_ms(r, key, v, &ms) < 0)
+            return -1;
+        if (i == 0 && ms != 0)
+            return fail(r, "forward_start = %s for the first layer (expected 0ms: times count "
+                        "from its start)", v);
+        r->pl->start[i] = ms;
+        return 0;
+    default:
+        if (parse_ms(r, key, v, &ms) < 0)
+            return -1;
+        r->pl->start[pb->L + i] = ms;
+        return 0;
+    }
+}
+
+struct plan *planfile_parse(const char *text, const char *label, const struct problem *pb,
+                            char *err, size_t errlen)
+{
+    struct reader r = { .label = label, .pb = pb, .err = err, .errlen = errlen, .layer = -2 };
+    r.pl = plan_new(pb->L, pb->P);
+    char *copy = strdup(text);
+    if (!r.pl || !copy) {
+        snprintf(err, errlen, "%s: out of memory", label);
+        plan_free(r.pl);
+        free(copy);
+        return NULL;
+    }
+    int rc = 0;
+    char *next = copy;
+    while (rc == 0 && next) {
+        char *s = next;
+        char *nl = strchr(s, '\n');
+        next = nl ? nl + 1 : NULL;
+        if (nl)
+            *nl = '\0';
+        r.line++;
+        s = trim(s);
+        if (*s == '\0' || *s == ';' || *s == '#')
+            continue;
+        /* an inline comment starts at " ;" */
+        char *c = strstr(s, " ;");
+        if (!c)
+            c = strstr(s, "\t;");
+        if (c) {
+            *c = '\0';
+            s = trim(s);
+        }
+        if (*s == '[') {
+            size_t n = strlen(s);
+            if (s[n - 1] != ']') {
+                rc = fail(&r, "'%s' (expected a section header [NAME])", s);
+                break;
+            }
+            s[n - 1] = '\0';
+            rc = section_open(&r, trim(s + 1));
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            rc = fail(&r, "'%.60s' (expected KEY = VALUE)", s);
+            break;
+        }
+        *eq = '\0';
+        rc = key_value(&r, trim(s), trim(eq + 1));
+    }
+    if (rc == 0) {
+        if (r.layer == -2)
+            rc = fail(&r, "no [plan] section (expected a plan file written by --format plan)");
+        else if (section_close(&r) < 0)
+            rc = -1;
+        else if (r.layer < pb->L - 1)
+            rc = fail(&r, "the file ends after %d of %d layers (expected [layer %s] next)",
+                      r.layer + 1, pb->L, pb->names[r.layer + 1]);
+    }
+    free(copy);
+    if (rc == 0 && plan_evaluate(r.pl, pb) != 0) {
+        r.line = r.plan_line;
+        rc = fail(&r, "the plan does not match the problem (expected %d layers on %d GPUs)",
+                  pb->L, pb->P);
+    }
+    if (rc == 0) {
+        struct sim_report rep;
+        if (simulate_plan(r.pl, pb, &rep) != SIM_OK) {
+            r.line = r.period_line;
+            rc = fail(&r, "the schedule does not pass the simulator: %s (expected a valid "
+                      "periodic schedule, doc/model.md section 6)", rep.reason);
+        }
+    }
+    if (rc != 0) {
+        plan_free(r.pl);
+        return NULL;
+    }
+    return r.pl;
+}
+
+struct plan *planfile_load(const char *path, const struct problem *pb, char *err,
+                           size_t errlen)
+{
+    size_t len;
+    char *text = fileio_read(path, &len, err, errlen);
+    if (!text)
+        return NULL;
+    struct plan *pl = planfile_parse(text, path, pb, err, errlen);
+    free(text);
+    return pl;
+}

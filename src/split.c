@@ -1,0 +1,504 @@
+/* split: --split lists, Megatron-Core layouts and DeepSpeed parts. */
+#include "split.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the list form ---- */
+
+int split_parse_list(const char *list, int L, int P, int *gpu, char *err, size_t errlen)
+{
+    long first[4097];
+    int n = 0;
+    const char *p = list;
+    if (!*p) {
+        snprintf(err, errlen, "empty (expected the first layer of each stage, e.g. 0,12,24)");
+        return -1;
+    }
+    for (;;) {
+        if (*p < '0' || *p > '9') {
+            snprintf(err, errlen, "'%.20s' is not a layer index (expected 0-based layer "
+                     "indices separated by commas, e.g. 0,12,24)", p);
+            return -1;
+        }
+        errno = 0;
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (errno || v >= L) {
+            snprintf(err, errlen, "layer %.20s out of range (expected 0 to %d: the network has "
+                     "%d layer%s)", p, L - 1, L, L == 1 ? "" : "s");
+            return -1;
+        }
+        if (n == 0 && v != 0) {
+            snprintf(err, errlen, "the first stage starts at layer %ld (expected 0: stage 0 "
+                     "starts with the first layer)", v);
+            return -1;
+        }
+        if (n > 0 && v <= first[n - 1]) {
+            snprintf(err, errlen, "layer %ld after %ld (expected strictly increasing layer "
+                     "indices)", v, first[n - 1]);
+            return -1;
+        }
+        if (n >= P) {
+            snprintf(err, errlen, "more than %d stage%s (expected at most one stage per GPU; "
+                     "--gpus changes the GPUs)", P, P == 1 ? "" : "s");
+            return -1;
+        }
+        first[n++] = v;
+        p = end;
+        if (*p == '\0')
+            break;
+        if (*p != ',' || p[1] == '\0') {
+            snprintf(err, errlen, "'%.20s' after layer %ld (expected a comma and the next "
+                     "layer index)", p, v);
+            return -1;
+        }
+        p++;
+    }
+    for (int s = 0; s < n; s++) {
+        long stop = s + 1 < n ? first[s + 1] : L;
+        for (long i = first[s]; i < stop; i++)
+            gpu[i] = s;
+    }
+    return 0;
+}
+
+/* ---- transformer networks ---- */
+
+int split_transformer_layers(char *const *names, int L, char *err, size_t errlen)
+{
+    int N = L - 3;
+    const char *want = NULL;
+    int at = -1;
+    char buf[32];
+    if (L < 3) {
+        snprintf(err, errlen, "the network has %d layer%s (expected a transformer network made "
+                 "by pipeplan gen transformer: tok_embeddings, layers.0 .. layers.N-1, norm, "
+                 "output)", L, L == 1 ? "" : "s");
+        return -1;
+    }
+    if (strcmp(names[0], "tok_embeddings") != 0) {
+        want = "tok_embeddings";
+        at = 0;
+    }
+    for (int i = 0; !want && i < N; i++) {
+        snprintf(buf, sizeof buf, "layers.%d", i);
+        if (strcmp(names[i + 1], buf) != 0) {
+            want = buf;
+            at = i + 1;
+        }
+    }
+    if (!want && strcmp(names[L - 2], "norm") != 0) {
+        want = "norm";
+        at = L - 2;
+    }
+    if (!want && strcmp(names[L - 1], "output") != 0) {
+        want = "output";
+        at = L - 1;
+    }
+    if (want) {
+        snprintf(err, errlen, "layer %d is '%.60s' (expected '%s': a transformer network made "
+                 "by pipeplan gen transformer has tok_embeddings, layers.0 .. layers.N-1, norm, "
+                 "output)", at, names[at], want);
+        return -1;
+    }
+    return N;
+}
+
+/* ---- Megatron-Core layouts ---- */
+
+struct buf {
+    char *s;
+    size_t len, cap;
+    bool overflow;
+};
+
+static void buf_put(struct buf *b, const char *s, size_t n)
+{
+    if (b->overflow)
+        return;
+    if (b->len + n + 1 > SPLIT_MAX_EXPANDED) {
+        b->overflow = true;
+        return;
+    }
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *ns = realloc(b->s, cap);
+        if (!ns) {
+            b->overflow = true;
+            return;
+        }
+        b->s = ns;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+/* "*123" at s: the count and where it ends, or -1. */
+static long repeat_count(const char *s, const char **end)
+{
+    if (s[0] != '*' || s[1] < '0' || s[1] > '9')
+        return -1;
+    long n = 0;
+    s++;
+    while (*s >= '0' && *s <= '9') {
+        if (n < SPLIT_MAX_EXPANDED)
+            n = n * 10 + (*s - '0');
+        s++;
+    }
+    *end = s;
+    return n;
+}
+
+static void buf_repeat(struct buf *b, const char *s, size_t n, long times)
+{
+    if ((double)n * (double)times >= SPLIT_MAX_EXPANDED) {
+        b->overflow = true;
+        return;
+    }
+    for (long k = 0; k < times; k++)
+        buf_put(b, s, n);
+}
+
+/* Megatron's two re.sub passes, then the characters left. Returns the
+ * expanded string (malloc'd), or NULL with err. */
+static char *layout_expand(const char *layout, char *err, size_t errlen)
+{
+    struct buf a = { 0 }, b = { 0 };
+    for (const char *p = layout; *p; p++)
+        if (*p != ',')
+            buf_put(&a, p, 1);
+    buf_put(&a, "", 0);
+    /* r'\(([^)]+)\)\*(\d+)', left to right, without overlap */
+    for (size_t i = 0; !a.overflow && i < a.len;) {
+        if (a.s[i] == '(') {
+            const char *close = strchr(a.s + i + 1, ')');
+            const char *end;
+            long n;
+            if (close && close > a.s + i + 1 && (n = repeat_count(close + 1, &end)) >= 0) {
+                if (memchr(a.s + i + 1, '(', (size_t)(close - a.s - i - 1))) {
+                    snprintf(err, errlen, "nested parentheses (expected at most one level: "
+                             "Megatron does not unroll nested ones)");
+                    free(a.s);
+                    free(b.s);
+                    return NULL;
+                }
+                buf_repeat(&b, a.s + i + 1, (size_t)(close - a.s - i - 1), n);
+                i = (size_t)(end - a.s);
+                continue;
+            }
+        }
+        buf_put(&b, a.s + i, 1);
+        i++;
+    }
+    buf_put(&b, "", 0);
+    /* r'(.)\*(\d+)' */
+    a.len = 0;
+    for (size_t i = 0; !a.overflow && !b.overflow && i < b.len;) {
+        const char *end;
+        long n = i + 1 < b.len ? repeat_count(b.s + i + 1, &end) : -1;
+        if (n >= 0 && b.s[i] != '\n') {
+            buf_repeat(&a, b.s + i, 1, n);
+            i = (size_t)(end - b.s);
+        } else {
+            buf_put(&a, b.s + i, 1);
+            i++;
+        }
+    }
+    buf_put(&a, "", 0);
+    bool overflow = a.overflow || b.overflow;
+    free(b.s);
+    if (overflow) {
+        free(a.s);
+        snprintf(err, errlen, "expands to more than %d characters (expected a layout of a "
+                 "real network)", SPLIT_MAX_EXPANDED);
+        return NULL;
+    }
+    for (const char *p = a.s; *p; p++) {
+        if (!strchr("EtLm|", *p)) {
+            if (*p == '(' || *p == ')' || *p == '*')
+                snprintf(err, errlen, "'%c' left after unrolling repeats (expected \"x*n\" or "
+                         "\"(stages)*n\" with a count)", *p);
+            else
+                snprintf(err, errlen, "unknown layer character '%c' (expected E embedding, t "
+                         "transformer layer, L loss, m MTP layer, | stage boundary)", *p);
+            free(a.s);
+            return NULL;
+        }
+    }
+    return a.s;
+}
+
+int split_megatron_parse(const char *layout, char *const *names, int L, int P, int *gpu,
+                         char *err, size_t errlen)
+{
+    char why[256];
+    int N = split_transformer_layers(names, L, why, sizeof why);
+    if (N < 0) {
+        snprintf(err, errlen, "not a transformer network: %s", why);
+        return -1;
+    }
+    char *s = layout_expand(layout, err, errlen);
+    if (!s)
+        return -1;
+    int stages = 1, ne = 0, nl = 0, nt = 0, nm = 0;
+    for (const char *p = s; *p; p++) {
+        stages += *p == '|';
+        ne += *p == 'E';
+        nl += *p == 'L';
+        nt += *p == 't';
+        nm += *p == 'm';
+    }
+    size_t len = strlen(s);
+    int rc = -1;
+    if (nm > 0)
+        snprintf(err, errlen, "%d MTP layer%s 'm' (expected none: the network has no MTP "
+                 "layer)", nm, nm == 1 ? "" : "s");
+    else if (ne != 1)
+        snprintf(err, errlen, "%d embedding%s 'E' (expected exactly one)", ne,
+                 ne == 1 ? "" : "s");
+    else if (nl != 1)
+        snprintf(err, errlen, "%d loss%s 'L' (expected exactly one)", nl, nl == 1 ? "" : "es");
+    else if (s[0] != 'E')
+        snprintf(err, errlen, "the first stage does not start with E (expected the embedding "
+                 "first: Megatron builds it on the first stage)");
+    else if (len == 0 || s[len - 1] != 'L')
+        snprintf(err, errlen, "the last stage does not end with L (expected the loss last: "
+                 "Megatron builds the output layer and loss on the last stage)");
+    else if (nt != N)
+        snprintf(err, errlen, "%d transformer layer%s 't' (expected %d: the network has "
+                 "layers.0 .. layers.%d)", nt, nt == 1 ? "" : "s", N, N - 1);
+    else if (stages % P != 0)
+        snprintf(err, errlen, "%d stage%s for %d GPU%s (expected a multiple of %d: stage k "
+                 "runs on pipeline rank k mod %d)", stages, stages == 1 ? "" : "s", P,
+                 P == 1 ? "" : "s", P, P);
+    else
+        rc = 0;
+    if (rc == 0) {
+        int stage = 0, t = 0;
+        for (const char *p = s; *p; p++) {
+            int g = stage % P;
+            switch (*p) {
+            case '|': stage++; break;
+            case 'E': gpu[0] = g; break;
+            case 't': gpu[1 + t++] = g; break;
+            case 'L': gpu[L - 2] = gpu[L - 1] = g; break;
+            default: break;
+            }
+        }
+    }
+    free(s);
+    return rc;
+}
+
+/* Interchangeable GPUs: same cap and reserved memory. */
+static bool same_gpu(const double *cap, const double *reserved, int a, int b)
+{
+    return (!cap || cap[a] == cap[b]) && (!reserved || reserved[a] == reserved[b]);
+}
+
+/* Give GPU g the smallest free rank among the GPUs like it; prefer
+ * `want` when it is free and like g. Returns the rank or -1. */
+static int rank_take(int g, int want, int P, const double *cap, const double *reserved,
+                     int *gpu_of_rank)
+{
+    if (want >= 0 && want < P && gpu_of_rank[want] < 0 && same_gpu(cap, reserved, g, want)) {
+        gpu_of_rank[want] = g;
+        return want;
+    }
+    for (int r = 0; r < P; r++)
+        if (gpu_of_rank[r] < 0 && same_gpu(cap, reserved, g, r) && r != want) {
+            gpu_of_rank[r] = g;
+            return r;
+        }
+    return -1;
+}
+
+void split_megatron_clear(struct split_megatron *m)
+{
+    free(m->layout);
+    free(m->rank);
+    free(m->gpu);
+    memset(m, 0, sizeof *m);
+}
+
+int split_megatron_write(const int *gpu, char *const *names, int L, int P, const double *cap,
+                         const double *reserved, struct split_megatron *out,
+                         char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char why[256];
+    if (split_transformer_layers(names, L, why, sizeof why) < 0) {
+        snprintf(err, errlen, "Megatron's layout needs a transformer network: %s", why);
+        return -1;
+    }
+    if (gpu[L - 2] != gpu[L - 1]) {
+        snprintf(err, errlen, "the plan puts norm on GPU %d and output on GPU %d, but "
+                 "Megatron's L holds both (it builds them together on the last stage)",
+                 gpu[L - 2], gpu[L - 1]);
+        return -1;
+    }
+    int first = gpu[0], last = gpu[L - 1];
+    if (P > 1 && first == last) {
+        snprintf(err, errlen, "the plan puts the embedding and the loss both on GPU %d, but "
+                 "Megatron builds the embedding on pipeline rank 0 and the loss on rank %d",
+                 first, P - 1);
+        return -1;
+    }
+    out->rank = malloc((size_t)P * sizeof *out->rank);
+    out->gpu = malloc((size_t)P * sizeof *out->gpu);
+    if (!out->rank || !out->gpu) {
+        split_megatron_clear(out);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (int p = 0; p < P; p++)
+        out->rank[p] = out->gpu[p] = -1;
+    /* the embedding's GPU is rank 0, the loss's rank P-1, the others in
+     * order of first use, then the idle ones */
+    out->rank[first] = rank_take(first, 0, P, cap, reserved, out->gpu);
+    if (out->rank[first] != 0) {
+        if (out->rank[first] >= 0)
+            out->gpu[out->rank[first]] = -1;
+        snprintf(err, errlen, "the embedding is on GPU %d, which Megatron runs as pipeline rank "
+                 "0, and GPUs %d and 0 have different memory, so they cannot be renumbered",
+                 first, first);
+        split_megatron_clear(out);
+        return -1;
+    }
+    if (P > 1) {
+        out->rank[last] = rank_take(last, P - 1, P, cap, reserved, out->gpu);
+        if (out->rank[last] != P - 1) {
+            snprintf(err, errlen, "the loss is on GPU %d, which Megatron runs as pipeline rank "
+                     "%d, and GPUs %d and %d have different memory, so they cannot be "
+                     "renumbered", last, P - 1, last, P - 1);
+            split_megatron_clear(out);
+            return -1;
+        }
+    }
+    for (int i = 0; i < L; i++) {
+        int g = gpu[i];
+        if (g < 0 || g >= P) {
+            snprintf(err, errlen, "layer %d on GPU %d (expected 0 to %d)", i, g, P - 1);
+            split_megatron_clear(out);
+            return -1;
+        }
+        if (out->rank[g] < 0)
+            out->rank[g] = rank_take(g, -1, P, cap, reserved, out->gpu);
+    }
+    for (int g = 0; g < P; g++)
+        if (out->rank[g] < 0)
+            out->rank[g] = rank_take(g, -1, P, cap, reserved, out->gpu);
+    for (int g = 0; g < P; g++)
+        if (out->rank[g] < 0) {
+            snprintf(err, errlen, "cannot renumber GPU %d among GPUs of its memory", g);
+            split_megatron_clear(out);
+            return -1;
+        }
+
+    /* runs of layers on one GPU become stages: stage k on rank k mod P */
+    struct buf b = { 0 };
+    int stage = 0, i = 0;
+    while (i < L) {
+        int g = gpu[i], r = out->rank[g];
+        /* the next stage of rank r: stage == r (mod P), after the
+         * current one (the first run takes stage 0 = rank 0) */
+        int target = i == 0 ? 0 : stage + 1;
+        while (target % P != r)
+            target++;
+        for (; stage < target; stage++)
+            buf_put(&b, "|", 1);
+        int j = i;
+        while (j < L && gpu[j] == g)
+            j++;
+        /* layers i..j-1: E, t..., L (norm + output: one letter) */
+        int nt = 0;
+        bool e = false, l = false;
+        for (int k = i; k < j; k++) {
+            if (k == 0)
+                e = true;
+            else if (k >= L - 2)
+                l = true;
+            else
+                nt++;
+        }
+        if (e)
+            buf_put(&b, "E", 1);
+        if (nt == 1)
+            buf_put(&b, "t", 1);
+        else if (nt > 1) {
+            char num[24];
+            int n = snprintf(num, sizeof num, "t*%d", nt);
+            buf_put(&b, num, (size_t)n);
+        }
+        if (l)
+            buf_put(&b, "L", 1);
+        i = j;
+    }
+    buf_put(&b, "", 0);
+    if (b.overflow) {
+        free(b.s);
+        split_megatron_clear(out);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    out->layout = b.s;
+    out->stages = stage + 1;
+    out->virtual_stages = out->stages / P;
+    return 0;
+}
+
+/* ---- DeepSpeed ---- */
+
+int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
+                          const double *reserved, int *parts, int *rank,
+                          char *err, size_t errlen)
+{
+    for (int p = 0; p < P; p++)
+        rank[p] = -1;
+    int stages = 0;
+    for (int i = 0; i < L; i++) {
+        if (gpu[i] < 0 || gpu[i] >= P) {
+            snprintf(err, errlen, "layer %d on GPU %d (expected 0 to %d)", i, gpu[i], P - 1);
+            return -1;
+        }
+        if (i > 0 && gpu[i] == gpu[i - 1])
+            continue;
+        if (rank[gpu[i]] >= 0) {
+            snprintf(err, errlen, "GPU %d holds layers %d and %d but not the layers between "
+                     "(expected a contiguous plan: DeepSpeed's stages are one range of layers "
+                     "each)", gpu[i], parts[rank[gpu[i]]], i);
+            return -1;
+        }
+        rank[gpu[i]] = stages;
+        parts[stages++] = i;
+    }
+    parts[stages] = L;
+    /* stage s runs on pipeline rank s: GPU s of the platform */
+    for (int g = 0; g < P; g++)
+        if (rank[g] >= 0 && !same_gpu(cap, reserved, g, rank[g])) {
+            snprintf(err, errlen, "stage %d is on GPU %d, which DeepSpeed runs as pipeline rank "
+                     "%d, and GPUs %d and %d have different memory, so they cannot be "
+                     "renumbered", rank[g], g, rank[g], g, rank[g]);
+            return -1;
+        }
+    return stages;
+}
+
+/* ---- --split ---- */
+
+int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen)
+{
+    static const char prefix[] = "megatron:";
+    if (strncmp(spec, prefix, sizeof prefix - 1) == 0)
+        return split_megatron_parse(spec + sizeof prefix - 1, pb->names, pb->L, pb->P, gpu,
+                                    err, errlen);
+    return split_parse_list(spec, pb->L, pb->P, gpu, err, errlen);
+}

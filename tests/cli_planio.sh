@@ -1,0 +1,196 @@
+#!/bin/sh
+# solve with your plan (--split, --plan) and the output formats
+# (--format, -o, --force): the user row, round trips, atomic writes,
+# errors with the option or FILE:LINE and exit 2.
+. "$PIPEPLAN_SRCDIR/tests/lib.sh"
+cd "$TMP" || exit 1
+command -v jq >/dev/null || { echo "jq is needed (apt-get install jq)"; exit 1; }
+
+# a transformer network as pipeplan gen transformer names its layers
+{
+    printf '[network]\nname = tiny-gpt\nmicro_batch = 4\ntensor_parallel = 2\n\n'
+    printf '[layer tok_embeddings]\nforward = 1ms\nbackward = 2ms\nweights = 200MB\nactivation = 10MB\n\n'
+    for i in 0 1 2 3 4 5 6 7; do
+        printf '[layer layers.%d]\nforward = 3ms\nbackward = 6ms\nweights = 100MB\nactivation = 10MB\nstored = 60MB\n\n' "$i"
+    done
+    printf '[layer norm]\nforward = 0.5ms\nbackward = 1ms\nweights = 1MB\nactivation = 10MB\n\n'
+    printf '[layer output]\nforward = 2ms\nbackward = 4ms\nweights = 200MB\nactivation = 1MB\n'
+} >gpt.ini
+printf '[platform]\nname = four\ngpus = 4\nmemory = 16GiB\nreserved = 1GiB\nbandwidth = 10GB/s\nlatency = 10us\n\n[training]\nmicro_batches = 8\nschedule = 1f1b\noptimizer = adam\n' >four.ini
+
+# ---- --split: the user row with its memory and fit ----
+run solve gpt.ini four.ini --planner dp --split 0,3,6,8
+expect_status 0 "--split list"
+expect_stdout_has "your split       feasible" "--split: a 'your split' row"
+expect_stdout_has "  your split: --split 0,3,6,8" "--split: the row says where it comes from"
+run solve gpt.ini four.ini --planner dp --split 0,3,6,8 --memory 2GiB
+expect_stdout_has "your split       no_fit" "--split under a small cap: no_fit"
+if grep -q "^your split .*needs [0-9.]* GiB" "$TMP/out"; then ok "--split: says the memory it needs"; else
+    not_ok "--split: needs"; cat "$TMP/out"; fi
+run solve gpt.ini four.ini --planner dp --split 0,3,6,8 --json
+if jq -e '.plans | map(select(.planner == "user")) | length == 1 and (.[0] | .assignment ==
+        [0,0,0,1,1,1,2,2,3,3,3] and .fits == true and (.gpus | length == 4)
+        and .gpus[0].memory.total > 0)' "$TMP/out" >/dev/null; then
+    ok "--split --json: the user plan, its allocation and memory per GPU"
+else
+    not_ok "--split --json"; cat "$TMP/out"
+fi
+run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --json
+if jq -e '[.plans[].planner] == ["user"] and .plans[0].assignment == [0,0,1,2,3,0,1,2,3,3,3]' \
+        "$TMP/out" >/dev/null; then
+    ok "--split megatron: virtual stages round-robin over the GPUs"
+else
+    not_ok "--split megatron"; cat "$TMP/out" "$TMP/err"
+fi
+
+# ---- bad --split / --plan: one line, exit 2 ----
+run solve gpt.ini four.ini --planner dp --split 0,5,3
+expect_status 2 "bad --split"
+expect_stderr "pipeplan: bad --split '0,5,3': layer 3 after 5 (expected strictly increasing layer indices)" \
+    "bad --split: names the option and what was expected"
+expect_stdout_empty "bad --split"
+run solve gpt.ini four.ini --split 0,3,6,8,9
+expect_stderr "pipeplan: bad --split '0,3,6,8,9': more than 4 stages (expected at most one stage per GPU; --gpus changes the GPUs)" \
+    "--split: more stages than GPUs"
+run solve gpt.ini four.ini --split 0,30
+expect_stderr "pipeplan: bad --split '0,30': layer 30 out of range (expected 0 to 10: the network has 11 layers)" \
+    "--split: index out of range"
+run solve gpt.ini four.ini --split 'megatron:Et*2|t*2|t*2|tL'
+expect_status 2 "bad megatron layout"
+expect_stderr "pipeplan: bad --split 'megatron:Et*2|t*2|t*2|tL': 7 transformer layers 't' (expected 8: the network has layers.0 .. layers.7)" \
+    "megatron layout that does not match the network"
+run solve "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" four.ini --split 'megatron:EtL'
+expect_status 2 "megatron layout on a network that is no transformer"
+if grep -q "^pipeplan: bad --split 'megatron:EtL': not a transformer network: layer 0 is " "$TMP/err"; then
+    ok "megatron layout: not a transformer network"; else not_ok "not a transformer"; cat "$TMP/err"; fi
+run solve gpt.ini four.ini --planner user
+expect_stderr "pipeplan: --planner user needs your plan (expected --split SPEC or --plan FILE)" \
+    "--planner user without a plan"
+run solve gpt.ini four.ini --split 0 --plan x.plan
+expect_status 2 "--split and --plan"
+
+# ---- --plan round trip via --format plan -o ----
+run solve gpt.ini four.ini --planner dp --format plan -o dp.plan
+expect_status 0 "--format plan -o"
+expect_stdout_empty "--format plan -o"
+run solve gpt.ini four.ini --planner user --plan dp.plan --format plan -o back.plan
+expect_status 0 "--plan reads it back"
+if diff dp.plan back.plan | grep -v '^[<>] ; ' | grep -q '^[<>]'; then
+    not_ok "plan round trip: files differ beyond the comment"; diff dp.plan back.plan | head
+else
+    ok "plan round trip: the same allocation, period and start times"
+fi
+run solve gpt.ini four.ini --planner dp --plan dp.plan --json
+if jq -e '(.plans | map(select(.planner == "dp"))[0]) as $d | (.plans | map(select(.planner == "user"))[0]) as $u
+        | $u.assignment == $d.assignment and $u.period_ms == $d.period_ms
+        and $u.peak_memory == $d.peak_memory and ($u.gpus | map(.memory.total)) == ($d.gpus | map(.memory.total))' \
+        "$TMP/out" >/dev/null; then
+    ok "--plan: same allocation, period and memory as the plan written"
+else
+    not_ok "--plan round trip"; cat "$TMP/out"
+fi
+sed 's/^gpus = 4/gpus = 8/' dp.plan >bad.plan
+run solve gpt.ini four.ini --plan bad.plan
+expect_status 2 "bad plan file"
+expect_stderr "bad.plan:12: gpus = 8 (expected 4, the GPUs being planned; --gpus changes them)" \
+    "bad plan file: FILE:LINE and what was expected"
+expect_stdout_empty "bad plan file"
+
+# ---- formats ----
+run solve gpt.ini four.ini --planner dp --format csv
+expect_status 0 "--format csv"
+if [ "$(head -1 "$TMP/out")" = "index,name,gpu,stage,forward_start_ms,backward_start_ms,in_flight,stored_bytes" ] &&
+   [ "$(wc -l <"$TMP/out")" -eq 12 ]; then ok "csv: header and one row per layer"; else
+    not_ok "csv"; cat "$TMP/out"; fi
+run solve gpt.ini four.ini --planner dp --format megatron
+expect_stdout_has '--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "' "megatron: the arguments"
+expect_stdout_has '--tensor-model-parallel-size 2' "megatron: tensor parallel from the network"
+layout=$(sed -n 's/.*--pipeline-model-parallel-layout "\([^"]*\)".*/\1/p' "$TMP/out")
+run solve gpt.ini four.ini --planner dp --json
+dp_assign=$(jq -c '.plans[0].assignment' "$TMP/out")
+run solve gpt.ini four.ini --planner user --split "megatron:$layout" --json
+if [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "$dp_assign" ]; then
+    ok "megatron round trip: the layout read back gives the same allocation"; else
+    not_ok "megatron round trip ($layout)"; fi
+run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format megatron
+expect_stdout_has '"Et|t|t|t|t|t|t|tL"' "megatron: virtual stages written back"
+run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format deepspeed
+expect_status 2 "deepspeed: a plan that is not contiguous"
+if grep -q "^pipeplan: cannot write plan your split as deepspeed: GPU 0 holds layers 0 and 5 but not the layers between" "$TMP/err"; then
+    ok "deepspeed: says why"; else not_ok "deepspeed message"; cat "$TMP/err"; fi
+run solve gpt.ini four.ini --planner user --split 0,3,6,8 --format deepspeed
+expect_stdout_has "parts = [0, 3, 6, 8, 11]" "deepspeed: parts"
+expect_stdout_has "_partition_layers" "deepspeed: says how PipelineModule takes it"
+run solve "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" four.ini --planner dp --format megatron
+expect_status 2 "megatron on a network that is no transformer"
+run solve gpt.ini four.ini --planner dp --format xml
+expect_stderr "pipeplan: bad --format 'xml' (expected table, json, csv, plan, megatron, deepspeed, torch or torch-schedule)" "bad --format"
+# torch and torch-schedule: every planner's plan (the ILP under a work
+# limit), contiguous or not, as a schedule `pipeplan check` accepts
+# (torch's compute_only rules), with the stages the program names
+for pl in ilp dp pipedream time parameters uniform user; do
+    for net in gpt.ini "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini"; do
+        run solve "$net" four.ini --planner "$pl" --split 0,3,6,8 --work-limit 300 \
+            --format torch-schedule -o "sched-$pl.csv" --force
+        st=$status
+        run solve "$net" four.ini --planner "$pl" --split 0,3,6,8 --work-limit 300 --format torch
+        stages=$(sed -n 's/^num_stages = \([0-9]*\)$/\1/p' "$TMP/out")
+        fqns=$(grep -c '^    \[".*\],  # stage' "$TMP/out")
+        run check "sched-$pl.csv"
+        if [ "$st" -le 1 ] && [ "$status" -eq 0 ] && [ -n "$stages" ] && [ "$stages" = "$fqns" ] &&
+            grep -q ", $stages stages\? on " "$TMP/out"; then
+            ok "torch-schedule of $pl on ${net##*/}: valid, $stages stages as the program says"
+        else
+            not_ok "torch-schedule of $pl on ${net##*/} (solve $st, check $status, $stages/$fqns stages)"
+            cat "$TMP/out" "$TMP/err" "sched-$pl.csv" | head -20
+        fi
+    done
+done
+# several stages per rank (virtual stages): 8 stages on 4 ranks
+run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' \
+    --format torch-schedule -o virt.csv --force
+run check virt.csv
+expect_stdout_has "8 stages on 4 ranks, 8 micro-batches" "torch-schedule with virtual stages: valid"
+run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format torch
+expect_stdout_has "_PipelineScheduleRuntime" "several stages per rank: the CSV runtime, not Schedule1F1B"
+printf '0F0,0B0,0F1,0B1\n1F0,1B1,1B0,1F1\n' >bad.csv
+run check bad.csv
+expect_status 2 "check: a torch schedule whose order cannot run"
+expect_stderr "bad.csv: rank 1, column 1: 1B1 before 1F1 (rank 1, column 3)" "check: names the rank, column and action"
+printf '0F0,0B0\n' >short.csv
+run check short.csv
+expect_status 0 "check: a one-rank schedule"
+printf '0F0,0B0\n0F1,0B1\n' >tworanks.csv
+run check tworanks.csv
+expect_status 2 "check: a stage on two ranks"
+
+run solve gpt.ini four.ini --planner dp --json --format csv
+expect_status 2 "--json with another format"
+
+# ---- atomic writes ----
+echo keep >exists.txt
+run solve gpt.ini four.ini --planner dp --format csv -o exists.txt
+expect_status 2 "-o on an existing file without --force"
+expect_stderr "pipeplan: exists.txt: already exists (use --force to overwrite)" "-o: refuses to clobber"
+if [ "$(cat exists.txt)" = keep ]; then ok "-o: the file is intact"; else not_ok "-o: file changed"; fi
+run solve gpt.ini four.ini --planner dp --format csv -o exists.txt --force
+expect_status 0 "--force"
+if head -1 exists.txt | grep -q '^index,'; then ok "--force: replaced"; else not_ok "--force"; fi
+mkdir ro && chmod 555 ro
+if [ "$(id -u)" -ne 0 ]; then
+    run solve gpt.ini four.ini --planner dp --format plan -o ro/x.plan
+    expect_status 2 "-o in a read-only directory"
+    if [ -z "$(ls -A ro)" ]; then ok "read-only directory: no file, no temporary left"; else
+        not_ok "read-only directory: left $(ls -A ro)"; fi
+else
+    ok "read-only directory: skipped as root (root writes anywhere)"
+fi
+chmod 755 ro
+# a rename that fails (the target is a directory) leaves no temporary either
+mkdir -p target.csv/inside
+run solve gpt.ini four.ini --planner dp --format csv -o target.csv --force
+expect_status 2 "-o onto a directory"
+if [ "$(ls -A . | grep -c 'target.csv')" -eq 1 ] && [ -d target.csv/inside ]; then
+    ok "failed rename: no temporary file left, the directory intact"; else
+    not_ok "failed rename: left $(ls -A .)"; fi
+finish

@@ -1,0 +1,455 @@
+/* Plans in and out: --split lists, Megatron-Core layouts (read, written,
+ * round trips), DeepSpeed parts, plan files (round trip, FILE:LINE
+ * errors), csv columns. The transformer network is written here. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "export.h"
+#include "planfile.h"
+#include "planner.h"
+#include "schedule.h"
+#include "simulate.h"
+#include "spec.h"
+#include "split.h"
+
+/* tok_embeddings, layers.0 .. layers.7, norm, output: 11 layers. */
+static char *transformer_text(int N)
+{
+    size_t cap = 4096 + (size_t)N * 200, n = 0;
+    char *s = malloc(cap);
+    n += (size_t)snprintf(s + n, cap - n, "[network]\nname = gpt-test\nmicro_batch = 2\n"
+                          "tensor_parallel = 2\n\n[layer tok_embeddings]\nforward = 1ms\n"
+                          "backward = 2ms\nweights = 200MB\nactivation = 10MB\n\n");
+    for (int i = 0; i < N; i++)
+        n += (size_t)snprintf(s + n, cap - n, "[layer layers.%d]\nforward = 3ms\nbackward = 6ms\n"
+                              "weights = 100MB\nactivation = 10MB\nstored = 60MB\n\n", i);
+    snprintf(s + n, cap - n, "[layer norm]\nforward = 0.5ms\nbackward = 1ms\nweights = 1MB\n"
+             "activation = 10MB\n\n[layer output]\nforward = 2ms\nbackward = 4ms\n"
+             "weights = 200MB\nactivation = 1MB\n");
+    return s;
+}
+
+static const char platform_text[] =
+    "[platform]\nname = four\ngpus = 4\nmemory = 16GiB\nreserved = 1GiB\nbandwidth = 10GB/s\n"
+    "latency = 10us\n\n[training]\nmicro_batches = 8\nschedule = 1f1b\noptimizer = adam\n";
+
+static struct problem *transformer(int N, int P)
+{
+    char err[SPEC_ERR_LEN];
+    char *text = transformer_text(N);
+    struct spec_network *net = spec_network_parse(text, "gpt.ini", err, sizeof err);
+    free(text);
+    assert_non_null(net);
+    struct spec_platform *plat = spec_platform_parse(platform_text, "four.ini", err, sizeof err);
+    assert_non_null(plat);
+    struct knobs k;
+    knobs_init(&k);
+    k.gpus = P;
+    struct problem *pb = problem_create(net, plat, &k, err, sizeof err);
+    spec_network_free(net);
+    spec_platform_free(plat);
+    assert_non_null(pb);
+    return pb;
+}
+
+static void expect_list_error(const char *list, int L, int P, const char *want)
+{
+    int gpu[64];
+    char err[320];
+    assert_int_equal(split_parse_list(list, L, P, gpu, err, sizeof err), -1);
+    assert_string_equal(err, want);
+}
+
+static void test_split_list(void **state)
+{
+    (void)state;
+    int gpu[11];
+    char err[320];
+    assert_int_equal(split_parse_list("0,3,6,8", 11, 4, gpu, err, sizeof err), 0);
+    const int want[11] = { 0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 3 };
+    assert_memory_equal(gpu, want, sizeof want);
+    assert_int_equal(split_parse_list("0", 11, 4, gpu, err, sizeof err), 0);
+    for (int i = 0; i < 11; i++)
+        assert_int_equal(gpu[i], 0);
+    expect_list_error("", 11, 4, "empty (expected the first layer of each stage, e.g. 0,12,24)");
+    expect_list_error("1,4", 11, 4, "the first stage starts at layer 1 (expected 0: stage 0 "
+                      "starts with the first layer)");
+    expect_list_error("0,5,3", 11, 4, "layer 3 after 5 (expected strictly increasing layer "
+                      "indices)");
+    expect_list_error("0,5,5", 11, 4, "layer 5 after 5 (expected strictly increasing layer "
+                      "indices)");
+    expect_list_error("0,11", 11, 4, "layer 11 out of range (expected 0 to 10: the network has "
+                      "11 layers)");
+    expect_list_error("0,1,2,3,4", 11, 4, "more than 4 stages (expected at most one stage per "
+                      "GPU; --gpus changes the GPUs)");
+    expect_list_error("0,x", 11, 4, "'x' is not a layer index (expected 0-based layer indices "
+                      "separated by commas, e.g. 0,12,24)");
+    expect_list_error("0,", 11, 4, "',' after layer 0 (expected a comma and the next layer "
+                      "index)");
+    expect_list_error("0;4", 11, 4, "';4' after layer 0 (expected a comma and the next layer "
+                      "index)");
+    expect_list_error("-1", 11, 4, "'-1' is not a layer index (expected 0-based layer indices "
+                      "separated by commas, e.g. 0,12,24)");
+}
+
+static void expect_layout(const struct problem *pb, const char *layout, const int *want)
+{
+    int gpu[64];
+    char err[320] = "";
+    int rc = split_megatron_parse(layout, pb->names, pb->L, pb->P, gpu, err, sizeof err);
+    if (rc != 0)
+        fail_msg("%s: %s", layout, err);
+    assert_memory_equal(gpu, want, (size_t)pb->L * sizeof *want);
+}
+
+static void expect_layout_error(const struct problem *pb, const char *layout, const char *want)
+{
+    int gpu[64];
+    char err[320] = "";
+    assert_int_equal(split_megatron_parse(layout, pb->names, pb->L, pb->P, gpu, err, sizeof err),
+                     -1);
+    assert_string_equal(err, want);
+}
+
+static void test_megatron_parse(void **state)
+{
+    (void)state;
+    struct problem *pb = transformer(8, 4);
+    /* plain, repeats, commas */
+    const int a[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3 };
+    expect_layout(pb, "Et*2|t*2|t*2|t*2L", a);
+    expect_layout(pb, "Ett|tt|tt|ttL", a);
+    expect_layout(pb, "Et*2,|t*2|,t*2|t,tL", a);
+    /* parenthesised repeats */
+    expect_layout(pb, "Et*2|(t*2|)*2t*2L", a);
+    expect_layout(pb, "Ett|(tt|)*2ttL", a);
+    /* virtual stages: 8 stages on 4 ranks, stage k on rank k mod 4 */
+    const int v[11] = { 0, 0, 1, 2, 3, 0, 1, 2, 3, 3, 3 };
+    expect_layout(pb, "Et|t|t|t|t|t|t|tL", v);
+    expect_layout(pb, "Et|(t|)*6tL", v);
+    /* empty stages */
+    const int e[11] = { 0, 0, 0, 0, 2, 2, 2, 2, 3, 3, 3 };
+    expect_layout(pb, "Et*3||t*4|tL", e);
+    /* errors */
+    expect_layout_error(pb, "Et*2|t*2|t*2|t*2|L", "5 stages for 4 GPUs (expected a multiple of "
+                        "4: stage k runs on pipeline rank k mod 4)");
+    expect_layout_error(pb, "Et*2|t*2|t*2|tL", "7 transformer layers 't' (expected 8: the "
+                        "network has layers.0 .. layers.7)");
+    expect_layout_error(pb, "t*2E|t*2|t*2|t*2L", "the first stage does not start with E "
+                        "(expected the embedding first: Megatron builds it on the first stage)");
+    expect_layout_error(pb, "Et*2|t*2|t*2|t*2L|", "the last stage does not end with L (expected "
+                        "the loss last: Megatron builds the output layer and loss on the last "
+                        "stage)");
+    expect_layout_error(pb, "Et*2|t*2|t*2|Lt*2", "the last stage does not end with L (expected "
+                        "the loss last: Megatron builds the output layer and loss on the last "
+                        "stage)");
+    expect_layout_error(pb, "Et*2|t*2|t*2|t*2mL", "1 MTP layer 'm' (expected none: the network "
+                        "has no MTP layer)");
+    expect_layout_error(pb, "EEt*2|t*2|t*2|t*2L", "2 embeddings 'E' (expected exactly one)");
+    expect_layout_error(pb, "Et*2|t*2|t*2|t*2", "0 losses 'L' (expected exactly one)");
+    expect_layout_error(pb, "Et*2|x|t*2|t*2L", "unknown layer character 'x' (expected E "
+                        "embedding, t transformer layer, L loss, m MTP layer, | stage boundary)");
+    expect_layout_error(pb, "E((t|)*2)*3tL", "nested parentheses (expected at most one "
+                        "level: Megatron does not unroll nested ones)");
+    expect_layout_error(pb, "E(tt|)t*2L", "'(' left after unrolling repeats (expected \"x*n\" "
+                        "or \"(stages)*n\" with a count)");
+    expect_layout_error(pb, "Et*999999999L", "expands to more than 1000000 characters (expected "
+                        "a layout of a real network)");
+    /* a network that is not a transformer */
+    char *names[3] = { "a", "b", "c" };
+    int gpu[3];
+    char err[320];
+    assert_int_equal(split_megatron_parse("EtL", names, 3, 1, gpu, err, sizeof err), -1);
+    assert_string_equal(err, "not a transformer network: layer 0 is 'a' (expected "
+                        "'tok_embeddings': a transformer network made by pipeplan gen "
+                        "transformer has tok_embeddings, layers.0 .. layers.N-1, norm, output)");
+    problem_free(pb);
+}
+
+/* megatron -> allocation -> megatron, and allocation -> megatron ->
+ * allocation up to the renumbering. */
+static void test_megatron_round_trip(void **state)
+{
+    (void)state;
+    struct problem *pb = transformer(8, 4);
+    static const char *const layouts[] = {
+        "Et*2|t*2|t*2|t*2L", "Et|t|t|t|t|t|t|tL", "Et*3||t*4|tL", "E|t*3|t*3|t*2L",
+        "Et|t|t|t*2|t|t|t|L",
+    };
+    for (size_t k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
+        int gpu[11], back[11];
+        char err[320] = "";
+        assert_int_equal(split_megatron_parse(layouts[k], pb->names, pb->L, pb->P, gpu, err,
+                                              sizeof err), 0);
+        struct split_megatron m;
+        if (split_megatron_write(gpu, pb->names, pb->L, pb->P, pb->cap, pb->reserved, &m, err,
+                                 sizeof err) != 0)
+            fail_msg("%s: %s", layouts[k], err);
+        assert_int_equal(split_megatron_parse(m.layout, pb->names, pb->L, pb->P, back, err,
+                                              sizeof err), 0);
+        for (int i = 0; i < pb->L; i++)
+            assert_int_equal(back[i], m.rank[gpu[i]]);
+        assert_int_equal(m.stages % pb->P, 0);
+        split_megatron_clear(&m);
+    }
+    /* the writer's own spelling */
+    int gpu[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3 };
+    struct split_megatron m;
+    char err[320];
+    assert_int_equal(split_megatron_write(gpu, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
+                                          &m, err, sizeof err), 0);
+    assert_string_equal(m.layout, "Et*2|t*2|t*2|t*2L");
+    assert_int_equal(m.virtual_stages, 1);
+    split_megatron_clear(&m);
+    /* GPUs in another order are renumbered (equal caps): 2,0,1,3 */
+    int perm[11] = { 2, 2, 2, 0, 0, 1, 1, 3, 3, 3, 3 };
+    assert_int_equal(split_megatron_write(perm, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
+                                          &m, err, sizeof err), 0);
+    assert_string_equal(m.layout, "Et*2|t*2|t*2|t*2L");
+    assert_int_equal(m.rank[2], 0);
+    assert_int_equal(m.rank[0], 1);
+    assert_int_equal(m.gpu[0], 2);
+    split_megatron_clear(&m);
+    /* a GPU holding two runs: virtual stages */
+    int inter[11] = { 0, 0, 1, 2, 3, 0, 1, 2, 3, 3, 3 };
+    assert_int_equal(split_megatron_write(inter, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
+                                          &m, err, sizeof err), 0);
+    assert_string_equal(m.layout, "Et|t|t|t|t|t|t|tL");
+    assert_int_equal(m.virtual_stages, 2);
+    split_megatron_clear(&m);
+    /* embedding and loss on one GPU */
+    int same[11] = { 0, 1, 1, 1, 2, 2, 2, 3, 3, 0, 0 };
+    assert_int_equal(split_megatron_write(same, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
+                                          &m, err, sizeof err), -1);
+    assert_string_equal(err, "the plan puts the embedding and the loss both on GPU 0, but "
+                        "Megatron builds the embedding on pipeline rank 0 and the loss on "
+                        "rank 3");
+    /* norm and output apart */
+    int apart[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 2, 3 };
+    assert_int_equal(split_megatron_write(apart, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
+                                          &m, err, sizeof err), -1);
+    assert_string_equal(err, "the plan puts norm on GPU 2 and output on GPU 3, but Megatron's "
+                        "L holds both (it builds them together on the last stage)");
+    /* caps differ: no renumbering */
+    double cap[4] = { 16e9, 16e9, 32e9, 16e9 };
+    assert_int_equal(split_megatron_write(perm, pb->names, pb->L, pb->P, cap, pb->reserved, &m,
+                                          err, sizeof err), -1);
+    assert_string_equal(err, "the embedding is on GPU 2, which Megatron runs as pipeline rank "
+                        "0, and GPUs 2 and 0 have different memory, so they cannot be "
+                        "renumbered");
+    problem_free(pb);
+}
+
+static void test_deepspeed_parts(void **state)
+{
+    (void)state;
+    int parts[5], rank[4];
+    char err[320];
+    int gpu[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3 };
+    assert_int_equal(split_deepspeed_parts(gpu, 11, 4, NULL, NULL, parts, rank, err, sizeof err),
+                     4);
+    const int want[5] = { 0, 3, 5, 7, 11 };
+    assert_memory_equal(parts, want, sizeof want);
+    /* renumbered: stage order is chain order */
+    int perm[11] = { 3, 3, 3, 1, 1, 2, 2, 0, 0, 0, 0 };
+    assert_int_equal(split_deepspeed_parts(perm, 11, 4, NULL, NULL, parts, rank, err, sizeof err),
+                     4);
+    assert_memory_equal(parts, want, sizeof want);
+    assert_int_equal(rank[3], 0);
+    assert_int_equal(rank[0], 3);
+    /* two GPUs used of four */
+    int two[11] = { 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1 };
+    assert_int_equal(split_deepspeed_parts(two, 11, 4, NULL, NULL, parts, rank, err, sizeof err),
+                     2);
+    assert_int_equal(parts[1], 5);
+    assert_int_equal(parts[2], 11);
+    assert_int_equal(rank[2], -1);
+    /* not contiguous */
+    int inter[11] = { 0, 0, 1, 2, 3, 0, 1, 2, 3, 3, 3 };
+    assert_int_equal(split_deepspeed_parts(inter, 11, 4, NULL, NULL, parts, rank, err,
+                                           sizeof err), -1);
+    assert_string_equal(err, "GPU 0 holds layers 0 and 5 but not the layers between (expected a "
+                        "contiguous plan: DeepSpeed's stages are one range of layers each)");
+    /* caps differ */
+    double cap[4] = { 16e9, 16e9, 16e9, 32e9 };
+    assert_int_equal(split_deepspeed_parts(perm, 11, 4, cap, NULL, parts, rank, err, sizeof err),
+                     -1);
+    assert_string_equal(err, "stage 3 is on GPU 0, which DeepSpeed runs as pipeline rank 3, and "
+                        "GPUs 0 and 3 have different memory, so they cannot be renumbered");
+}
+
+/* Write a plan to memory with a writer. */
+static char *write_mem(int (*w)(FILE *, void *), void *ctx)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(w(f, ctx), 0);
+    long len = ftell(f);
+    assert_true(len > 0);
+    rewind(f);
+    char *buf = malloc((size_t)len + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+struct pf_ctx {
+    const struct problem *pb;
+    const struct plan *pl;
+};
+
+static int pf_writer(FILE *f, void *ctx)
+{
+    struct pf_ctx *c = ctx;
+    return planfile_write(f, c->pb, c->pl, "test");
+}
+
+static int csv_writer(FILE *f, void *ctx)
+{
+    struct pf_ctx *c = ctx;
+    return export_csv(f, c->pb, c->pl);
+}
+
+/* plan file -> plan -> plan file, for a split and a baseline's plan */
+static void test_planfile_round_trip(void **state)
+{
+    (void)state;
+    struct problem *pb = transformer(8, 4);
+    int gpu[11] = { 0, 0, 1, 2, 3, 0, 1, 2, 3, 3, 3 };
+    struct planner_result res;
+    assert_int_equal(planner_judge(pb, gpu, 0, NULL, "test", &res), 0);
+    assert_true(planner_is_given(res.planner));
+    assert_int_equal(simulate_plan(res.plan, pb, NULL), SIM_OK);
+    struct pf_ctx c = { pb, res.plan };
+    char *text = write_mem(pf_writer, &c);
+    char err[SPEC_ERR_LEN] = "";
+    struct plan *back = planfile_parse(text, "a.plan", pb, err, sizeof err);
+    if (!back)
+        fail_msg("%s", err);
+    assert_memory_equal(back->gpu, res.plan->gpu, sizeof gpu);
+    assert_true(back->T == res.plan->T);
+    assert_memory_equal(back->start, res.plan->start, 22 * sizeof(double));
+    assert_true(back->peak_memory == res.plan->peak_memory);
+    for (int p = 0; p < 4; p++)
+        assert_true(back->gpus[p].total == res.plan->gpus[p].total);
+    struct pf_ctx c2 = { pb, back };
+    char *again = write_mem(pf_writer, &c2);
+    assert_string_equal(text, again);
+    free(again);
+    plan_free(back);
+
+    /* errors name the file and line */
+    static const struct {
+        const char *from, *to, *want;
+    } edits[] = {
+        { "gpus = 4", "gpus = 8", "a.plan:12: gpus = 8 (expected 4, the GPUs being planned; "
+          "--gpus changes them)" },
+        { "network = gpt-test", "network = other", "a.plan:10: network 'other' (expected "
+          "gpt-test, the network being planned)" },
+        { "[layer layers.0]", "[layer layers.9]", "a.plan:20: [layer layers.9] (expected [layer "
+          "layers.0], layer 1 of gpt-test)" },
+        { "gpu = 1", "gpu = 7", "a.plan:26: gpu = 7 (expected 0 to 3)" },
+        { "period = ", "periods = ", "a.plan:13: unknown key 'periods' in [plan] (expected "
+          "network, layers, gpus or period)" },
+        { "forward_start = 0ms", "forward_start = 0", "a.plan:17: bad forward_start '0' "
+          "(expected a time with its unit, e.g. 12.5ms)" },
+    };
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+        char *bad = malloc(strlen(text) + 64);
+        const char *at = strstr(text, edits[k].from);
+        assert_non_null(at);
+        size_t pre = (size_t)(at - text);
+        memcpy(bad, text, pre);
+        strcpy(bad + pre, edits[k].to);
+        strcat(bad, at + strlen(edits[k].from));
+        struct plan *pl = planfile_parse(bad, "a.plan", pb, err, sizeof err);
+        assert_null(pl);
+        assert_string_equal(err, edits[k].want);
+        free(bad);
+    }
+    /* a schedule that breaks a dependency: the simulator says so, at the period's line */
+    char *bad = strdup(text);
+    char *bs = strstr(bad, "[layer output]");
+    assert_non_null(bs);
+    bs = strstr(bs, "backward_start = ");
+    memcpy(bs + strlen("backward_start = "), "-1", 2);
+    struct plan *pl = planfile_parse(bad, "a.plan", pb, err, sizeof err);
+    assert_null(pl);
+    assert_non_null(strstr(err, "a.plan:13: the schedule does not pass the simulator: "));
+    free(bad);
+    /* cut short */
+    char *cut = strdup(text);
+    cut[strstr(cut, "[layer norm]") - cut] = '\0';
+    assert_null(planfile_parse(cut, "a.plan", pb, err, sizeof err));
+    assert_non_null(strstr(err, "the file ends after 9 of 11 layers (expected [layer norm] "
+                           "next)"));
+    free(cut);
+
+    /* csv: a header and one row per layer with these columns */
+    char *csv = write_mem(csv_writer, &c);
+    assert_true(strncmp(csv, "index,name,gpu,stage,forward_start_ms,backward_start_ms,in_flight,"
+                        "stored_bytes\n", 79) == 0);
+    int rows = 0;
+    for (char *line = strchr(csv, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+        int idx, g, st, n;
+        char name[64];
+        double f, b, bytes;
+        assert_int_equal(sscanf(line, "%d,%63[^,],%d,%d,%lf,%lf,%d,%lf", &idx, name, &g, &st, &f,
+                                &b, &n, &bytes), 8);
+        assert_int_equal(idx, rows);
+        assert_string_equal(name, pb->names[rows]);
+        assert_int_equal(g, gpu[rows]);
+        assert_true(f >= 0 && f < res.plan->T && b >= 0 && b < res.plan->T);
+        assert_int_equal(n, res.plan->inflight[rows]);
+        assert_true(bytes == pb->s[rows] * res.plan->copies[rows]);
+        rows++;
+    }
+    assert_int_equal(rows, 11);
+    /* stage: runs along the chain (0,0 | 1 | 2 | 3 | 4 | 5 | 6 | 7,7,7) */
+    assert_non_null(strstr(csv, "\n10,output,3,7,"));
+    free(csv);
+    free(text);
+    planner_result_clear(&res);
+    problem_free(pb);
+}
+
+/* the given planner: in the registry by name, never run, never in "all" */
+static void test_given_registry(void **state)
+{
+    (void)state;
+    assert_true(planner_exists(planner_given()));
+    assert_string_equal(planner_title(planner_given()), "your split");
+    for (int i = 0; i < planner_count(); i++)
+        assert_false(planner_is_given(planner_name(i)));
+    struct problem *pb = transformer(2, 2);
+    struct planner_result res;
+    assert_int_equal(planner_run(planner_given(), pb, &res), -1);
+    int gpu[5] = { 0, 0, 1, 1, 3 };
+    assert_int_equal(planner_judge(pb, gpu, 0, NULL, "x", &res), -1);
+    assert_string_equal(res.message, "it uses GPU 3, but there are only 2 GPUs");
+    assert_null(res.plan);
+    assert_non_null(export_find("megatron"));
+    assert_null(export_find("torch"));
+    problem_free(pb);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_split_list),
+        cmocka_unit_test(test_megatron_parse),
+        cmocka_unit_test(test_megatron_round_trip),
+        cmocka_unit_test(test_deepspeed_parts),
+        cmocka_unit_test(test_planfile_round_trip),
+        cmocka_unit_test(test_given_registry),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

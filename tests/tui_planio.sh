@@ -1,0 +1,71 @@
+#!/bin/sh
+# The explorer with your plan: --split at start shows the "your split"
+# row; p loads a plan file into it; e offers the formats and writes one.
+. "$PIPEPLAN_SRCDIR/tests/lib.sh"
+. "$PIPEPLAN_SRCDIR/tests/tui_lib.sh"
+cd "$TMP" || exit 1
+NET="$PIPEPLAN_SRCDIR/data/networks/alexnet.ini"
+PLAT="$PIPEPLAN_SRCDIR/data/platforms/v100-16gb-pcie-4.ini"
+
+# the figures solve gives the same split
+pp solve "$NET" "$PLAT" --planner user --split 0,6,12,18 --json >"$TMP/user.json"
+period=$(jq -r '.plans[0].period_ms' "$TMP/user.json")
+[ -n "$period" ] && [ "$period" != null ] && ok "solve judged the split" || not_ok "solve --split"
+
+# ---- --split at start ----
+tui_start sp 80 24 -- "$NET" "$PLAT" --split 0,6,12,18 --work-limit 20
+expect_screen sp "--split: the row 'your split' with its figures" "^  your split +[0-9.]+ ms .* (fits|needs)"
+
+# ---- p: load a plan file ----
+pp solve "$NET" "$PLAT" --planner time --format plan -o "$TMP/time.plan"
+keys sp p
+expect_screen sp "p: asks for a plan file" "Load a plan file:"
+keys_literal sp "$TMP/time.plan"
+keys sp Enter
+expect_screen sp "p: loaded, the row shows it" "loaded your plan from .*time\.plan" "^▶ your split "
+keys sp p
+keys sp C-u
+keys_literal sp "$TMP/missing.plan"
+keys sp Enter
+expect_screen sp "p: a file that is not there says so" "missing\.plan: cannot open"
+
+# ---- e: the format chooser, then the file ----
+keys sp e
+expect_screen sp "e: offers the formats" "Export as: 1 table 2 json 3 csv 4 plan 5 megatron 6 deepspeed"
+keys sp 3
+expect_screen sp "3: csv, then the file name" "Export the your split plan \(csv\) to: .*\.csv"
+keys sp C-u
+keys_literal sp "$TMP/plan.csv"
+keys sp Enter
+expect_screen sp "e: exported" "exported the plan \(your split\) as csv to "
+if wait_file "$TMP/plan.csv" && head -1 "$TMP/plan.csv" | grep -q '^index,name,gpu,stage,' &&
+   [ "$(wc -l <"$TMP/plan.csv")" -eq "$(($(jq '.problem.layers' "$TMP/user.json") + 1))" ]; then
+    ok "e csv: one row per layer"; else not_ok "e csv"; fi
+keys sp e
+keys sp 5
+expect_screen sp "megatron on a network that is no transformer: says why" "cannot write plan your split as megatron: Megatron's layout needs a transformer"
+keys sp e
+keys sp Escape
+expect_screen sp "Esc: export cancelled" "export cancelled"
+
+# ---- every size ----
+for size in "60 15" "200 50"; do
+    set -- $size
+    TM resize-window -t sp -x "$1" -y "$2"
+    expect_screen sp "${1}x$2: the row 'your split'" "your split"
+done
+# tall enough for the help's first page to hold both lines (no paging
+# that would depend on when the resize arrives)
+TM resize-window -t sp -x 80 -y 60
+keys sp '?'
+expect_screen sp "help: p and e" "^ +p +load a plan file" "^ +e +export the plan on screen: pick a format"
+keys sp x
+keys sp q
+expect_screen sp "q quits with status 0" "^EXITED:0$" "^SHELL-OK$"
+
+# bad --split: one line before the terminal is touched
+run "$NET" "$PLAT" --split 0,3,2
+expect_status 2 "explorer: bad --split"
+expect_stderr "pipeplan: bad --split '0,3,2': layer 2 after 3 (expected strictly increasing layer indices)" \
+    "explorer: bad --split message"
+finish
