@@ -221,9 +221,20 @@ int report_table(FILE *out, const struct report *r)
     }
     for (int i = 0; i < r->nresults; i++) {
         const struct planner_result *res = &r->results[i];
-        if (res->plan && !res->believed_fit && !res->plan->fits && !planner_is_solver(res->planner))
+        if (!res->plan || res->plan->fits)
+            continue;
+        if (planner_is_given(res->planner)) {
+            /* yours: no rule of its own, just the figures */
+            const struct plan_gpu *g = &res->plan->gpus[res->plan->peak_gpu];
+            fprintf(out, "  %s: does not fit: GPU %d needs %s of its %s\n",
+                    planner_title(res->planner), res->plan->peak_gpu,
+                    units_format_size(g->total, b1, sizeof b1),
+                    units_format_size(g->cap, b2, sizeof b2));
+        } else if (!res->believed_fit && planner_has_memory_rule(res->planner) &&
+                   !planner_is_solver(res->planner)) {
             fprintf(out, "  %s: its own memory rule finds no split that fits; shown: the split "
                     "it would pick ignoring memory\n", planner_title(res->planner));
+        }
     }
     if (!isnan(r->min_cap))
         fprintf(out, "\nNo plan fits. The smallest uniform cap at which a plan fits: %s per GPU "

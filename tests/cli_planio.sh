@@ -25,6 +25,10 @@ expect_stdout_has "your split       feasible" "--split: a 'your split' row"
 expect_stdout_has "  your split: --split 0,3,6,8" "--split: the row says where it comes from"
 run solve gpt.ini four.ini --planner dp --split 0,3,6,8 --memory 2GiB
 expect_stdout_has "your split       no_fit" "--split under a small cap: no_fit"
+if grep -q "^  your split: does not fit: GPU [0-3] needs [0-9.]* GiB of its 2.00 GiB$" "$TMP/out"; then
+    ok "--split that does not fit: which GPU needs how much of its cap"; else
+    not_ok "--split: the does-not-fit note"; cat "$TMP/out"; fi
+expect_stdout_lacks "your split: its own memory rule" "--split: no memory rule is said of yours"
 if grep -q "^your split .*needs [0-9.]* GiB" "$TMP/out"; then ok "--split: says the memory it needs"; else
     not_ok "--split: needs"; cat "$TMP/out"; fi
 run solve gpt.ini four.ini --planner dp --split 0,3,6,8 --json
