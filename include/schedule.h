@@ -24,4 +24,11 @@ int schedule_build(struct plan *pl, const struct problem *pb);
  * transfers); pl is then left as it was. */
 int schedule_build_at(struct plan *pl, const struct problem *pb, double T);
 
+/* For a plan over its caps: the smallest period above its own (found by
+ * doubling, then bisection) at which a schedule fits, since a longer
+ * period keeps fewer micro-batches in flight (as a synchronous 1F1B
+ * runtime does by stalling). Returns 1 and reschedules pl when one is
+ * found, 0 when none fits (pl unchanged). */
+int schedule_stretch(struct plan *pl, const struct problem *pb);
+
 #endif

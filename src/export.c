@@ -130,6 +130,22 @@ static int write_megatron(FILE *out, const struct export_input *in)
     fprintf(out, "# E = tok_embeddings, t = layers.0 .. layers.%d in order, L = norm + output; "
             "--num-layers must be %d\n", pb->L - 4, pb->L - 3);
     rank_comment(out, m.gpu, pb->P, "rank");
+    /* Megatron's own 1F1B keeps min(P - r, m) micro-batches in flight on
+     * rank r; a plan that keeps fewer (a longer period, or another order)
+     * needs that order run, which Megatron's schedule does not do */
+    const struct plan *pl = in->res->plan;
+    for (int r = 0; m.virtual_stages == 1 && r < pb->P; r++) {
+        long want = pb->P - r < pb->m ? pb->P - r : pb->m;
+        int fewest = -1;
+        for (int i = 0; i < pb->L; i++)
+            if (pl->gpu[i] == m.gpu[r] && (fewest < 0 || pl->copies[i] < fewest))
+                fewest = pl->copies[i];
+        if (fewest >= 0 && fewest < want)
+            fprintf(out, "# warning: on rank %d the plan keeps %d micro-batch%s in flight where "
+                    "Megatron's 1F1B keeps %ld: there Megatron needs more memory than planned "
+                    "(the torch-schedule export runs the plan's own order)\n", r, fewest,
+                    fewest == 1 ? "" : "es", want);
+    }
     fprintf(out, "--pipeline-model-parallel-size %d --pipeline-model-parallel-layout \"%s\"",
             pb->P, m.layout);
     if (in->tensor_parallel > 1)

@@ -164,6 +164,10 @@ int planner_judge(const struct problem *pb, const int *gpu, double T, const doub
         rc = plan_evaluate(pl, pb);
     } else {
         rc = schedule_build(pl, pb);
+        /* your split is judged with the schedule your runtime would run
+         * it with when the fastest one does not fit */
+        if (rc == 0)
+            schedule_stretch(pl, pb);
     }
     if (rc != 0) {
         plan_free(pl);

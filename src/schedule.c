@@ -637,3 +637,55 @@ int schedule_build(struct plan *pl, const struct problem *pb)
     sched_free_all(&s);
     return rc;
 }
+
+/* Fits at T: a copy scheduled at T, or NULL when it does not fit. */
+static struct plan *stretch_try(const struct plan *pl, const struct problem *pb, double T)
+{
+    struct plan *c = plan_copy(pl);
+    if (c && schedule_build_at(c, pb, T) == 0 && c->fits)
+        return c;
+    plan_free(c);
+    return NULL;
+}
+
+int schedule_stretch(struct plan *pl, const struct problem *pb)
+{
+    if (pl->fits || !(pl->T > 0.0))
+        return 0;
+    /* Past the whole chain's length nothing is in flight twice. */
+    double chain = problem_compute_ms(pb) + 2.0 * pb->L * pb->latency_ms;
+    for (int i = 0; i < pb->L - 1; i++)
+        chain += 2.0 * pb->c[i];
+    double lo = pl->T, hi = NAN;
+    struct plan *best = NULL;
+    /* doubling steps from 0.1 % up, then halving between the last miss
+     * and the first fit: about 40 schedules, each linear in the layers */
+    for (double step = pl->T / 1024.0; lo < chain; step *= 2.0) {
+        double T = fmin(pl->T + step, chain);
+        best = stretch_try(pl, pb, T);
+        if (best) {
+            hi = T;
+            break;
+        }
+        lo = T;
+        if (T >= chain)
+            break;
+    }
+    if (!best)
+        return 0;
+    for (int k = 0; k < 20 && hi - lo > pl->T * 1e-6; k++) {
+        double mid = 0.5 * (lo + hi);
+        struct plan *c = stretch_try(pl, pb, mid);
+        if (c) {
+            plan_free(best);
+            best = c;
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    pl->T = best->T;
+    memcpy(pl->start, best->start, 2 * (size_t)pb->L * sizeof *pl->start);
+    plan_free(best);
+    return plan_evaluate(pl, pb) == 0 ? 1 : 0;
+}

@@ -437,7 +437,8 @@ static void test_given_registry(void **state)
     assert_string_equal(res.message, "it uses GPU 3, but there are only 2 GPUs");
     assert_null(res.plan);
     assert_non_null(export_find("megatron"));
-    assert_null(export_find("torch"));
+    assert_non_null(export_find("torch-schedule"));
+    assert_null(export_find("xml"));
     problem_free(pb);
 }
 
