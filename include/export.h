@@ -1,7 +1,7 @@
 /* export: the formats `solve --format` and the explorer's e write, as a
  * table of writers (name -> writer) that further formats extend. Each
- * writer fills a stream; the callers write files with
- * fileio_write_atomic. */
+ * writer fills a stream; export_file() writes one to a file
+ * atomically. */
 #ifndef PIPEPLAN_EXPORT_H
 #define PIPEPLAN_EXPORT_H
 
@@ -33,9 +33,10 @@ const struct export_format *export_find(const char *name);
 /* "table, json, csv, ..." */
 const char *export_names(char *buf, size_t len);
 
-/* Check, then write to `out`. Returns 0, or -1 with why in err. */
-int export_write(FILE *out, const struct export_format *f, const struct export_input *in,
-                 char *err, size_t errlen);
+/* Write PATH atomically with f's writer (fileio_write_atomic; the caller
+ * has run f->check). Returns 0, or -1 with "PATH: reason" in err. */
+int export_file(const char *path, bool force, const struct export_format *f,
+                const struct export_input *in, char *err, size_t errlen);
 
 /* The writers, for tests. */
 int export_csv(FILE *out, const struct problem *pb, const struct plan *pl);

@@ -8,7 +8,6 @@
 
 #include "cli.h"
 #include "export.h"
-#include "fileio.h"
 #include "planfile.h"
 #include "planner.h"
 #include "report.h"
@@ -497,17 +496,6 @@ static const struct planner_result *export_choice(const struct planner_result *r
     return best;
 }
 
-struct out_ctx {
-    const struct export_format *f;
-    const struct export_input *in;
-};
-
-static int out_writer(FILE *out, void *ctx)
-{
-    const struct out_ctx *c = ctx;
-    return c->f->write(out, c->in);
-}
-
 /* Run the planners on a problem and write the chosen format; the exit
  * status of solve. */
 static int solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
@@ -574,14 +562,12 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
         rc = 2;
     }
     if (rc != 2) {
-        struct out_ctx ctx = { sa->format, &in };
         if (sa->output) {
-            if (fileio_write_atomic(sa->output, sa->force, out_writer, &ctx, err,
-                                    sizeof err) < 0) {
+            if (export_file(sa->output, sa->force, sa->format, &in, err, sizeof err) < 0) {
                 fprintf(stderr, "pipeplan: %s\n", err);
                 rc = 2;
             }
-        } else if (out_writer(stdout, &ctx) < 0 || fflush(stdout) != 0) {
+        } else if (sa->format->write(stdout, &in) < 0 || fflush(stdout) != 0) {
             fprintf(stderr, "pipeplan: write error on standard output\n");
             rc = 2;
         }

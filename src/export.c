@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "planfile.h"
 #include "split.h"
 #include "torch_export.h"
@@ -294,18 +295,20 @@ const char *export_names(char *buf, size_t len)
     return buf;
 }
 
-int export_write(FILE *out, const struct export_format *f, const struct export_input *in,
-                 char *err, size_t errlen)
+struct file_ctx {
+    const struct export_format *f;
+    const struct export_input *in;
+};
+
+static int file_writer(FILE *out, void *ctx)
 {
-    if (f->one_plan && (!in->res || !in->res->plan)) {
-        snprintf(err, errlen, "no plan to export");
-        return -1;
-    }
-    if (f->check && f->check(in, err, errlen) < 0)
-        return -1;
-    if (f->write(out, in) < 0) {
-        snprintf(err, errlen, "write error");
-        return -1;
-    }
-    return 0;
+    const struct file_ctx *c = ctx;
+    return c->f->write(out, c->in);
+}
+
+int export_file(const char *path, bool force, const struct export_format *f,
+                const struct export_input *in, char *err, size_t errlen)
+{
+    struct file_ctx ctx = { f, in };
+    return fileio_write_atomic(path, force, file_writer, &ctx, err, errlen);
 }

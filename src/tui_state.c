@@ -11,7 +11,6 @@
 #include <time.h>
 
 #include "export.h"
-#include "fileio.h"
 #include "ilp.h"
 #include "planfile.h"
 #include "report.h"
@@ -1121,26 +1120,14 @@ int tui_export_format(struct tui *t, const struct export_format *f)
     return 0;
 }
 
-struct export_ctx {
-    const struct export_format *f;
-    const struct export_input *in;
-};
-
-static int export_writer(FILE *out, void *ctx)
-{
-    const struct export_ctx *c = ctx;
-    return c->f->write(out, c->in);
-}
-
 int tui_export_write(struct tui *t, const char *path, bool force)
 {
     struct report rep;
     struct export_input in;
     export_input(t, &rep, &in);
     const struct export_format *f = t->export_fmt ? t->export_fmt : export_find("json");
-    struct export_ctx ctx = { f, &in };
     char err[SPEC_ERR_LEN + 64];
-    if (fileio_write_atomic(path, force, export_writer, &ctx, err, sizeof err) < 0) {
+    if (export_file(path, force, f, &in, err, sizeof err) < 0) {
         tui_message(t, MSG_ERROR, "%s", err);
         return -1;
     }
