@@ -71,8 +71,18 @@ void problem_free(struct problem *pb);
  * preferred. blocks <= 0 or >= L returns a copy. */
 struct problem *problem_coarsen(const struct problem *pb, int blocks);
 
+/* The blocks bound[k]..bound[k+1]-1 for k < K (bound[0] = 0, bound[K] =
+ * L, increasing), summed as problem_coarsen() does. NULL when the bounds
+ * are not that or out of memory. */
+struct problem *problem_group(const struct problem *pb, const int *bound, int K);
+
 /* T_lb = max(sum(f+b)/P, max(f+b)). */
 double problem_lower_bound(const struct problem *pb);
+
+/* A lower bound on any plan's period from the loads alone, at least
+ * T_lb: also, for every k, among the k P + 1 longest elements (f + b)
+ * some GPU runs k + 1, so T >= the sum of the k + 1 shortest of them. */
+double problem_load_bound(const struct problem *pb);
 
 /* The trivial lower bound on the objective (doc/model.md section 10.3):
  * T_lb for pipedream, (m-1) T_lb + sum(f+b) for 1f1b. */

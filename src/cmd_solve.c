@@ -525,6 +525,14 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
     int n = nrun + given;
     bool any_fits = false;
     int blocks = pb->L;
+    /* a bound proven for the network holds whichever planner made the plan */
+    double net_bound = -INFINITY;
+    for (int i = 0; i < n; i++)
+        if (isfinite(results[i].bound))
+            net_bound = fmax(net_bound, results[i].bound);
+    for (int i = 0; i < n; i++)
+        if (isfinite(net_bound) && !(results[i].bound >= net_bound))
+            results[i].bound = net_bound;
     for (int i = 0; i < n; i++) {
         struct planner_result *res = &results[i];
         if (planner_is_solver(res->planner) && res->blocks > 0)

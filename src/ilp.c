@@ -29,7 +29,6 @@
  * operations run back to back) and then refined layer by layer. */
 #include "ilp.h"
 
-#include <Cbc_C_Interface.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -39,6 +38,7 @@
 #include <time.h>
 
 #include "baseline.h"
+#include "mip.h"
 #include "schedule.h"
 #include "simulate.h"
 
@@ -59,108 +59,16 @@
  * bounds its interval, which is then split). */
 #define MASTER_NODES 20000
 #define SUB_NODES 5000
-
-/* ---------------------------------------------------------------- MIP */
-
-struct mip {
-    Cbc_Model *m;
-    int cols, rows, ints;
-    int *idx;
-    double *val;
-    int n, cap;
-};
-
-/* seconds <= 0: no time cap; nodes <= 0: no node cap. */
-static int mip_init(struct mip *mp, int threads, double seconds, long nodes)
-{
-    memset(mp, 0, sizeof mp[0]);
-    mp->m = Cbc_newModel();
-    if (!mp->m)
-        return -1;
-    Cbc_setLogLevel(mp->m, 0);
-    Cbc_setParameter(mp->m, "log", "0");
-    Cbc_setParameter(mp->m, "slog", "0");
-    if (threads > 1) {
-        char buf[16];
-        snprintf(buf, sizeof buf, "%d", threads);
-        Cbc_setParameter(mp->m, "threads", buf);
-    }
-    if (seconds > 0)
-        Cbc_setMaximumSeconds(mp->m, seconds > 0.01 ? seconds : 0.01);
-    if (nodes > 0)
-        Cbc_setMaximumNodes(mp->m, nodes > INT_MAX ? INT_MAX : (int)nodes);
-    /* measured on the bundled networks: probing costs more than it saves
-     * on these small, symmetric models */
-    Cbc_setParameter(mp->m, "probing", "off");
-    Cbc_setAllowableFractionGap(mp->m, 1e-6);
-    return 0;
-}
-
-static void mip_free(struct mip *mp)
-{
-    if (mp->m)
-        Cbc_deleteModel(mp->m);
-    free(mp->idx);
-    free(mp->val);
-    memset(mp, 0, sizeof mp[0]);
-}
-
-static int mip_col(struct mip *mp, double lb, double ub, double obj, bool integer)
-{
-    Cbc_addCol(mp->m, "", lb, ub, obj, integer ? 1 : 0, 0, NULL, NULL);
-    if (integer)
-        mp->ints++;
-    return mp->cols++;
-}
-
-static void row_begin(struct mip *mp)
-{
-    mp->n = 0;
-}
-
-static void row_add(struct mip *mp, int col, double v)
-{
-    if (v == 0.0)
-        return;
-    if (mp->n == mp->cap) {
-        int cap = mp->cap ? mp->cap * 2 : 64;
-        int *ni = realloc(mp->idx, (size_t)cap * sizeof *ni);
-        double *nv = realloc(mp->val, (size_t)cap * sizeof *nv);
-        if (ni)
-            mp->idx = ni;
-        if (nv)
-            mp->val = nv;
-        if (!ni || !nv)
-            return;
-        mp->cap = cap;
-    }
-    mp->idx[mp->n] = col;
-    mp->val[mp->n] = v;
-    mp->n++;
-}
-
-static void row_end(struct mip *mp, char sense, double rhs)
-{
-    Cbc_addRow(mp->m, "", mp->n, mp->idx, mp->val, sense, rhs);
-    mp->rows++;
-}
-
-enum mip_outcome { MIP_SOLVED, MIP_INFEASIBLE, MIP_FEASIBLE_STOPPED, MIP_UNKNOWN };
-
-static enum mip_outcome mip_solve(struct mip *mp)
-{
-    Cbc_solve(mp->m);
-    if (Cbc_isProvenOptimal(mp->m))
-        return MIP_SOLVED;
-    if (Cbc_isProvenInfeasible(mp->m))
-        return MIP_INFEASIBLE;
-    if (Cbc_bestSolution(mp->m))
-        return MIP_FEASIBLE_STOPPED;
-    /* a finished search without a solution and without the flag */
-    if (Cbc_status(mp->m) == 0 && Cbc_secondaryStatus(mp->m) == 1)
-        return MIP_INFEASIBLE;
-    return MIP_UNKNOWN;
-}
+/* After the block search the network's relaxation gets what is left,
+ * at least this share of the limit. */
+#define NETBOUND_SHARE 0.2
+/* Its masters: a bound is wanted, not a proof, and a stopped master
+ * still bounds its interval, which is then split into easier ones, down
+ * to this width. */
+#define RELAX_NODES 2000
+#define RELAX_SECONDS 3.0
+#define RELAX_RESOLUTION 1e-3
+#define RELAX_MIN_WORK 50
 
 /* ------------------------------------------------------------- search */
 
@@ -189,7 +97,7 @@ struct search {
     struct ilp_stats *stats;
     double t0;
     long work;                 /* CBC nodes + 1 per MIP, for opt->work_limit */
-    double net_bound;          /* trivial bound on the network's objective */
+    double net_bound;          /* bound on the network's objective (trivial, then netbound's) */
     double alpha, beta;
     double lat_floor;          /* no latency is below the total compute */
     double chain;              /* wait-free latency with every cut: T above it gains nothing */
@@ -207,6 +115,21 @@ struct search {
     int niv;
     double pruned_floor;       /* least bound of the intervals pruned as close enough */
     double wide;               /* 1f1b: the share of the objective an interval may lose */
+    /* The network's relaxation (doc/model.md section 5.3): the same
+     * search over blocks of the layers, where a block may also be split
+     * between GPUs at the most favourable cost of every term and the
+     * operations that pairs and memory see are each block's first
+     * layer's; nothing is judged, and blocks the master splits are
+     * refined. Every bound it proves holds for the layers. */
+    bool relaxed;
+    const char *tag;           /* trace prefix */
+    int *lfirst;               /* relaxed: [B+1] first layer (in pb) of each block */
+    double *cin;               /* relaxed: [B] transfers inside block i, summed */
+    double *cmin;              /* relaxed: [B] least transfer inside (INFINITY: one layer) */
+    double *amin;              /* relaxed: [B] least activation crossing inside */
+    int max_blocks;            /* relaxed: refinement stops here */
+    double deadline;           /* stop at this time too (seconds mode) */
+    long work_cap;             /* and at this work (work mode) */
 };
 
 static double now(void)
@@ -225,15 +148,27 @@ static bool deterministic(const struct search *s)
 
 static double remaining(const struct search *s)
 {
-    if (deterministic(s) || s->opt->time_limit <= 0)
+    if (deterministic(s))
         return 1e9;
-    return s->opt->time_limit - (now() - s->t0);
+    double left = s->opt->time_limit > 0 ? s->opt->time_limit - (now() - s->t0) : 1e9;
+    return isfinite(s->deadline) ? fmin(left, s->deadline - now()) : left;
+}
+
+/* The caller's limits: a cancel, the work limit or the time limit. */
+static bool limit_reached(const struct search *s)
+{
+    if (s->opt->cancel && *s->opt->cancel)
+        return true;
+    if (deterministic(s))
+        return s->work >= s->opt->work_limit;
+    return s->opt->time_limit > 0 && now() - s->t0 >= s->opt->time_limit;
 }
 
 static bool should_stop(struct search *s)
 {
     if ((s->opt->cancel && *s->opt->cancel) ||
-        (deterministic(s) ? s->work >= s->opt->work_limit : remaining(s) <= 0.0))
+        (deterministic(s) ? s->work >= s->opt->work_limit || s->work >= s->work_cap
+         : remaining(s) <= 0.0 || now() >= s->deadline))
         s->stopped = true;
     return s->stopped;
 }
@@ -247,7 +182,7 @@ static void trace(const struct search *s, const char *fmt, ...)
     if (!s->opt->on_trace)
         return;
     char line[256];
-    int n = snprintf(line, sizeof line, "[%8.3f s] ", now() - s->t0);
+    int n = snprintf(line, sizeof line, "[%8.3f s] %s", now() - s->t0, s->tag ? s->tag : "");
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
@@ -268,10 +203,7 @@ static int search_mip_init(const struct search *s, struct mip *mp, double second
         rc = mip_init(mp, s->opt->threads, fmax(0.05, fmin(seconds, remaining(s))), 0);
     }
     if (rc == 0 && s->opt->solver_log > 0) {
-        char lvl[16];
-        snprintf(lvl, sizeof lvl, "%d", s->opt->solver_log);
-        Cbc_setLogLevel(mp->m, s->opt->solver_log);
-        Cbc_setParameter(mp->m, "log", lvl);
+        mip_log_level(mp, s->opt->solver_log);
     }
     return rc;
 }
@@ -282,7 +214,9 @@ static enum mip_outcome search_mip_solve(struct search *s, struct mip *mp, doubl
     double t1 = now();
     enum mip_outcome out = mip_solve(mp);
     *seconds += now() - t1;
-    s->work += 1 + Cbc_getNodeCount(mp->m);
+    s->work += 1 + mip_nodes(mp);
+    if (out == MIP_FAILED)
+        s->failed = s->stopped = true;     /* out of memory building it */
     return out;
 }
 
@@ -499,33 +433,43 @@ static int master_product(struct mip *mp, int v, double off, double vl, double v
     const char sense[4] = { 'G', 'G', 'L', 'L' };
     for (int k = 0; k < 4; k++) {
         /* w - y_k tau - t_k v  {>=, <=}  t_k off - y_k t_k */
-        row_begin(mp);
-        row_add(mp, w, 1);
-        row_add(mp, tau, -ty[k]);
-        row_add(mp, v, -tt[k]);
-        row_end(mp, sense[k], tt[k] * off - ty[k] * tt[k]);
+        mip_row_begin(mp);
+        mip_row_add(mp, w, 1);
+        mip_row_add(mp, tau, -ty[k]);
+        mip_row_add(mp, v, -tt[k]);
+        mip_row_end(mp, sense[k], tt[k] * off - ty[k] * tt[k]);
     }
     return w;
 }
 
-/* Two operations on one GPU do not overlap modulo tau: with w = y tau,
- * d_o <= t_q - t_o - w <= tau - d_q, switched off when column sw is 1 by
- * M >= tau (a window of length >= tau holds a multiple of tau); sw < 0:
- * always on. */
+/* Two operations on one GPU do not overlap modulo tau: with w = y tau
+ * and the operations starting at t_q + off_q and t_o + off_o,
+ * d_o <= t_q + off_q - t_o - off_o - w <= tau - d_q, switched off when
+ * any of the nsw columns sw[] is 1 by M >= tau (a window of length >= tau
+ * holds a multiple of tau). */
+static void master_pair_at(struct mip *mp, int tq, double off_q, int to, double off_o, int w,
+                           int tau, const int *sw, int nsw, double M, double d_o, double d_q)
+{
+    for (int up = 0; up < 2; up++) {
+        mip_row_begin(mp);
+        mip_row_add(mp, tq, 1);
+        mip_row_add(mp, to, -1);
+        mip_row_add(mp, w, -1);
+        if (up)
+            mip_row_add(mp, tau, -1);
+        for (int k = 0; k < nsw; k++)
+            if (sw[k] >= 0)
+                mip_row_add(mp, sw[k], up ? -M : M);
+        mip_row_end(mp, up ? 'L' : 'G', (up ? -d_q : d_o) - off_q + off_o);
+    }
+}
+
+/* The same, both operations at their columns' times, with one switch
+ * (sw < 0: always on). */
 static void master_pair(struct mip *mp, int tq, int to, int w, int tau, int sw, double M,
                         double d_o, double d_q)
 {
-    for (int up = 0; up < 2; up++) {
-        row_begin(mp);
-        row_add(mp, tq, 1);
-        row_add(mp, to, -1);
-        row_add(mp, w, -1);
-        if (up)
-            row_add(mp, tau, -1);
-        if (sw >= 0)
-            row_add(mp, sw, up ? -M : M);
-        row_end(mp, up ? 'L' : 'G', up ? -d_q : d_o);
-    }
+    master_pair_at(mp, tq, 0, to, 0, w, tau, &sw, 1, M, d_o, d_q);
 }
 
 /* The range of a pair's integer when its two starts lie in the given
@@ -561,25 +505,25 @@ static int exact_product(struct mip *mp, double yl, double yu, int tau, double a
         const double rhs[4] = { 0, 0, -a, -b };
         const char sense[4] = { 'L', 'G', 'L', 'G' };
         for (int r = 0; r < 4; r++) {
-            row_begin(mp);
-            row_add(mp, g[k], 1);
-            row_add(mp, beta[k], cb[r]);
+            mip_row_begin(mp);
+            mip_row_add(mp, g[k], 1);
+            mip_row_add(mp, beta[k], cb[r]);
             if (ct[r] != 0)
-                row_add(mp, tau, ct[r]);
-            row_end(mp, sense[r], rhs[r]);
+                mip_row_add(mp, tau, ct[r]);
+            mip_row_end(mp, sense[r], rhs[r]);
         }
     }
-    row_begin(mp);              /* y = yl + sum 2^k beta_k */
-    row_add(mp, *y, 1);
+    mip_row_begin(mp);              /* y = yl + sum 2^k beta_k */
+    mip_row_add(mp, *y, 1);
     for (int k = 0; k < K; k++)
-        row_add(mp, beta[k], -(double)(1L << k));
-    row_end(mp, 'E', yl);
-    row_begin(mp);              /* w = yl tau + sum 2^k g_k */
-    row_add(mp, w, 1);
-    row_add(mp, tau, -yl);
+        mip_row_add(mp, beta[k], -(double)(1L << k));
+    mip_row_end(mp, 'E', yl);
+    mip_row_begin(mp);              /* w = yl tau + sum 2^k g_k */
+    mip_row_add(mp, w, 1);
+    mip_row_add(mp, tau, -yl);
     for (int k = 0; k < K; k++)
-        row_add(mp, g[k], -(double)(1L << k));
-    row_end(mp, 'E', 0);
+        mip_row_add(mp, g[k], -(double)(1L << k));
+    mip_row_end(mp, 'E', 0);
     free(beta);
     return w;
 }
@@ -593,21 +537,57 @@ static int pair_product(struct mip *mp, double yl, double yu, int tau, double ta
         return exact_product(mp, yl, yu, tau, ta, tb, y);
     *y = mip_col(mp, yl, yu, 0, true);
     int w = mip_col(mp, fmin(yl * ta, yu * ta), fmax(yl * ta, yu * ta), 0, false);
-    row_begin(mp);
-    row_add(mp, w, 1);
-    row_add(mp, *y, -ta);
-    row_end(mp, 'E', 0);
+    mip_row_begin(mp);
+    mip_row_add(mp, w, 1);
+    mip_row_add(mp, *y, -ta);
+    mip_row_end(mp, 'E', 0);
     return w;
 }
 
-/* Pipedream: the most copies of block i's activation and weights any GPU
- * could hold, a bound on its in-flight count in a fitting plan. */
+/* Pipedream: the most copies of one activation and weights (s, w) any
+ * GPU could hold, a bound on its in-flight count in a fitting plan. */
+static double copies_of(const struct problem *bp, double s, double w)
+{
+    double per = s + w, most = 0;
+    for (int p = 0; p < bp->P; p++)
+        most = fmax(most, bp->cap[p] - bp->reserved[p] - (bp->phi - 1) * w);
+    return per > 0 ? fmax(1, floor(most / per + 1e-9)) : INFINITY;
+}
+
+/* Of block i: its whole activation and weights. */
 static double copies_that_fit(const struct problem *bp, int i)
 {
-    double per = bp->s[i] + bp->w[i], most = 0;
-    for (int p = 0; p < bp->P; p++)
-        most = fmax(most, bp->cap[p] - bp->reserved[p] - (bp->phi - 1) * bp->w[i]);
-    return per > 0 ? fmax(1, floor(most / per + 1e-9)) : INFINITY;
+    return copies_of(bp, bp->s[i], bp->w[i]);
+}
+
+/* What pairs and memory see of block i's operation o (F_i: o = i, B_i:
+ * o = B + i): the block's own, or in the relaxation its first layer's,
+ * which is one operation of the layers wherever the rest of the block
+ * runs. Its duration, and where it starts past the block's column (the
+ * first layer's backward ends the block's). */
+static double op_len(const struct search *s, int o)
+{
+    if (!s->relaxed)
+        return problem_op_duration(s->bp, o);
+    int i = o < s->B ? o : o - s->B;
+    return o < s->B ? s->pb->f[s->lfirst[i]] : s->pb->b[s->lfirst[i]];
+}
+
+static double op_off(const struct search *s, int o)
+{
+    if (!s->relaxed || o < s->B)
+        return 0;
+    int i = o - s->B;
+    return s->bp->b[i] - s->pb->b[s->lfirst[i]];
+}
+
+/* The most copies of block i's in-flight count memory allows (pipedream). */
+static double copies_first(const struct search *s, int i)
+{
+    if (!s->relaxed)
+        return copies_that_fit(s->bp, i);
+    int j = s->lfirst[i];
+    return copies_of(s->bp, s->pb->s[j], s->pb->w[j]);
 }
 
 /* What the schedule MIP's families share: its columns and the windows
@@ -656,10 +636,10 @@ static void schedule_cutoff_row(const struct search *s, const struct schedule_co
 {
     if (!isfinite(obj_cap))
         return;
-    row_begin(sc->mp);
-    row_add(sc->mp, sc->tau, s->alpha);
-    row_add(sc->mp, sc->t[s->bp->L], s->beta);
-    row_end(sc->mp, 'L', obj_cap - s->beta * s->bp->b[0]);
+    mip_row_begin(sc->mp);
+    mip_row_add(sc->mp, sc->tau, s->alpha);
+    mip_row_add(sc->mp, sc->t[s->bp->L], s->beta);
+    mip_row_end(sc->mp, 'L', obj_cap - s->beta * s->bp->b[0]);
 }
 
 /* Chain order with transfers between GPUs. */
@@ -670,19 +650,19 @@ static void schedule_chain_rows(const struct problem *bp, const struct schedule_
     const int *t = sc->t;
     for (int i = 0; i + 1 < L; i++) {
         double c = sc->gpu[i] != sc->gpu[i + 1] ? bp->c[i] : 0.0;
-        row_begin(mp);
-        row_add(mp, t[i + 1], 1);
-        row_add(mp, t[i], -1);
-        row_end(mp, 'G', bp->f[i] + c);
-        row_begin(mp);
-        row_add(mp, t[L + i], 1);
-        row_add(mp, t[L + i + 1], -1);
-        row_end(mp, 'G', bp->b[i + 1] + c);
+        mip_row_begin(mp);
+        mip_row_add(mp, t[i + 1], 1);
+        mip_row_add(mp, t[i], -1);
+        mip_row_end(mp, 'G', bp->f[i] + c);
+        mip_row_begin(mp);
+        mip_row_add(mp, t[L + i], 1);
+        mip_row_add(mp, t[L + i + 1], -1);
+        mip_row_end(mp, 'G', bp->b[i + 1] + c);
     }
-    row_begin(mp);
-    row_add(mp, t[2 * L - 1], 1);
-    row_add(mp, t[L - 1], -1);
-    row_end(mp, 'G', bp->f[L - 1]);
+    mip_row_begin(mp);
+    mip_row_add(mp, t[2 * L - 1], 1);
+    mip_row_add(mp, t[L - 1], -1);
+    mip_row_end(mp, 'G', bp->f[L - 1]);
 }
 
 /* One operation at a time modulo tau on each GPU: every pair on one GPU. */
@@ -726,24 +706,24 @@ static void schedule_inflight_rows(const struct problem *bp, const struct schedu
             nmax = fmax(nmin, fmin(nmax, copies_that_fit(bp, i)));
         int n;
         int w = pair_product(mp, nmin, nmax, sc->tau, sc->ta, sc->tb, &n);
-        row_begin(mp);
-        row_add(mp, w, 1);
-        row_add(mp, t[L + i], -1);
-        row_add(mp, t[i], 1);
-        row_end(mp, 'G', bp->b[i]);
+        mip_row_begin(mp);
+        mip_row_add(mp, w, 1);
+        mip_row_add(mp, t[L + i], -1);
+        mip_row_add(mp, t[i], 1);
+        mip_row_end(mp, 'G', bp->b[i]);
         sc->u[i] = n;
         if (flushed && nmax > m) {
             sc->u[i] = mip_col(mp, 1, m, 0, true);
             int h = mip_col(mp, 0, 1, 0, true);
-            row_begin(mp);          /* u >= n - (nmax - m) h */
-            row_add(mp, sc->u[i], 1);
-            row_add(mp, n, -1);
-            row_add(mp, h, nmax - m);
-            row_end(mp, 'G', 0);
-            row_begin(mp);          /* u >= m h */
-            row_add(mp, sc->u[i], 1);
-            row_add(mp, h, -m);
-            row_end(mp, 'G', 0);
+            mip_row_begin(mp);          /* u >= n - (nmax - m) h */
+            mip_row_add(mp, sc->u[i], 1);
+            mip_row_add(mp, n, -1);
+            mip_row_add(mp, h, nmax - m);
+            mip_row_end(mp, 'G', 0);
+            mip_row_begin(mp);          /* u >= m h */
+            mip_row_add(mp, sc->u[i], 1);
+            mip_row_add(mp, h, -m);
+            mip_row_end(mp, 'G', 0);
         }
     }
 }
@@ -757,22 +737,22 @@ static void schedule_memory_rows(const struct problem *bp, const struct schedule
     bool flushed = bp->schedule == SPEC_SCHEDULE_1F1B;
     for (int p = 0; p < bp->P; p++) {
         double fixed = bp->reserved[p];
-        row_begin(mp);
+        mip_row_begin(mp);
         for (int i = 0; i < L; i++) {
             if (sc->gpu[i] != p)
                 continue;
             if (flushed) {
                 fixed += bp->phi * bp->w[i];
-                row_add(mp, sc->u[i], bp->s[i] / GB);
+                mip_row_add(mp, sc->u[i], bp->s[i] / GB);
             } else {
                 fixed += (bp->phi - 1) * bp->w[i];
-                row_add(mp, sc->u[i], (bp->s[i] + bp->w[i]) / GB);
+                mip_row_add(mp, sc->u[i], (bp->s[i] + bp->w[i]) / GB);
             }
         }
         for (int i = 0; i + 1 < L; i++)
             if ((sc->gpu[i] == p) != (sc->gpu[i + 1] == p))
                 fixed += 2 * bp->a[i];
-        row_end(mp, 'L', (bp->cap[p] - fixed) / GB);
+        mip_row_end(mp, 'L', (bp->cap[p] - fixed) / GB);
     }
 }
 
@@ -840,7 +820,7 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
     if (out == MIP_INFEASIBLE) {
         rc = isfinite(obj_cap) ? 2 : 0;
     } else if (out == MIP_SOLVED || out == MIP_FEASIBLE_STOPPED) {
-        const double *x = Cbc_getColSolution(mp.m);
+        const double *x = mip_solution(&mp);
         pl->T = fmin(tb, fmax(ta, x[sc.tau]));
         for (int o = 0; o < n; o++)
             pl->start[o] = x[t[o]];
@@ -848,12 +828,13 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
         rc = pl->fits ? 1 : -1;
         if (obj_lb)
             *obj_lb = out == MIP_SOLVED ? pl->objective
-                      : fmin(pl->objective,
-                             Cbc_getBestPossibleObjValue(mp.m) + s->beta * bp->b[0]);
-    } else if (obj_lb) {
+                      : fmin(pl->objective, fmax(0, mip_best_bound(&mp) + s->beta * bp->b[0]));
+    } else if (obj_lb && out == MIP_UNKNOWN) {
         /* stopped with no schedule: CBC's bound still holds */
-        double bp_ = Cbc_getBestPossibleObjValue(mp.m);
-        *obj_lb = isfinite(bp_) && bp_ < 1e40 ? bp_ + s->beta * bp->b[0] : 0;
+        double bp_ = mip_best_bound(&mp);
+        *obj_lb = isfinite(bp_) ? bp_ + s->beta * bp->b[0] : 0;
+    } else if (obj_lb) {
+        *obj_lb = 0;
     }
 done:
     free(t);
@@ -905,6 +886,7 @@ static bool cut_known(const struct search *s, const int *alloc, double a, double
 struct master {
     struct mip mp;
     int *x;                    /* [B*P] */
+    int *sg;                   /* relaxed: [B] block i split, or -1 */
     int lam;                   /* latency */
     int tau;                   /* the period, in [a, b] */
     double cap;                /* objective cutoff: no better plan above it */
@@ -931,6 +913,9 @@ struct master_cols {
     double *lo, *hi;           /* [2B] start window of op o */
     double *nlo, *nhi;         /* [B] range of n_i */
     double *ucap;              /* [B] most copies memory charges */
+    int *sg;                   /* relaxed: [B] block i split between GPUs (-1: one layer) */
+    int *g;                    /* relaxed: [B*P] its compute share on GPU p */
+    int *r;                    /* relaxed: [B*P] its memory on GPU p, GB */
 };
 
 /* Start windows of op o. Earliest: the chain with no cut. Latest: a wait
@@ -951,6 +936,11 @@ static void master_windows(const struct search *s, const struct master_cols *mc)
         double c = k < B ? (k + 1 < B ? bp->c[k] : 0) : (o > B ? bp->c[o - B - 1] : 0);
         t_lo += d;
         t_hi += d + c + mc->b;
+        if (s->relaxed) {
+            /* the layers inside: a transfer and a wait each at most */
+            int i = o < B ? o : o - B;
+            t_hi += s->cin[i] + (s->lfirst[i + 1] - s->lfirst[i] - 1) * mc->b;
+        }
     }
     /* 1f1b: a plan that beats the incumbent starts everything before
      * its latency, which the incumbent bounds */
@@ -959,7 +949,7 @@ static void master_windows(const struct search *s, const struct master_cols *mc)
         last = (s->best_obj - s->alpha * mc->a) / s->beta - bp->b[0];
     /* pipedream: nor after n_0 periods, which memory bounds */
     if (!mc->flushed)
-        last = copies_that_fit(bp, 0) * mc->b - bp->b[0];
+        last = copies_first(s, 0) * mc->b - bp->b[0];
     for (int o = 0; o < 2 * B; o++)
         hi[o] = fmax(lo[o], fmin(hi[o], last));
 }
@@ -985,6 +975,21 @@ static void master_columns(const struct search *s, struct master_cols *mc)
         mc->tf[i] = mip_col(mp, mc->lo[i], i == 0 ? 0 : mc->hi[i], 0, false);
         mc->tb[i] = mip_col(mp, mc->lo[B + i], mc->hi[B + i], 0, false);
     }
+    for (int i = 0; s->relaxed && i < B; i++) {
+        bool splits = isfinite(s->cmin[i]);
+        mc->sg[i] = splits ? mip_col(mp, 0, 1, 0, true) : -1;
+        for (int p = 0; p < P; p++) {
+            mc->g[X(s, i, p)] = splits ? mip_col(mp, 0, 1, 0, false) : -1;
+            mc->r[X(s, i, p)] = splits ? mip_col(mp, 0, INFINITY, 0, false) : -1;
+        }
+    }
+}
+
+/* Relaxed: the column, or -1 when there is none. */
+static void add_opt(struct mip *mp, int col, double v)
+{
+    if (col >= 0)
+        mip_row_add(mp, col, v);
 }
 
 /* Only plans that beat the incumbent by more than half the gap. */
@@ -992,20 +997,30 @@ static void master_cutoff_row(const struct search *s, const struct master_cols *
 {
     if (!isfinite(cap))
         return;
-    row_begin(mc->mp);
-    row_add(mc->mp, mc->tau, s->alpha);
-    row_add(mc->mp, mc->lam, s->beta);
-    row_end(mc->mp, 'L', cap);
+    mip_row_begin(mc->mp);
+    mip_row_add(mc->mp, mc->tau, s->alpha);
+    mip_row_add(mc->mp, mc->lam, s->beta);
+    mip_row_end(mc->mp, 'L', cap);
 }
 
 /* Each block on one GPU. */
 static void master_assignment_rows(const struct search *s, const struct master_cols *mc)
 {
     for (int i = 0; i < s->B; i++) {
-        row_begin(mc->mp);
+        mip_row_begin(mc->mp);
         for (int p = 0; p < s->P; p++)
-            row_add(mc->mp, mc->x[X(s, i, p)], 1);
-        row_end(mc->mp, 'E', 1);
+            mip_row_add(mc->mp, mc->x[X(s, i, p)], 1);
+        if (s->relaxed)
+            add_opt(mc->mp, mc->sg[i], 1);
+        mip_row_end(mc->mp, 'E', 1);
+        if (s->relaxed && mc->sg[i] >= 0) {
+            /* a split block's compute shares sum to it */
+            mip_row_begin(mc->mp);
+            for (int p = 0; p < s->P; p++)
+                mip_row_add(mc->mp, mc->g[X(s, i, p)], 1);
+            mip_row_add(mc->mp, mc->sg[i], -1);
+            mip_row_end(mc->mp, 'E', 0);
+        }
     }
 }
 
@@ -1018,16 +1033,18 @@ static void master_cut_rows(const struct search *s, const struct master_cols *mc
         for (int p = 0; p < s->P; p++) {
             for (int dir = 0; dir < 2; dir++) {
                 int xi = mc->x[X(s, i, p)], xj = mc->x[X(s, i + 1, p)];
-                row_begin(mp);
-                row_add(mp, mc->z[i], 1);
-                row_add(mp, dir ? xj : xi, -1);
-                row_add(mp, dir ? xi : xj, 1);
-                row_end(mp, 'G', 0);
-                row_begin(mp);
-                row_add(mp, mc->e[X(s, i, p)], 1);
-                row_add(mp, dir ? xj : xi, -1);
-                row_add(mp, dir ? xi : xj, 1);
-                row_end(mp, 'G', 0);
+                for (int ze = 0; ze < 2; ze++) {
+                    mip_row_begin(mp);
+                    mip_row_add(mp, ze ? mc->e[X(s, i, p)] : mc->z[i], 1);
+                    mip_row_add(mp, dir ? xj : xi, -1);
+                    mip_row_add(mp, dir ? xi : xj, 1);
+                    if (s->relaxed) {
+                        /* next to a split block the boundary may not be a cut */
+                        add_opt(mp, mc->sg[i], 1);
+                        add_opt(mp, mc->sg[i + 1], 1);
+                    }
+                    mip_row_end(mp, 'G', 0);
+                }
             }
         }
     }
@@ -1040,26 +1057,35 @@ static void master_chain_rows(const struct search *s, const struct master_cols *
     const struct problem *bp = s->bp;
     struct mip *mp = mc->mp;
     int B = s->B;
+    /* relaxed: a split block pays at least its least inner transfer on
+     * the way forward and again on the way back */
     for (int i = 0; i + 1 < B; i++) {
-        row_begin(mp);
-        row_add(mp, mc->tf[i + 1], 1);
-        row_add(mp, mc->tf[i], -1);
-        row_add(mp, mc->z[i], -bp->c[i]);
-        row_end(mp, 'G', bp->f[i]);
-        row_begin(mp);
-        row_add(mp, mc->tb[i], 1);
-        row_add(mp, mc->tb[i + 1], -1);
-        row_add(mp, mc->z[i], -bp->c[i]);
-        row_end(mp, 'G', bp->b[i + 1]);
+        double ci = s->relaxed && mc->sg[i] >= 0 ? s->cmin[i] : 0;
+        mip_row_begin(mp);
+        mip_row_add(mp, mc->tf[i + 1], 1);
+        mip_row_add(mp, mc->tf[i], -1);
+        mip_row_add(mp, mc->z[i], -bp->c[i]);
+        if (ci > 0)
+            mip_row_add(mp, mc->sg[i], -ci);
+        mip_row_end(mp, 'G', bp->f[i]);
+        mip_row_begin(mp);
+        mip_row_add(mp, mc->tb[i], 1);
+        mip_row_add(mp, mc->tb[i + 1], -1);
+        mip_row_add(mp, mc->z[i], -bp->c[i]);
+        if (ci > 0)
+            mip_row_add(mp, mc->sg[i], -ci);
+        mip_row_end(mp, 'G', bp->b[i + 1]);
     }
-    row_begin(mp);
-    row_add(mp, mc->tb[B - 1], 1);
-    row_add(mp, mc->tf[B - 1], -1);
-    row_end(mp, 'G', bp->f[B - 1]);
-    row_begin(mp);
-    row_add(mp, mc->lam, 1);
-    row_add(mp, mc->tb[0], -1);
-    row_end(mp, 'G', bp->b[0]);
+    mip_row_begin(mp);
+    mip_row_add(mp, mc->tb[B - 1], 1);
+    mip_row_add(mp, mc->tf[B - 1], -1);
+    if (s->relaxed && mc->sg[B - 1] >= 0 && s->cmin[B - 1] > 0)
+        mip_row_add(mp, mc->sg[B - 1], -2 * s->cmin[B - 1]);
+    mip_row_end(mp, 'G', bp->f[B - 1]);
+    mip_row_begin(mp);
+    mip_row_add(mp, mc->lam, 1);
+    mip_row_add(mp, mc->tb[0], -1);
+    mip_row_end(mp, 'G', bp->b[0]);
 }
 
 /* w = y * tau for a new integer y in [yl, yu] (returned in *y). Exact by
@@ -1094,21 +1120,22 @@ static void master_inflight_rows(const struct search *s, const struct master_col
         nhi[i] = fmax(nlo[i], ceil((mc->hi[B + i] + bp->b[i] - mc->lo[i]) / mc->a) + 1);
         /* pipedream: no fitting plan keeps more copies than a GPU holds */
         if (!mc->flushed)
-            nhi[i] = fmax(nlo[i], fmin(nhi[i], copies_that_fit(bp, i)));
+            nhi[i] = fmax(nlo[i], fmin(nhi[i], copies_first(s, i)));
         int w;
         if (mc->flushed) {
             int y;
             w = exact_product(mp, nlo[i] - 1, nhi[i] - 1, mc->tau, mc->a, mc->b, &y);
             n[i] = mip_col(mp, nlo[i], nhi[i], 0, false);
-            row_begin(mp);
-            row_add(mp, n[i], 1);
-            row_add(mp, y, -1);
-            row_end(mp, 'E', 1);
+            mip_row_begin(mp);
+            mip_row_add(mp, n[i], 1);
+            mip_row_add(mp, y, -1);
+            mip_row_end(mp, 'E', 1);
         } else {
             n[i] = mip_col(mp, nlo[i], nhi[i], 0, true);
             w = master_product(mp, n[i], -1, nlo[i], nhi[i], mc->tau, mc->a, mc->b);
         }
-        master_pair(mp, mc->tb[i], mc->tf[i], w, mc->tau, -1, 0, bp->f[i], bp->b[i]);
+        master_pair_at(mp, mc->tb[i], op_off(s, B + i), mc->tf[i], 0, w, mc->tau, NULL, 0, 0,
+                       op_len(s, i), op_len(s, B + i));
     }
 }
 
@@ -1116,10 +1143,10 @@ static void master_inflight_rows(const struct search *s, const struct master_col
 static void master_lifetime_rows(const struct search *s, const struct master_cols *mc)
 {
     for (int i = 0; i + 1 < s->B; i++) {
-        row_begin(mc->mp);
-        row_add(mc->mp, mc->n[i], 1);
-        row_add(mc->mp, mc->n[i + 1], -1);
-        row_end(mc->mp, 'G', 0);
+        mip_row_begin(mc->mp);
+        mip_row_add(mc->mp, mc->n[i], 1);
+        mip_row_add(mc->mp, mc->n[i + 1], -1);
+        mip_row_end(mc->mp, 'G', 0);
     }
 }
 
@@ -1127,7 +1154,6 @@ static void master_lifetime_rows(const struct search *s, const struct master_col
  * switched off by the cut. */
 static void master_neighbour_pairs(const struct search *s, const struct master_cols *mc)
 {
-    const struct problem *bp = s->bp;
     int B = s->B;
     for (int i = 0; i + 1 < B; i++) {
         int j = i + 1;
@@ -1135,13 +1161,17 @@ static void master_neighbour_pairs(const struct search *s, const struct master_c
         for (int k = 0; k < 4; k++) {
             double yl, yu;
             int y;
-            pair_range(mc->lo[q[k]], mc->hi[q[k]], mc->lo[o[k]], mc->hi[o[k]], mc->a, mc->b,
-                       &yl, &yu);
+            double oq = op_off(s, q[k]), oo = op_off(s, o[k]);
+            pair_range(mc->lo[q[k]] + oq, mc->hi[q[k]] + oq, mc->lo[o[k]] + oo,
+                       mc->hi[o[k]] + oo, mc->a, mc->b, &yl, &yu);
             int w = master_pair_product(mc, yl, yu, &y);
             int cq = q[k] < B ? mc->tf[q[k]] : mc->tb[q[k] - B];
             int co = o[k] < B ? mc->tf[o[k]] : mc->tb[o[k] - B];
-            master_pair(mc->mp, cq, co, w, mc->tau, mc->z[i], mc->b,
-                        problem_op_duration(bp, o[k]), problem_op_duration(bp, q[k]));
+            /* off when a cut separates them, or (relaxed) either is split */
+            const int sw[3] = { mc->z[i], s->relaxed ? mc->sg[i] : -1,
+                                s->relaxed ? mc->sg[j] : -1 };
+            master_pair_at(mc->mp, cq, oq, co, oo, w, mc->tau, sw, 3, mc->b,
+                           op_len(s, o[k]), op_len(s, q[k]));
         }
     }
 }
@@ -1165,22 +1195,22 @@ static void master_copies_rows(const struct search *s, const struct master_cols 
                 } else {
                     u[i] = mip_col(mp, 1, m, 0, true);
                     int hh = mip_col(mp, 0, 1, 0, true);
-                    row_begin(mp);          /* u >= n - (nmax - m) h */
-                    row_add(mp, u[i], 1);
-                    row_add(mp, n[i], -1);
-                    row_add(mp, hh, nmax - m);
-                    row_end(mp, 'G', 0);
-                    row_begin(mp);          /* u >= m h */
-                    row_add(mp, u[i], 1);
-                    row_add(mp, hh, -m);
-                    row_end(mp, 'G', 0);
+                    mip_row_begin(mp);          /* u >= n - (nmax - m) h */
+                    mip_row_add(mp, u[i], 1);
+                    mip_row_add(mp, n[i], -1);
+                    mip_row_add(mp, hh, nmax - m);
+                    mip_row_end(mp, 'G', 0);
+                    mip_row_begin(mp);          /* u >= m h */
+                    mip_row_add(mp, u[i], 1);
+                    mip_row_add(mp, hh, -m);
+                    mip_row_end(mp, 'G', 0);
                 }
             }
         } else {
-            mc->ucap[i] = fmax(1, fmin(nmax, copies_that_fit(bp, i)));
-            row_begin(mp);
-            row_add(mp, n[i], 1);
-            row_end(mp, 'L', mc->ucap[i]);
+            mc->ucap[i] = fmax(1, fmin(nmax, copies_first(s, i)));
+            mip_row_begin(mp);
+            mip_row_add(mp, n[i], 1);
+            mip_row_end(mp, 'L', mc->ucap[i]);
         }
     }
 }
@@ -1196,24 +1226,97 @@ static void master_memory_rows(const struct search *s, const struct master_cols 
         for (int i = 0; i < B; i++) {
             double U = mc->ucap[i];
             qc[i] = mip_col(mp, 0, U, 0, false);
-            row_begin(mp);
-            row_add(mp, qc[i], 1);
-            row_add(mp, mc->u[i], -1);
-            row_add(mp, mc->x[X(s, i, p)], -U);
-            row_end(mp, 'G', -U);
+            mip_row_begin(mp);
+            mip_row_add(mp, qc[i], 1);
+            mip_row_add(mp, mc->u[i], -1);
+            mip_row_add(mp, mc->x[X(s, i, p)], -U);
+            mip_row_end(mp, 'G', -U);
         }
-        row_begin(mp);
+        mip_row_begin(mp);
         for (int i = 0; i < B; i++) {
             double base = mc->flushed ? bp->phi * bp->w[i] : (bp->phi - 1) * bp->w[i];
             double per = mc->flushed ? bp->s[i] : bp->s[i] + bp->w[i];
-            row_add(mp, mc->x[X(s, i, p)], base / GB);
-            row_add(mp, qc[i], per / GB);
+            mip_row_add(mp, mc->x[X(s, i, p)], base / GB);
+            mip_row_add(mp, qc[i], per / GB);
         }
         for (int i = 0; i + 1 < B; i++)
-            row_add(mp, mc->e[X(s, i, p)], 2 * bp->a[i] / GB);
-        row_end(mp, 'L', (bp->cap[p] - bp->reserved[p]) / GB);
+            mip_row_add(mp, mc->e[X(s, i, p)], 2 * bp->a[i] / GB);
+        mip_row_end(mp, 'L', (bp->cap[p] - bp->reserved[p]) / GB);
     }
     free(qc);
+}
+
+/* Relaxed memory. A whole block on GPU p: its weights; its first layer's
+ * activation u_i times and the rest of it at least u_{i+1} times (every
+ * later layer lives at least as long as the next block's first); the
+ * buffers of its cuts. A split block: its weights, the same copies and
+ * two buffers of its least inner activation on each of two GPUs, spread
+ * over the GPUs as suits the relaxation best (r). */
+static void master_memory_rows_relaxed(const struct search *s, const struct master_cols *mc)
+{
+    const struct problem *bp = s->bp, *pb = s->pb;
+    struct mip *mp = mc->mp;
+    int B = s->B;
+    bool fl = mc->flushed;
+    int *qc = malloc((size_t)2 * B * sizeof *qc);
+    if (!qc) {
+        mp->oom = true;
+        return;
+    }
+    int *q2 = qc + B;
+    for (int p = 0; p < s->P; p++) {
+        for (int i = 0; i < B; i++) {
+            for (int k = 0; k < 2; k++) {
+                int *q = k ? q2 : qc, v = i + k;
+                q[i] = -1;
+                if (v >= B)
+                    continue;
+                double U = mc->ucap[v];
+                q[i] = mip_col(mp, 0, U, 0, false);
+                mip_row_begin(mp);      /* q >= u_v - U (1 - x_ip) */
+                mip_row_add(mp, q[i], 1);
+                mip_row_add(mp, mc->u[v], -1);
+                mip_row_add(mp, mc->x[X(s, i, p)], -U);
+                mip_row_end(mp, 'G', -U);
+            }
+        }
+        mip_row_begin(mp);
+        for (int i = 0; i < B; i++) {
+            int j = s->lfirst[i];
+            double base = fl ? bp->phi * bp->w[i] : (bp->phi - 1) * bp->w[i];
+            double per_j = fl ? pb->s[j] : pb->s[j] + pb->w[j];
+            double rest = (fl ? bp->s[i] : bp->s[i] + bp->w[i]) - per_j;
+            mip_row_add(mp, mc->x[X(s, i, p)], (base + (i + 1 == B ? rest : 0)) / GB);
+            mip_row_add(mp, qc[i], per_j / GB);
+            if (q2[i] >= 0)
+                mip_row_add(mp, q2[i], rest / GB);
+            add_opt(mp, mc->r[X(s, i, p)], 1);
+        }
+        for (int i = 0; i + 1 < B; i++)
+            mip_row_add(mp, mc->e[X(s, i, p)], 2 * bp->a[i] / GB);
+        mip_row_end(mp, 'L', (bp->cap[p] - bp->reserved[p]) / GB);
+    }
+    free(qc);
+    for (int i = 0; i < B; i++) {
+        if (mc->sg[i] < 0)
+            continue;
+        int j = s->lfirst[i];
+        bool last = i + 1 == B;
+        double base = (fl ? bp->phi * bp->w[i] : (bp->phi - 1) * bp->w[i]) + 4 * s->amin[i];
+        double per_j = (fl ? pb->s[j] : pb->s[j] + pb->w[j]) / GB;
+        double rest = (fl ? bp->s[i] : bp->s[i] + bp->w[i]) / GB - per_j;
+        double D = per_j * mc->ucap[i] + rest * (last ? 1 : mc->ucap[i + 1]);
+        /* sum_p r_ip >= sigma (base + per_j u_i + rest u_{i+1}), as
+         * sum r - base sigma - per_j u_i - rest u_{i+1} - D sigma >= -D */
+        mip_row_begin(mp);
+        for (int p = 0; p < s->P; p++)
+            mip_row_add(mp, mc->r[X(s, i, p)], 1);
+        mip_row_add(mp, mc->sg[i], -base / GB - D);
+        mip_row_add(mp, mc->u[i], -per_j);
+        if (!last)
+            mip_row_add(mp, mc->u[i + 1], -rest);
+        mip_row_end(mp, 'G', -D + (last ? rest : 0));
+    }
 }
 
 /* Compute and link loads within the period. */
@@ -1222,16 +1325,19 @@ static void master_load_rows(const struct search *s, const struct master_cols *m
     const struct problem *bp = s->bp;
     struct mip *mp = mc->mp;
     for (int p = 0; p < s->P; p++) {
-        row_begin(mp);
-        for (int i = 0; i < s->B; i++)
-            row_add(mp, mc->x[X(s, i, p)], bp->f[i] + bp->b[i]);
-        row_add(mp, mc->tau, -1);
-        row_end(mp, 'L', 0);
-        row_begin(mp);
+        mip_row_begin(mp);
+        for (int i = 0; i < s->B; i++) {
+            mip_row_add(mp, mc->x[X(s, i, p)], bp->f[i] + bp->b[i]);
+            if (s->relaxed)
+                add_opt(mp, mc->g[X(s, i, p)], bp->f[i] + bp->b[i]);
+        }
+        mip_row_add(mp, mc->tau, -1);
+        mip_row_end(mp, 'L', 0);
+        mip_row_begin(mp);
         for (int i = 0; i + 1 < s->B; i++)
-            row_add(mp, mc->e[X(s, i, p)], bp->c[i]);
-        row_add(mp, mc->tau, -1);
-        row_end(mp, 'L', 0);
+            mip_row_add(mp, mc->e[X(s, i, p)], bp->c[i]);
+        mip_row_add(mp, mc->tau, -1);
+        mip_row_end(mp, 'L', 0);
     }
 }
 
@@ -1242,11 +1348,11 @@ static void master_symmetry_rows(const struct search *s, const struct master_col
         if (!s->sym[p])
             continue;
         for (int i = 0; i < s->B; i++) {
-            row_begin(mc->mp);
-            row_add(mc->mp, mc->x[X(s, i, p)], 1);
+            mip_row_begin(mc->mp);
+            mip_row_add(mc->mp, mc->x[X(s, i, p)], 1);
             for (int j = 0; j < i; j++)
-                row_add(mc->mp, mc->x[X(s, j, p - 1)], -1);
-            row_end(mc->mp, 'L', 0);
+                mip_row_add(mc->mp, mc->x[X(s, j, p - 1)], -1);
+            mip_row_end(mc->mp, 'L', 0);
         }
     }
 }
@@ -1261,17 +1367,17 @@ static void master_contiguous_rows(const struct search *s, const struct master_c
     for (int p = 0; st && p < s->P; p++) {
         for (int i = 0; i < B; i++) {
             st[i] = mip_col(mp, 0, 1, 0, false);
-            row_begin(mp);
-            row_add(mp, st[i], 1);
-            row_add(mp, mc->x[X(s, i, p)], -1);
+            mip_row_begin(mp);
+            mip_row_add(mp, st[i], 1);
+            mip_row_add(mp, mc->x[X(s, i, p)], -1);
             if (i > 0)
-                row_add(mp, mc->x[X(s, i - 1, p)], 1);
-            row_end(mp, 'G', 0);
+                mip_row_add(mp, mc->x[X(s, i - 1, p)], 1);
+            mip_row_end(mp, 'G', 0);
         }
-        row_begin(mp);
+        mip_row_begin(mp);
         for (int i = 0; i < B; i++)
-            row_add(mp, st[i], 1);
-        row_end(mp, 'L', 1);
+            mip_row_add(mp, st[i], 1);
+        mip_row_end(mp, 'L', 1);
     }
     free(st);
 }
@@ -1286,18 +1392,18 @@ static void master_judged_rows(const struct search *s, const struct master_cols 
         const struct cut *ct = &s->cuts[c];
         if (!cut_covers(ct, mc->a, mc->b))
             continue;
-        row_begin(mp);
+        mip_row_begin(mp);
         if (isfinite(ct->obj)) {
             /* alpha tau + beta Lambda >= obj - obj (B - matches) */
-            row_add(mp, mc->tau, s->alpha);
-            row_add(mp, mc->lam, s->beta);
+            mip_row_add(mp, mc->tau, s->alpha);
+            mip_row_add(mp, mc->lam, s->beta);
             for (int i = 0; i < B; i++)
-                row_add(mp, mc->x[X(s, i, ct->alloc[i])], -ct->obj);
-            row_end(mp, 'G', ct->obj - ct->obj * B);
+                mip_row_add(mp, mc->x[X(s, i, ct->alloc[i])], -ct->obj);
+            mip_row_end(mp, 'G', ct->obj - ct->obj * B);
         } else {
             for (int i = 0; i < B; i++)
-                row_add(mp, mc->x[X(s, i, ct->alloc[i])], 1);
-            row_end(mp, 'L', B - 1);
+                mip_row_add(mp, mc->x[X(s, i, ct->alloc[i])], 1);
+            mip_row_end(mp, 'L', B - 1);
         }
     }
 }
@@ -1323,13 +1429,17 @@ static int master_build(struct search *s, struct master *ms, double a, double b)
     /* one master may not eat the budget: stopped early it still gives a
      * bound and maybe an allocation, and its interval is split, which
      * makes the next masters easier */
-    double secs = fmin(MASTER_SECONDS, s->opt->time_limit > 0 ? fmax(1.0, remaining(s) / 3) : 1e9);
-    if (search_mip_init(s, &ms->mp, secs, MASTER_NODES) != 0)
+    double secs = fmin(MASTER_SECONDS, s->opt->time_limit > 0 || isfinite(s->deadline)
+                                       ? fmax(1.0, remaining(s) / 3) : 1e9);
+    if (s->relaxed)
+        secs = fmin(secs, RELAX_SECONDS);
+    if (search_mip_init(s, &ms->mp, secs, s->relaxed ? RELAX_NODES : MASTER_NODES) != 0)
         return -1;
     ms->x = malloc((size_t)B * P * sizeof *ms->x);
+    ms->sg = malloc((size_t)B * (1 + 2 * P) * sizeof *ms->sg);
     int *col = malloc((size_t)(5 + P) * B * sizeof *col);
     double *num = malloc((size_t)7 * B * sizeof *num);
-    if (!ms->x || !col || !num) {
+    if (!ms->x || !ms->sg || !col || !num) {
         free(col);
         free(num);
         return -1;
@@ -1340,6 +1450,7 @@ static int master_build(struct search *s, struct master *ms, double a, double b)
         .tb = col + 4 * B, .e = col + 5 * B,
         .lo = num, .hi = num + 2 * B, .nlo = num + 4 * B, .nhi = num + 5 * B,
         .ucap = num + 6 * B,
+        .sg = ms->sg, .g = ms->sg + B, .r = ms->sg + B + B * P,
     };
     master_windows(s, &mc);
     master_columns(s, &mc);
@@ -1354,12 +1465,17 @@ static int master_build(struct search *s, struct master *ms, double a, double b)
     master_lifetime_rows(s, &mc);
     master_neighbour_pairs(s, &mc);
     master_copies_rows(s, &mc);
-    master_memory_rows(s, &mc);
+    if (s->relaxed)
+        master_memory_rows_relaxed(s, &mc);
+    else
+        master_memory_rows(s, &mc);
     master_load_rows(s, &mc);
     master_symmetry_rows(s, &mc);
     if (s->bp->layout == LAYOUT_CONTIGUOUS)
         master_contiguous_rows(s, &mc);
-    master_judged_rows(s, &mc);
+    /* what the schedule MIPs proved holds for blocks, not for layers */
+    if (!s->relaxed)
+        master_judged_rows(s, &mc);
     if (s->stats->cols < ms->mp.cols) {
         s->stats->cols = ms->mp.cols;
         s->stats->rows = ms->mp.rows;
@@ -1374,6 +1490,7 @@ static void master_free(struct master *ms)
 {
     mip_free(&ms->mp);
     free(ms->x);
+    free(ms->sg);
 }
 
 /* Judge the allocation the master chose for periods in [a, b], with the
@@ -1453,6 +1570,82 @@ static bool too_wide(const struct search *s, const struct interval *iv)
     return (n0 - 1) * (iv->b - iv->a) > s->wide * objective_of(s, iv->a, s->lat_floor);
 }
 
+/* ---- the relaxation's blocks ---- */
+
+/* Relaxed: what the rows need of each block's inside. 0, or -1 when out
+ * of memory. */
+static int relaxed_blocks(struct search *s)
+{
+    const struct problem *pb = s->pb;
+    int B = s->B;
+    double *v = malloc((size_t)3 * B * sizeof *v);
+    if (!v)
+        return -1;
+    free(s->cin);
+    s->cin = v;
+    s->cmin = v + B;
+    s->amin = v + 2 * B;
+    for (int i = 0; i < B; i++) {
+        s->cin[i] = 0;
+        s->cmin[i] = INFINITY;
+        s->amin[i] = INFINITY;
+        for (int j = s->lfirst[i]; j + 1 < s->lfirst[i + 1]; j++) {
+            s->cin[i] += pb->c[j];
+            s->cmin[i] = fmin(s->cmin[i], pb->c[j]);
+            s->amin[i] = fmin(s->amin[i], pb->a[j]);
+        }
+        if (!isfinite(s->amin[i]))
+            s->amin[i] = 0;
+    }
+    return 0;
+}
+
+/* Relaxed: split every block the master split, at the middle of its
+ * compute. Returns the blocks split (0: none, or no more allowed), -1
+ * when out of memory. */
+static int relaxed_refine(struct search *s, const double *x, const int *sg)
+{
+    const struct problem *pb = s->pb;
+    int B = s->B, K = 0, split = 0;
+    int *nf = malloc((size_t)(2 * B + 1) * sizeof *nf);
+    if (!nf)
+        return -1;
+    for (int i = 0; i < B; i++) {
+        int from = s->lfirst[i], to = s->lfirst[i + 1];
+        nf[K++] = from;
+        if (sg[i] < 0 || x[sg[i]] < 0.5 || B + split >= s->max_blocks)
+            continue;
+        double half = 0, acc = 0, best = INFINITY;
+        for (int j = from; j < to; j++)
+            half += (pb->f[j] + pb->b[j]) / 2;
+        int cut = from + 1;
+        for (int j = from; j + 1 < to; j++) {
+            acc += pb->f[j] + pb->b[j];
+            if (fabs(acc - half) < best) {
+                best = fabs(acc - half);
+                cut = j + 1;
+            }
+        }
+        nf[K++] = cut;
+        split++;
+    }
+    nf[K] = pb->L;
+    struct problem *np = split ? problem_group(pb, nf, K) : NULL;
+    if (!np) {
+        free(nf);
+        return split ? -1 : 0;
+    }
+    problem_free(s->bp);
+    s->bp = np;
+    s->B = K;
+    free(s->lfirst);
+    s->lfirst = nf;
+    if (relaxed_blocks(s) != 0)
+        return -1;
+    trace(s, "split %d block%s: %d blocks", split, split == 1 ? "" : "s", K);
+    return split;
+}
+
 /* Solve the master at the right end of an interval; updates it. Returns 0,
  * or -1 when the search must stop. */
 static int interval_solve(struct search *s, struct interval *iv)
@@ -1467,11 +1660,15 @@ static int interval_solve(struct search *s, struct interval *iv)
         }
         s->stats->masters++;
         enum mip_outcome out = search_mip_solve(s, &ms.mp, &s->stats->master_seconds);
+        if (out == MIP_FAILED) {
+            master_free(&ms);
+            return -1;
+        }
         trace(s, "master %d on T in [%.6g, %.6g] ms (%d rows, %d cols): %s, bound %.6g",
               s->stats->masters, iv->a, iv->b, ms.mp.rows, ms.mp.cols,
               out == MIP_SOLVED ? "solved" : out == MIP_INFEASIBLE ? "nothing below the cutoff"
               : out == MIP_FEASIBLE_STOPPED ? "stopped with an allocation" : "stopped",
-              out == MIP_INFEASIBLE ? ms.cap : Cbc_getBestPossibleObjValue(ms.mp.m));
+              out == MIP_INFEASIBLE ? ms.cap : mip_best_bound(&ms.mp));
         if (out == MIP_INFEASIBLE) {
             /* nothing fits, or nothing below the cutoff: no better plan
              * in [a, b] by more than half the gap */
@@ -1485,7 +1682,7 @@ static int interval_solve(struct search *s, struct interval *iv)
         if (out == MIP_UNKNOWN) {
             /* its own time cap, no solution: keep CBC's bound and let the
              * interval be split, which makes the masters easier */
-            double lb = Cbc_getBestPossibleObjValue(ms.mp.m);
+            double lb = mip_best_bound(&ms.mp);
             master_free(&ms);
             if (should_stop(s))
                 return -1;
@@ -1497,9 +1694,26 @@ static int interval_solve(struct search *s, struct interval *iv)
         /* Stopped early with a solution: its allocation is still worth
          * judging, and CBC's proven bound still bounds the interval. */
         s->wide = fmax(s->wide / 2, WIDE_SHARE);
-        const double *x = Cbc_getColSolution(ms.mp.m);
-        double v = out == MIP_SOLVED ? Cbc_getObjValue(ms.mp.m)
-                   : Cbc_getBestPossibleObjValue(ms.mp.m);
+        const double *x = mip_solution(&ms.mp);
+        double v = out == MIP_SOLVED ? mip_objective(&ms.mp)
+                   : mip_best_bound(&ms.mp);
+        if (s->relaxed) {
+            /* its value bounds the layers' plans in [a, b]; a block it
+             * splits is refined and the interval solved again */
+            iv->lb = fmax(iv->lb, v);
+            if (s->beta <= 0 && v > iv->a)
+                iv->a = fmin(v, iv->b);
+            int split = relaxed_refine(s, x, ms.sg);
+            master_free(&ms);
+            if (split < 0) {
+                s->failed = true;
+                return -1;
+            }
+            if (split > 0)
+                continue;
+            iv->state = IV_SOLVED;
+            return out == MIP_SOLVED ? 1 : 0;
+        }
         double tau = fmin(iv->b, fmax(iv->a, x[ms.tau]));
         int *alloc = malloc((size_t)s->B * sizeof *alloc);
         if (!alloc) {
@@ -1574,16 +1788,23 @@ static void intervals_prune(struct search *s)
     s->niv = w;
 }
 
-static void search_run(struct search *s, double t_lo, double t_hi)
+/* The search's intervals: one over [t_lo, t_hi]. */
+static int search_start(struct search *s, double t_lo, double t_hi)
 {
     s->iv = malloc(MAX_INTERVALS * sizeof *s->iv);
     if (!s->iv)
-        return;
+        return -1;
     s->niv = 1;
     /* a bound proven before holds for every interval */
     s->iv[0] = (struct interval){ t_lo, t_hi, fmax(objective_of(s, t_lo, s->lat_floor), s->bound),
                                   IV_OPEN };
     update_bound(s);
+    return 0;
+}
+
+/* Until every interval is closed or a limit stops it; it can go on later. */
+static void search_loop(struct search *s)
+{
     while (!should_stop(s)) {
         /* the open interval with the least bound */
         int k = -1;
@@ -1593,7 +1814,8 @@ static void search_run(struct search *s, double t_lo, double t_hi)
         if (k < 0)
             break;
         struct interval *iv = &s->iv[k];
-        bool narrow = iv->b - iv->a <= T_RESOLUTION * iv->b || s->niv >= MAX_INTERVALS;
+        double res = s->relaxed ? RELAX_RESOLUTION : T_RESOLUTION;
+        bool narrow = iv->b - iv->a <= res * iv->b || s->niv >= MAX_INTERVALS;
         if (iv->state == IV_OPEN && !narrow && too_wide(s, iv)) {
             /* the master's bound loses (n_0 - 1)(b - a): halve first */
             double mid = (iv->a + iv->b) / 2;
@@ -1603,7 +1825,9 @@ static void search_run(struct search *s, double t_lo, double t_hi)
             int rc = interval_solve(s, iv);
             if (rc < 0)
                 break;
-            if (rc == 1 && narrow)
+            /* relaxed 1f1b: the products are exact, the value is the
+             * relaxation's over the whole interval */
+            if (rc == 1 && (narrow || (s->relaxed && s->beta > 0)))
                 iv->state = IV_FINAL;
         } else if (!narrow) {
             /* split: the left half is open; the right half keeps the
@@ -1618,8 +1842,8 @@ static void search_run(struct search *s, double t_lo, double t_hi)
         } else {
             /* narrow: for 1f1b another master round may tighten the
              * latency; otherwise its bound is final */
-            iv->state = s->beta > 0 ? IV_OPEN : IV_FINAL;
-            if (s->beta > 0) {
+            iv->state = s->beta > 0 && !s->relaxed ? IV_OPEN : IV_FINAL;
+            if (iv->state == IV_OPEN) {
                 int rc = interval_solve(s, iv);
                 if (rc < 0)
                     break;
@@ -1630,6 +1854,113 @@ static void search_run(struct search *s, double t_lo, double t_hi)
         intervals_prune(s);
         update_bound(s);
     }
+}
+
+static void search_run(struct search *s, double t_lo, double t_hi)
+{
+    if (search_start(s, t_lo, t_hi) == 0)
+        search_loop(s);
+}
+
+/* ---- the network's own bound ---- */
+
+/* The relaxation's search, over the same first blocks as s. 0, or -1
+ * when out of memory. */
+static int relaxed_init(struct search *r, const struct search *s, struct ilp_options *ropt,
+                        struct ilp_stats *rstats)
+{
+    const struct problem *pb = s->pb;
+    *ropt = *s->opt;
+    ropt->on_progress = NULL;  /* its bound reaches the caller through s */
+    memset(r, 0, sizeof *r);
+    memset(rstats, 0, sizeof *rstats);
+    r->pb = pb;
+    r->opt = ropt;
+    r->stats = rstats;
+    r->t0 = s->t0;
+    r->best_obj = s->best_obj;
+    r->bound = -INFINITY;
+    r->net_bound = s->net_bound;
+    r->pruned_floor = INFINITY;
+    r->wide = WIDE_SHARE;
+    r->alpha = s->alpha;
+    r->beta = s->beta;
+    r->relaxed = true;
+    r->tag = "network: ";
+    r->deadline = INFINITY;
+    r->work_cap = LONG_MAX;
+    r->B = s->B;
+    r->P = s->P;
+    /* refining stops at four times the blocks: a master that large is
+     * slow, and the relaxation still bounds the layers */
+    r->max_blocks = pb->L < 4 * s->B ? pb->L : 4 * s->B;
+    r->lfirst = malloc((size_t)(s->B + 1) * sizeof *r->lfirst);
+    r->sym = malloc((size_t)s->P * sizeof *r->sym);
+    if (!r->lfirst || !r->sym || !s->sym)
+        return -1;
+    memcpy(r->sym, s->sym, (size_t)s->P * sizeof *r->sym);
+    /* the blocks' first layers, as indices into pb */
+    for (int k = 0, j = 0; k <= s->B; k++) {
+        int want = s->bp->first[k];
+        while (j < pb->L && pb->first[j] < want)
+            j++;
+        r->lfirst[k] = k == s->B ? pb->L : j;
+    }
+    r->bp = problem_group(pb, r->lfirst, r->B);
+    if (!r->bp || relaxed_blocks(r) != 0)
+        return -1;
+    r->lat_floor = problem_compute_ms(pb);
+    r->chain = r->lat_floor;
+    for (int i = 0; i + 1 < pb->L; i++)
+        r->chain += 2 * pb->c[i];
+    return 0;
+}
+
+static void relaxed_free(struct search *r)
+{
+    free(r->iv);
+    free(r->sym);
+    free(r->lfirst);
+    free(r->cin);
+    problem_free(r->bp);
+}
+
+/* Run the relaxation until the caller's limit, or under a work limit for
+ * at most `work` more (it shares s's work count), against s's incumbent.
+ * Raises s's network bound. Returns true when the bound meets the
+ * incumbent or proves that nothing fits. */
+static bool relaxed_run(struct search *r, struct search *s, long work)
+{
+    if (limit_reached(s))
+        return false;
+    r->best_obj = s->best_obj;
+    r->stopped = false;
+    r->work = s->work;
+    r->work_cap = deterministic(s) ? s->work + work : LONG_MAX;
+    r->deadline = INFINITY;
+    if (!r->iv) {
+        double t_lo = problem_load_bound(r->pb);
+        double t_hi = fmax(r->chain, t_lo);
+        if (isfinite(r->best_obj) && r->alpha > 0)
+            t_hi = fmin(t_hi, (r->best_obj - r->beta * r->lat_floor) / r->alpha);
+        if (t_hi < t_lo)
+            r->bound = fmax(r->bound, fmin(r->best_obj, objective_of(r, t_lo, r->lat_floor)));
+        else if (search_start(r, t_lo, t_hi) != 0)
+            r->failed = true;
+    } else {
+        intervals_prune(r);
+        update_bound(r);
+    }
+    if (r->iv && !r->failed)
+        search_loop(r);
+    s->work = r->work;
+    if (r->failed)
+        s->failed = true;
+    if (r->bound > s->net_bound) {
+        s->net_bound = r->bound;
+        report(s, NULL);
+    }
+    return isinf(r->bound) || (isfinite(s->best_obj) && r->bound >= s->best_obj * (1 - ILP_GAP));
 }
 
 /* ----------------------------------------------------------- entry */
@@ -1718,6 +2049,8 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     s.net_bound = problem_objective_bound(pb);
     s.pruned_floor = INFINITY;
     s.wide = WIDE_SHARE;
+    s.deadline = INFINITY;
+    s.work_cap = LONG_MAX;
     bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
     s.alpha = flushed ? (double)(pb->m - 1) : 1.0;
     s.beta = flushed ? 1.0 : 0.0;
@@ -1734,14 +2067,34 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     for (int p = 1; s.sym && p < s.P; p++)
         s.sym[p] = s.bp->cap[p] == s.bp->cap[p - 1] && s.bp->reserved[p] == s.bp->reserved[p - 1];
     s.lat_floor = problem_compute_ms(s.bp);
+    /* the loads' own bound holds for every plan of the layers */
+    s.net_bound = fmax(s.net_bound, objective_of(&s, problem_load_bound(pb), s.lat_floor));
     s.chain = s.lat_floor;
     for (int i = 0; i + 1 < s.B; i++)
         s.chain += 2 * s.bp->c[i];
 
     warm_start(&s);
-    /* The least period: compute over the GPUs, the largest block; above
-     * the whole chain's length nothing improves. */
-    double t_lo = problem_lower_bound(s.bp);
+    /* blocks coarser than the layers: the relaxation bounds the layers */
+    struct search r;
+    struct ilp_options ropt;
+    struct ilp_stats rstats;
+    bool relax = s.B < pb->L, net_done = false;
+    memset(&r, 0, sizeof r);
+    if (relax && relaxed_init(&r, &s, &ropt, &rstats) != 0) {
+        relax = false;
+        s.failed = true;
+    }
+    /* the block search first, leaving the relaxation its share */
+    if (relax && deterministic(&s))
+        s.work_cap = (long)((1 - NETBOUND_SHARE) * (double)opt->work_limit);
+    else if (relax && opt->time_limit > 0)
+        s.deadline = s.t0 + (1 - NETBOUND_SHARE) * opt->time_limit;
+    /* a bound for the layers holds for the blocks */
+    if (isfinite(s.net_bound) && s.net_bound > s.bound)
+        s.bound = s.net_bound;
+    /* The least period: compute over the GPUs, the largest block, the
+     * loads' own bound; above the whole chain's length nothing improves. */
+    double t_lo = fmax(problem_lower_bound(s.bp), problem_load_bound(pb));
     double t_hi = fmax(s.chain, t_lo);
     if (isfinite(s.best_obj) && s.alpha > 0)
         t_hi = fmin(t_hi, (s.best_obj - s.beta * s.lat_floor) / s.alpha);
@@ -1754,6 +2107,24 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
         s.failed = true;
     }
     update_bound(&s);
+    /* the rest of the budget tightens the network's bound */
+    /* under a work limit the relaxation gets a quarter of what the
+     * blocks took (at most a fifth of the whole, as in seconds), so that
+     * a quick proof stays quick; in seconds it has the time left */
+    if (relax)
+        net_done = relaxed_run(&r, &s, (long)fmax(RELAX_MIN_WORK, (double)s.work / 4));
+    if (relax && !net_done && s.iv && s.stopped && !limit_reached(&s)) {
+        /* the relaxation finished early: the blocks get the rest */
+        s.stopped = false;
+        s.deadline = INFINITY;
+        s.work_cap = LONG_MAX;
+        search_loop(&s);
+        update_bound(&s);
+    }
+    bool net_infeasible = relax && isinf(r.bound) && r.bound > 0 && !s.best;
+    if (relax)
+        trace(&s, "network bound %.6g ms after %d masters, %d blocks", s.net_bound,
+              rstats.masters, r.B);
 
     res->seconds = now() - s.t0;
     res->blocks = s.B;
@@ -1761,6 +2132,10 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
      * network keeps its own bound (doc/model.md section 10.4). */
     bool exact = s.B == pb->L;
     res->bound = exact ? fmax(s.net_bound, s.bound) : s.net_bound;
+    /* nothing fits: the status says so; the bound stays a number */
+    if (!isfinite(res->bound))
+        res->bound = fmax(problem_objective_bound(pb),
+                          objective_of(&s, problem_load_bound(pb), s.lat_floor));
     res->block_bound = !exact && isfinite(s.bound) ? s.bound : NAN;
     trace(&s, "end after %d masters, %d schedule MIPs, work %ld", stats->masters,
           stats->subproblems, s.work);
@@ -1774,10 +2149,10 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
                       : s.stopped ? PLAN_TIMEOUT : PLAN_FEASIBLE;
         if (proven && res->bound > obj)
             res->bound = obj;
-    } else if (!s.stopped && !s.failed && exact) {
+    } else if (net_infeasible || (!s.stopped && !s.failed && exact)) {
         res->status = PLAN_INFEASIBLE;
         snprintf(res->message, sizeof res->message,
-                 "no plan of the %d layer%s fits: proven infeasible", s.B, s.B == 1 ? "" : "s");
+                 "no plan of the %d layer%s fits: proven infeasible", pb->L, pb->L == 1 ? "" : "s");
     } else if (!s.stopped && !s.failed) {
         /* proven for the blocks only: a finer split might fit */
         res->status = PLAN_NO_FIT;
@@ -1802,6 +2177,7 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     free(s.cuts);
     free(s.iv);
     free(s.sym);
+    relaxed_free(&r);
     problem_free(s.bp);
     plan_free(s.best);
     return 0;

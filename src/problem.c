@@ -341,6 +341,34 @@ double problem_lower_bound(const struct problem *pb)
     return spread > biggest ? spread : biggest;
 }
 
+static int cmp_desc(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a < b) - (a > b);
+}
+
+double problem_load_bound(const struct problem *pb)
+{
+    int L = pb->L, P = pb->P;
+    double t = problem_lower_bound(pb);
+    double *v = malloc((size_t)L * sizeof *v);
+    if (!v)
+        return t;
+    for (int i = 0; i < L; i++)
+        v[i] = pb->f[i] + pb->b[i];
+    qsort(v, (size_t)L, sizeof *v, cmp_desc);
+    /* among the k P + 1 largest elements some GPU runs k + 1: at least
+     * the k + 1 smallest of them */
+    for (int k = 1; k * P + 1 <= L; k++) {
+        double sum = 0;
+        for (int j = k * P - k; j <= k * P; j++)
+            sum += v[j];
+        t = fmax(t, sum);
+    }
+    free(v);
+    return t;
+}
+
 double problem_objective_bound(const struct problem *pb)
 {
     double T = problem_lower_bound(pb);
@@ -576,25 +604,16 @@ static char *block_name(const struct problem *pb, int from, int to)
     return name;
 }
 
-struct problem *problem_coarsen(const struct problem *pb, int blocks)
+struct problem *problem_group(const struct problem *pb, const int *bound, int K)
 {
-    if (blocks <= 0 || blocks >= pb->L)
-        return problem_copy(pb);
-
-    int n = pb->L, K = blocks;
-    double *x = malloc((size_t)n * sizeof *x);
-    int *bound = malloc(((size_t)K + 1) * sizeof *bound);
-    struct problem *cb = NULL;
-    if (!x || !bound)
-        goto out;
-    for (int i = 0; i < n; i++)
-        x[i] = pb->f[i] + pb->b[i];
-    if (coarsen_cuts(x, pb->a, n, K, bound))
-        goto out;
-
-    cb = problem_new(K, pb->P);
+    if (K < 1 || bound[0] != 0 || bound[K] != pb->L)
+        return NULL;
+    for (int k = 0; k < K; k++)
+        if (bound[k + 1] <= bound[k])
+            return NULL;
+    struct problem *cb = problem_new(K, pb->P);
     if (!cb)
-        goto out;
+        return NULL;
     cb->network = str_dup(pb->network ? pb->network : "");
     if (!cb->network)
         goto fail;
@@ -614,13 +633,28 @@ struct problem *problem_coarsen(const struct problem *pb, int blocks)
         if (!cb->names[k])
             goto fail;
     }
-    cb->first[K] = pb->first[n];
-    goto out;
-
+    cb->first[K] = pb->first[pb->L];
+    return cb;
 fail:
     problem_free(cb);
-    cb = NULL;
-out:
+    return NULL;
+}
+
+struct problem *problem_coarsen(const struct problem *pb, int blocks)
+{
+    if (blocks <= 0 || blocks >= pb->L)
+        return problem_copy(pb);
+
+    int n = pb->L, K = blocks;
+    double *x = malloc((size_t)n * sizeof *x);
+    int *bound = malloc(((size_t)K + 1) * sizeof *bound);
+    struct problem *cb = NULL;
+    if (x && bound) {
+        for (int i = 0; i < n; i++)
+            x[i] = pb->f[i] + pb->b[i];
+        if (coarsen_cuts(x, pb->a, n, K, bound) == 0)
+            cb = problem_group(pb, bound, K);
+    }
     free(x);
     free(bound);
     return cb;

@@ -61,7 +61,8 @@ static void json_plan(FILE *out, const struct problem *pb, const struct planner_
     json_number(out, planner_gap(res));
     fprintf(out, ", \"solve_seconds\": ");
     json_number(out, res->seconds);
-    if (res->blocks > 0 && res->blocks < pb->L) {
+    /* infeasible is proven for the layers, whatever the blocks */
+    if (res->blocks > 0 && res->blocks < pb->L && res->status != PLAN_INFEASIBLE) {
         fprintf(out, ", \"proven_for_blocks\": %d, \"block_bound_ms\": ", res->blocks);
         json_number(out, res->block_bound);
     }

@@ -52,9 +52,10 @@ and all(.plans[]; if $obj == "period" then .objective_ms == .period_ms
                   else .objective_ms == .iteration_ms end)
 and all(.plans[]; if $sched == "pipedream" then ((.iteration_ms - $m * .period_ms) | fabs) < 1e-6 * .iteration_ms
                   else ((.iteration_ms - (($m - 1) * .period_ms + .latency_ms)) | fabs) < 1e-6 * .iteration_ms end)
+and ([.plans[].bound_ms] | unique | length) == 1
+and all(.plans[] | select(.fits); .bound_ms <= .objective_ms * 1.000000001)
 and all(.plans[] | select(.status == "block_optimal");
-        .proven_for_blocks < $layers and (.block_bound_ms|num)
-        and ((.bound_ms - $bound) | fabs) < 1e-8 * $bound)'
+        .proven_for_blocks < $layers and (.block_bound_ms|num))'
 
 # Every network x platform x schedule with every planner (the ILP on a
 # short leash). Under valgrind, a corner of the matrix: it is ~30x slower.
@@ -112,15 +113,16 @@ expect_stdout_has "No plan fits. The smallest uniform cap at which a plan fits: 
 expect_stdout_has "Plan that fits at 8.27 GiB per GPU: mem-aware DP" "shows the plan that fits at that cap"
 expect_stdout_lacks "Best plan:" "no plan that does not fit is shown as the best"
 expect_stdout_lacks "ILP (CBC): its own memory rule" "the ILP has no memory rule of its own"
-expect_stdout_has "ILP (CBC): no plan of the 12 blocks fits (proven for the blocks, not the layers)" \
-    "infeasibility is said of the blocks"
+expect_stdout_has "ILP (CBC): no plan of the 41 layers fits: proven infeasible" \
+    "the relaxation over blocks proves it for the layers"
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --json \
     --work-limit 100000
 expect_status 1 "no fit, JSON"
 if jq -e '.problem.min_fitting_cap > 4294967296
           and all(.plans[]; .fits == false)
-          and all(.plans[]; .status == "no_fit")
-          and (.plans[] | select(.planner == "ilp") | .proven_for_blocks == 12)' \
+          and all(.plans[] | select(.planner != "ilp"); .status == "no_fit")
+          and (.plans[] | select(.planner == "ilp") | .status == "infeasible"
+               and (has("proven_for_blocks") | not))' \
       "$TMP/out" >/dev/null; then
     ok "JSON says no_fit and the fitting cap"; else not_ok "JSON no_fit fields"; fi
 # On its own layers the same proof is a proof: infeasible.
@@ -173,7 +175,8 @@ if jq -e '(.plans[] | select(.planner == "ilp")) as $ilp
           | $ilp.status == "block_optimal" and $ilp.proven_for_blocks == 8
           and all(.plans[] | select(.fits); $ilp.period_ms <= .period_ms * 1.000001)
           and $ilp.block_bound_ms <= $ilp.period_ms * 1.000001
-          and $ilp.bound_ms == .problem.lower_bound_ms' "$TMP/out" >/dev/null; then
+          and $ilp.bound_ms >= .problem.lower_bound_ms
+          and $ilp.bound_ms <= $ilp.block_bound_ms * 1.0001' "$TMP/out" >/dev/null; then
     ok "ILP optimal for 8 blocks and no worse than any fitting baseline"
 else
     not_ok "ILP status or objective"; jq -c '.plans[] | {planner, status, period_ms, bound_ms, block_bound_ms, fits}' "$TMP/out"
@@ -195,7 +198,8 @@ if jq -e '.plans[0].status == "optimal" and .plans[0].gap == 0' "$TMP/out" >/dev
 run solve data/networks/resnet50.ini data/platforms/v100-16gb-pcie-4.ini --blocks 1 \
     --planner ilp --work-limit 1000 --json
 if jq -e '.plans[0].status == "block_optimal" and .plans[0].proven_for_blocks == 1
-          and .plans[0].bound_ms == (.problem.micro_batches - 1) * .problem.lower_bound_ms + .problem.compute_ms
+          and .plans[0].bound_ms >= (.problem.micro_batches - 1) * .problem.lower_bound_ms + .problem.compute_ms
+          and .plans[0].bound_ms < .plans[0].block_bound_ms
           and .plans[0].gap > 0.3' "$TMP/out" >/dev/null; then
     ok "--blocks 1 is not called optimal"; else not_ok "--blocks 1 status"; jq -c '.plans[0] | {status, bound_ms, block_bound_ms, gap}' "$TMP/out"; fi
 

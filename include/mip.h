@@ -1,0 +1,55 @@
+/* mip: a thin layer over CBC's C API for building and solving one mixed
+ * integer program a row at a time (the ILP's masters, schedule MIPs and
+ * the network bound). Pure C, no I/O of its own, although CBC writes to
+ * standard output (see worker.h). */
+#ifndef PIPEPLAN_MIP_H
+#define PIPEPLAN_MIP_H
+
+#include <stdbool.h>
+#include <Cbc_C_Interface.h>
+
+struct mip {
+    Cbc_Model *m;
+    int cols, rows, ints;
+    int *idx;                  /* the row being built */
+    double *val;
+    int n, cap;
+    bool oom;                  /* an allocation failed: the model is incomplete */
+};
+
+/* seconds <= 0: no time cap; nodes <= 0: no node cap; threads <= 1: one.
+ * Returns 0, or -1 when CBC could not make a model. */
+int mip_init(struct mip *mp, int threads, double seconds, long nodes);
+void mip_free(struct mip *mp);
+/* Set CBC's log level (0: quiet). */
+void mip_log_level(struct mip *mp, int level);
+
+/* A new column; returns its index. */
+int mip_col(struct mip *mp, double lb, double ub, double obj, bool integer);
+
+/* A row: begin, add coefficients (zeros are skipped), end with its sense
+ * ('L', 'G', 'E') and right-hand side. A failed allocation marks the
+ * model incomplete (mp->oom) and mip_solve() then refuses it. */
+void mip_row_begin(struct mip *mp);
+void mip_row_add(struct mip *mp, int col, double v);
+void mip_row_end(struct mip *mp, char sense, double rhs);
+
+enum mip_outcome {
+    MIP_SOLVED,                /* proven optimal */
+    MIP_INFEASIBLE,            /* proven infeasible */
+    MIP_FEASIBLE_STOPPED,      /* stopped by a cap with a solution */
+    MIP_UNKNOWN,               /* stopped by a cap with none */
+    MIP_FAILED                 /* the model is incomplete (out of memory) */
+};
+
+enum mip_outcome mip_solve(struct mip *mp);
+
+/* After mip_solve(): the branch-and-bound nodes it took, CBC's proven
+ * bound on the objective (-INFINITY when it has none), the objective and
+ * the solution (NULL when none). */
+long mip_nodes(const struct mip *mp);
+double mip_best_bound(const struct mip *mp);
+double mip_objective(const struct mip *mp);
+const double *mip_solution(const struct mip *mp);
+
+#endif
