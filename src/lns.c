@@ -25,7 +25,8 @@
 #define LNS_BISECT 60          /* bisection steps of the least fitting period */
 #define LNS_STEPS 4            /* schedules per candidate, from its bound up */
 #define LNS_LADDER 3           /* 1f1b: longer periods tried on a plan that waits */
-#define LNS_WINDOW_MAX 20000   /* boundary pairs tried per window of three runs */
+#define LNS_WINDOWS 40000      /* boundary pairs tried over all windows of three runs */
+#define LNS_WINDOW_MIN 64      /* and at least this many per window */
 #define LNS_DESCENT 4096       /* moves of the walk towards a fitting memory */
 
 /* Up to three ranges lo..hi of layers given to GPU g. */
@@ -365,12 +366,16 @@ static void neighbours(struct lns *s, bool walk, bool windows)
                               .g = { s->rg[t], s->rg[r] } };
             consider(s, &m, walk);
         }
-    /* three consecutive runs: every pair of inner boundaries */
+    /* three consecutive runs: every pair of inner boundaries, or a
+     * regular subset of them when there are too many */
+    long share = s->nr > 2 ? LNS_WINDOWS / (s->nr - 2) : 0;
+    if (share < LNS_WINDOW_MIN)
+        share = LNS_WINDOW_MIN;
     for (int r = 0; windows && r + 2 < s->nr && !s->stop; r++) {
         int a = s->rlo[r], e = s->rhi[r + 2], n = e - a + 1;
         long pairs = (long)(n - 1) * (n - 2) / 2;
         int stride = 1;
-        while (pairs / ((long)stride * stride) > LNS_WINDOW_MAX)
+        while (pairs / ((long)stride * stride) > share)
             stride++;
         for (int x = a; x + 2 <= e; x += stride)
             for (int y = x + 1; y + 1 <= e; y += stride) {
@@ -483,9 +488,6 @@ static bool improve_round(struct lns *s)
         return false;
     qsort(s->mv, (size_t)s->nmv, sizeof *s->mv, move_cmp);
     for (int k = 0; k < s->nmv && !out_of_budget(s); k++) {
-        /* the incumbent may have moved on: keep to what can still beat it */
-        if (!beats(s, s->mv[k].lb))
-            break;
         apply(s, &s->mv[k], s->tmp);
         struct plan *pl = evaluate(s, s->tmp, s->mv[k].T);
         if (pl && accept(s, pl)) {
