@@ -415,8 +415,9 @@ static double allocation_load(const struct problem *bp, const int *gpu)
     return need;
 }
 
-/* The layer-level local search (lns.h): after the baselines, and on each
- * new plan found on blocks; under a work limit a count of schedules. */
+/* The layer-level local search (lns.h), after the baselines and on each
+ * new plan found on blocks: at most so many seconds and this share of the
+ * time left, or under a work limit so many schedules. */
 #define WARM_SECONDS 1.5
 #define WARM_SHARE 0.15
 #define WARM_EVALS 64
@@ -424,9 +425,9 @@ static double allocation_load(const struct problem *bp, const int *gpu)
 #define REFINE_SHARE 0.25
 #define REFINE_EVALS 32
 
-/* The layer-level local search (lns.h) from a plan, its improvements
- * offered as found: at most `seconds` of the time left, or under a work
- * limit `evals` schedules, each counted as one unit of work. */
+/* The local search from a plan, its improvements offered as found: at
+ * most `seconds` of the time left, or under a work limit `evals`
+ * schedules, each counted as one unit of work. */
 static void lns_offer(void *ctx, const struct plan *pl)
 {
     offer(ctx, pl);
