@@ -39,6 +39,7 @@
 
 #include "baseline.h"
 #include "mip.h"
+#include "lns.h"
 #include "schedule.h"
 #include "simulate.h"
 
@@ -348,59 +349,63 @@ static double allocation_load(const struct problem *bp, const int *gpu)
     return need;
 }
 
-/* Layer-level local search around a plan: move a layer at a boundary to
- * its neighbour's GPU while that lowers the objective of a fitting plan. */
+/* The layer-level local search (lns.h), after the baselines and on each
+ * new plan found on blocks: at most so many seconds and this share of the
+ * time left, or under a work limit so many schedules. */
+#define WARM_SECONDS 1.5
+#define WARM_SHARE 0.15
+#define WARM_EVALS 64
+#define REFINE_SECONDS 2.0
+#define REFINE_SHARE 0.25
+#define REFINE_EVALS 32
+
+/* The local search from a plan, its improvements offered as found: at
+ * most `seconds` of the time left, or under a work limit `evals`
+ * schedules, each counted as one unit of work. */
+static void lns_offer(void *ctx, const struct plan *pl)
+{
+    offer(ctx, pl);
+}
+
+static void local_search(struct search *s, const struct plan *start, double seconds, long evals)
+{
+    struct lns_options lo;
+    lns_options_init(&lo);
+    if (deterministic(s)) {
+        long left = s->opt->work_limit - s->work;
+        lo.evaluations = left < evals ? left : evals;
+        if (lo.evaluations <= 0)
+            return;
+    } else {
+        lo.seconds = fmin(seconds, remaining(s));
+        if (lo.seconds <= 0)
+            return;
+    }
+    lo.cancel = s->opt->cancel;
+    lo.offer = lns_offer;
+    lo.ctx = s;
+    struct lns_stats st;
+    struct plan *found = NULL;
+    /* offer() replaces the incumbent, which may be start */
+    struct plan *from = plan_copy(start);
+    if (!from)
+        return;
+    double t1 = now();
+    lns_improve(s->pb, from, &lo, &found, &st);
+    plan_free(from);
+    s->work += st.evaluations;
+    s->stats->refine_seconds += now() - t1;
+    trace(s, "local search: %ld schedules, %ld of %ld candidates screened out, %d better plan%s",
+          st.evaluations, st.screened, st.candidates, st.improvements,
+          st.improvements == 1 ? "" : "s");
+    plan_free(found);
+}
+
+/* Layer-level local search around a plan found on blocks. */
 static void refine_layers(struct search *s, const struct plan *start)
 {
-    const struct problem *pb = s->pb;
     /* a bounded share of the time left: the MIPs prove, this only polishes */
-    double deadline = deterministic(s) ? INFINITY : now() + fmin(2.0, 0.25 * remaining(s));
-    struct plan *cur = plan_copy(start);
-    if (!cur)
-        return;
-    int *gpu = malloc((size_t)pb->L * sizeof *gpu);
-    if (!gpu) {
-        plan_free(cur);
-        return;
-    }
-    bool improved = true;
-    for (int round = 0; improved && round < 64 && !should_stop(s) && now() < deadline; round++) {
-        improved = false;
-        for (int j = 0; j + 1 < pb->L && !should_stop(s) && now() < deadline; j++) {
-            if (cur->gpu[j] == cur->gpu[j + 1])
-                continue;
-            for (int side = 0; side < 2; side++) {
-                memcpy(gpu, cur->gpu, (size_t)pb->L * sizeof *gpu);
-                if (side == 0)
-                    gpu[j] = cur->gpu[j + 1];
-                else
-                    gpu[j + 1] = cur->gpu[j];
-                if (pb->layout == LAYOUT_CONTIGUOUS) {
-                    struct plan probe = { .L = pb->L, .P = pb->P, .gpu = gpu };
-                    if (!plan_is_contiguous(&probe))
-                        continue;
-                }
-                /* no schedule beats its own loads: skip moves that cannot help */
-                double floor_T = allocation_load(pb, gpu), lat = problem_compute_ms(pb);
-                for (int i = 0; i + 1 < pb->L; i++)
-                    if (gpu[i] != gpu[i + 1])
-                        lat += 2 * pb->c[i];
-                if (objective_of(s, floor_T, lat) >= cur->objective * (1 - 1e-9))
-                    continue;
-                struct plan *cand = baseline_schedule_fitting(pb, gpu, 0);
-                if (cand && cand->fits && cand->objective < cur->objective * (1 - 1e-9)) {
-                    plan_free(cur);
-                    cur = cand;
-                    improved = true;
-                    offer(s, cur);
-                    break;
-                }
-                plan_free(cand);
-            }
-        }
-    }
-    free(gpu);
-    plan_free(cur);
+    local_search(s, start, fmin(REFINE_SECONDS, REFINE_SHARE * remaining(s)), REFINE_EVALS);
 }
 
 /* A fitting block plan: expanded to layers, offered, and refined layer by
@@ -412,11 +417,8 @@ static void offer_block_plan(struct search *s, const struct plan *bpl)
         return;
     bool promising = layer->fits && layer->objective < s->best_obj * (1 - 1e-9);
     offer(s, layer);
-    if (promising) {
-        double t1 = now();
+    if (promising)
         refine_layers(s, layer);
-        s->stats->refine_seconds += now() - t1;
-    }
     plan_free(layer);
 }
 
@@ -1985,7 +1987,18 @@ int ilp_blocks(const struct problem *pb, int requested)
     return b > 0 && b < pb->L ? b : pb->L;
 }
 
-/* Best fitting baseline (or the warm plan) as the first incumbent. */
+/* Bytes over the caps, summed over the GPUs. */
+static double excess_memory(const struct plan *pl)
+{
+    double over = 0;
+    for (int p = 0; p < pl->P; p++)
+        over += fmax(0, pl->gpus[p].total - pl->gpus[p].cap);
+    return over;
+}
+
+/* Best fitting baseline (or the warm plan) as the first incumbent, then
+ * the local search from it (from the baseline nearest to fitting when
+ * none fits). */
 static void warm_start(struct search *s)
 {
     const struct problem *pb = s->pb;
@@ -1995,6 +2008,7 @@ static void warm_start(struct search *s)
         offer(s, warm);
     int n = planner_count(), kept = 0;
     int *gpu = malloc((size_t)n * pb->L * sizeof *gpu);
+    struct plan *nearest = NULL;
     for (int i = 0; i < n; i++) {
         struct planner_result res;
         if (planner_is_solver(planner_name(i)))
@@ -2004,11 +2018,21 @@ static void warm_start(struct search *s)
             offer(s, res.plan);
             if (gpu)
                 memcpy(gpu + (size_t)kept++ * pb->L, res.plan->gpu, (size_t)pb->L * sizeof *gpu);
+        } else if (res.plan && (pb->layout == LAYOUT_ANY || plan_is_contiguous(res.plan)) &&
+                   (!nearest || excess_memory(res.plan) < excess_memory(nearest))) {
+            plan_free(nearest);
+            nearest = res.plan;
+            res.plan = NULL;
         }
         planner_result_clear(&res);
     }
     s->warmed = true;
-    /* the ILP's own first plans: the same allocations at longer periods */
+    /* the ILP's own first plans: the local search from the best, then the
+     * same allocations at longer periods */
+    const struct plan *from = s->best ? s->best : nearest;
+    if (from && !should_stop(s))
+        local_search(s, from, fmin(WARM_SECONDS, WARM_SHARE * remaining(s)), WARM_EVALS);
+    plan_free(nearest);
     for (int k = 0; gpu && k < kept && s->beta > 0 && !should_stop(s); k++) {
         struct plan *longer = schedule_ladder(s, pb, gpu + (size_t)k * pb->L);
         offer(s, longer);
