@@ -1381,28 +1381,32 @@ static void single_layer_is_trivially_optimal(void **state)
 }
 
 /* A proof for blocks is not a proof for the network (issue: "--blocks 1
- * prints optimal"). Section 9 under 13 GB: the one-block plan (every
- * layer on one GPU, period 12) loses to the contiguous baseline (period
- * 9), which no plan of the one block beats: optimal for 1 block, but the
- * network's trivial bound is T_lb = 12 / 2 = 6 (its own optimum, which the
- * local search on layers reaches with the any layout, so the one-block
- * search runs with the contiguous layout, where 9 is the best plan). */
+ * prints optimal"). Section 9 under 13 GB, contiguous: the one-block plan
+ * (every layer on one GPU, period 12) loses to the contiguous baseline
+ * (period 9), which no plan of the one block beats: 9 is optimal for 1
+ * block, and the trivial bound (T_lb = 12 / 2 = 6) proves nothing more.
+ * What makes it optimal for the network is the relaxation over split
+ * blocks (doc/model.md section 5.3): no contiguous plan of the layers
+ * has a period below 9. (resnet50 with --blocks 1, in cli_solve.sh,
+ * stays "optimal for 1 block": there the relaxation cannot close it.) */
 static void one_block_is_block_optimal_not_optimal(void **state)
 {
     (void)state;
     struct problem *pb = pb_worked(13 * GB, LAYOUT_CONTIGUOUS);
     struct planner_result res;
     ilp_run(pb, 1, TINY_WORK, &res, NULL);
-    assert_int_equal(res.status, PLAN_BLOCK_OPTIMAL);
     assert_int_equal(res.blocks, 1);
-    char text[48];
-    assert_string_equal(planner_status_text(res.status, res.blocks, text, sizeof text),
-                        "optimal for 1 block");
-    assert_string_equal(planner_status_name(res.status), "block_optimal");
     assert_true(fabs(res.plan->objective - 9) < 1e-6);
-    assert_true(fabs(res.bound - 6) < 1e-9);
     assert_true(fabs(res.block_bound - 9) < 1e-6);
-    assert_true(fabs(planner_gap(&res) - 1.0 / 3) < 1e-6);
+    assert_true(problem_objective_bound(pb) == 6);
+    /* optimal only because the network's bound reached 9 */
+    assert_int_equal(res.status, PLAN_OPTIMAL);
+    assert_true(res.bound >= 9 * (1 - ILP_GAP) && res.bound <= 9 + 1e-9);
+    assert_true(planner_gap(&res) <= ILP_GAP);
+    char text[48];
+    assert_string_equal(planner_status_text(PLAN_BLOCK_OPTIMAL, 1, text, sizeof text),
+                        "optimal for 1 block");
+    assert_string_equal(planner_status_name(PLAN_BLOCK_OPTIMAL), "block_optimal");
     fx_result_clear(&res);
     /* the same instance on its layers, any layout: optimal, period 6,
      * bound 6, gap 0 */
