@@ -982,7 +982,7 @@ static void master_columns(const struct search *s, struct master_cols *mc)
         mc->sg[i] = splits ? mip_col(mp, 0, 1, 0, true) : -1;
         for (int p = 0; p < P; p++) {
             mc->g[X(s, i, p)] = splits ? mip_col(mp, 0, 1, 0, false) : -1;
-            mc->r[X(s, i, p)] = splits ? mip_col(mp, 0, INFINITY, 0, false) : -1;
+            mc->r[X(s, i, p)] = splits ? mip_col(mp, 0, fmax(0, bp->cap[p] - bp->reserved[p]) / GB, 0, false) : -1;
         }
     }
 }
