@@ -1933,7 +1933,10 @@ static void relaxed_free(struct search *r)
  * incumbent or proves that nothing fits. */
 static bool relaxed_run(struct search *r, struct search *s, long work)
 {
-    if (limit_reached(s))
+    /* without a plan that fits there is no cutoff, and the masters' wide
+     * windows and periods drove Clp into a failed assertion (llama3-70b
+     * on 4x A10): the relaxation only bounds plans that beat one */
+    if (limit_reached(s) || !isfinite(s->best_obj))
         return false;
     r->best_obj = s->best_obj;
     r->stopped = false;
@@ -2108,10 +2111,12 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
         relax = false;
         s.failed = true;
     }
-    /* the block search first, leaving the relaxation its share */
-    if (relax && deterministic(&s))
+    /* the block search first, leaving the relaxation its share (there is
+     * none to leave without a plan that fits) */
+    bool share = relax && isfinite(s.best_obj);
+    if (share && deterministic(&s))
         s.work_cap = (long)((1 - NETBOUND_SHARE) * (double)opt->work_limit);
-    else if (relax && opt->time_limit > 0)
+    else if (share && opt->time_limit > 0)
         s.deadline = s.t0 + (1 - NETBOUND_SHARE) * opt->time_limit;
     /* a bound for the layers holds for the blocks */
     if (isfinite(s.net_bound) && s.net_bound > s.bound)
