@@ -99,6 +99,7 @@ struct search {
     double t0;
     long work;                 /* CBC nodes + 1 per MIP, for opt->work_limit */
     double net_bound;          /* bound on the network's objective (trivial, then netbound's) */
+    double load_t;             /* least period the loads allow (problem_load_bound) */
     double alpha, beta;
     double lat_floor;          /* no latency is below the total compute */
     double chain;              /* wait-free latency with every cut: T above it gains nothing */
@@ -147,11 +148,18 @@ static bool deterministic(const struct search *s)
     return s->opt->work_limit > 0;
 }
 
+/* Seconds left of the caller's time limit (1e9 without one). */
+static double time_left(const struct search *s)
+{
+    return s->opt->time_limit > 0 ? s->opt->time_limit - (now() - s->t0) : 1e9;
+}
+
+/* ... and of this phase's deadline too. */
 static double remaining(const struct search *s)
 {
     if (deterministic(s))
         return 1e9;
-    double left = s->opt->time_limit > 0 ? s->opt->time_limit - (now() - s->t0) : 1e9;
+    double left = time_left(s);
     return isfinite(s->deadline) ? fmin(left, s->deadline - now()) : left;
 }
 
@@ -162,7 +170,7 @@ static bool limit_reached(const struct search *s)
         return true;
     if (deterministic(s))
         return s->work >= s->opt->work_limit;
-    return s->opt->time_limit > 0 && now() - s->t0 >= s->opt->time_limit;
+    return time_left(s) <= 0.0;
 }
 
 static bool should_stop(struct search *s)
@@ -1882,7 +1890,7 @@ static int relaxed_init(struct search *r, const struct search *s, struct ilp_opt
     r->t0 = s->t0;
     r->best_obj = s->best_obj;
     r->bound = -INFINITY;
-    r->net_bound = s->net_bound;
+    r->load_t = s->load_t;
     r->pruned_floor = INFINITY;
     r->wide = WIDE_SHARE;
     r->alpha = s->alpha;
@@ -1944,7 +1952,7 @@ static bool relaxed_run(struct search *r, struct search *s, long work)
     r->work_cap = deterministic(s) ? s->work + work : LONG_MAX;
     r->deadline = INFINITY;
     if (!r->iv) {
-        double t_lo = problem_load_bound(r->pb);
+        double t_lo = r->load_t;
         double t_hi = fmax(r->chain, t_lo);
         if (isfinite(r->best_obj) && r->alpha > 0)
             t_hi = fmin(t_hi, (r->best_obj - r->beta * r->lat_floor) / r->alpha);
@@ -2095,7 +2103,8 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
         s.sym[p] = s.bp->cap[p] == s.bp->cap[p - 1] && s.bp->reserved[p] == s.bp->reserved[p - 1];
     s.lat_floor = problem_compute_ms(s.bp);
     /* the loads' own bound holds for every plan of the layers */
-    s.net_bound = fmax(s.net_bound, objective_of(&s, problem_load_bound(pb), s.lat_floor));
+    s.load_t = problem_load_bound(pb);
+    s.net_bound = fmax(s.net_bound, objective_of(&s, s.load_t, s.lat_floor));
     s.chain = s.lat_floor;
     for (int i = 0; i + 1 < s.B; i++)
         s.chain += 2 * s.bp->c[i];
@@ -2123,7 +2132,7 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
         s.bound = s.net_bound;
     /* The least period: compute over the GPUs, the largest block, the
      * loads' own bound; above the whole chain's length nothing improves. */
-    double t_lo = fmax(problem_lower_bound(s.bp), problem_load_bound(pb));
+    double t_lo = fmax(problem_lower_bound(s.bp), s.load_t);
     double t_hi = fmax(s.chain, t_lo);
     if (isfinite(s.best_obj) && s.alpha > 0)
         t_hi = fmin(t_hi, (s.best_obj - s.beta * s.lat_floor) / s.alpha);
@@ -2164,7 +2173,7 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     /* nothing fits: the status says so; the bound stays a number */
     if (!isfinite(res->bound))
         res->bound = fmax(problem_objective_bound(pb),
-                          objective_of(&s, problem_load_bound(pb), s.lat_floor));
+                          objective_of(&s, s.load_t, s.lat_floor));
     res->block_bound = !exact && isfinite(s.bound) ? s.bound : NAN;
     trace(&s, "end after %d masters, %d schedule MIPs, work %ld", stats->masters,
           stats->subproblems, s.work);

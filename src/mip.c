@@ -20,8 +20,12 @@ int mip_init(struct mip *mp, int threads, double seconds, long nodes)
         snprintf(buf, sizeof buf, "%d", threads);
         Cbc_setParameter(mp->m, "threads", buf);
     }
-    if (seconds > 0)
+    if (seconds > 0) {
+        /* the user's limit is on the clock: CBC counts CPU seconds by
+         * default, which on a loaded machine overran it by a second */
+        Cbc_setParameter(mp->m, "timeMode", "elapsed");
         Cbc_setMaximumSeconds(mp->m, seconds > 0.01 ? seconds : 0.01);
+    }
     if (nodes > 0)
         Cbc_setMaximumNodes(mp->m, nodes > INT_MAX ? INT_MAX : (int)nodes);
     /* measured on the bundled networks: probing costs more than it saves
