@@ -618,6 +618,23 @@ static struct problem *t2_load(int i)
     return load(t2_nets[i], "dgx1-v100-32gb", &k);
 }
 
+/* The end of a gap target's row: how far a missed run is (a gap over the
+ * target, `none` when there is no gap to judge, or seconds over `within`
+ * under a work limit), and a work-limited run's wall time. */
+static void gap_row_end(const struct inst *r, bool met, double g, double target, const char *none,
+                        double within)
+{
+    if (!met && isfinite(g) && g > target)
+        fprintf(out, " (distance: %.2f points over %.0f%%)", 100 * (g - target), 100 * target);
+    else if (!met && none)
+        fprintf(out, " (distance: %s)", none);
+    else if (!met)
+        fprintf(out, " (distance: %.2f s over %g s)", r->wall - within, within);
+    if (r->work > 0)
+        fprintf(out, "  [wall %.2f s%s]", r->wall, r->guarded ? guard_note : "");
+    fprintf(out, "\n");
+}
+
 static bool target2_print(struct inst *rs, const char *title, double within)
 {
     bool all = true;
@@ -629,16 +646,7 @@ static bool target2_print(struct inst *rs, const char *title, double within)
         fprintf(out, "  %-28s %-22s block gap %8s, network gap %8s -> judged %8s  %s",
                 r->label, status_text(r, b3, sizeof b3), pct(r->bgap, b1, sizeof b1),
                 pct(r->gap, b2, sizeof b2), pct(j, b4, sizeof b4), mark(met));
-        if (!met && isfinite(j) && j > T2_GAP)
-            fprintf(out, " (distance: %.2f points over %.0f%%)", 100 * (j - T2_GAP),
-                    100 * T2_GAP);
-        else if (!met && !isfinite(j))
-            fprintf(out, " (distance: no plan that fits)");
-        else if (!met)
-            fprintf(out, " (distance: %.2f s over %g s)", r->wall - within, within);
-        if (r->work > 0)
-            fprintf(out, "  [wall %.2f s%s]", r->wall, r->guarded ? guard_note : "");
-        fprintf(out, "\n");
+        gap_row_end(r, met, j, T2_GAP, isfinite(j) ? NULL : "no plan that fits", within);
         all = all && met;
     }
     fprintf(out, "  %s: %s\n", title, mark(all));
@@ -742,16 +750,8 @@ static bool target4_print(struct inst *rs, const char *title, double within)
             snprintf(fig, sizeof fig, "no plan that fits, not proven");
         fprintf(out, "  %-28s %-22s figure: %-30s %s", r->label, status_text(r, b2, sizeof b2),
                 fig, mark(met));
-        if (!met && r->fits && r->gap > T4_GAP)
-            fprintf(out, " (distance: %.2f points over %.0f%%)", 100 * (r->gap - T4_GAP),
-                    100 * T4_GAP);
-        else if (!met && !infeasible && !r->fits)
-            fprintf(out, " (distance: no plan and no proof)");
-        else if (!met)
-            fprintf(out, " (distance: %.2f s over %g s)", r->wall - within, within);
-        if (r->work > 0)
-            fprintf(out, "  [wall %.2f s%s]", r->wall, r->guarded ? guard_note : "");
-        fprintf(out, "\n");
+        gap_row_end(r, met, r->fits ? r->gap : NAN, T4_GAP,
+                    !infeasible && !r->fits ? "no plan and no proof" : NULL, within);
         all = all && met;
     }
     fprintf(out, "  %s: %s\n", title, mark(all));

@@ -35,6 +35,9 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a);
 int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
                    const char **value);
 
+/* "pipeplan CMD: message" on stderr; returns 2, the usage exit status. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* "all" or "ilp,dp,...": fills out[] with static names; count or -1
  * (after printing why). */
 int cli_parse_planners(const char *list, const char **out, int max);

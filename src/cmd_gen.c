@@ -2,7 +2,6 @@
  * transformer's shape (the model is src/transformer.c). */
 #include "transformer.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,16 +39,7 @@ static const char help_text[] =
 #define MAX_MICRO_BATCH 1024L
 #define MAX_COMMAND 2048
 
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("pipeplan gen: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return 2;
-}
+#define usage_error(...) cli_usage_error("gen", __VA_ARGS__)
 
 /* A count flag: its text and where the value goes. */
 struct count_flag {

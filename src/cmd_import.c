@@ -2,7 +2,6 @@
  * a profiler's graph turned into a network file. */
 #include "import.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,16 +43,7 @@ static int write_network(FILE *out, void *ctx)
     return spec_network_write(out, c->net, c->comments);
 }
 
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("pipeplan import: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return 2;
-}
+#define usage_error(...) cli_usage_error("import", __VA_ARGS__)
 
 /* The last two path components, safe to put in a comment line. */
 static void path_tail(const char *path, char *buf, size_t len)
