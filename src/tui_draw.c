@@ -1223,7 +1223,12 @@ static void draw_keys(const struct tui *t, int y)
     static const struct keyhint help_keys[] = {
         { "Up/Down", "scroll", 0 }, { "any other key", "back", 0 },
     };
-    const struct keyhint *k = main_keys;
+    /* tensor-parallel networks: the knob counts pipeline ranks */
+    struct keyhint knobs[sizeof main_keys / sizeof main_keys[0]];
+    memcpy(knobs, main_keys, sizeof knobs);
+    if (t->cur && t->cur->pb && t->cur->pb->tp > 1)
+        knobs[0].label = "ranks";
+    const struct keyhint *k = knobs;
     int n = (int)(sizeof main_keys / sizeof main_keys[0]);
     if (t->mode == MODE_PROMPT) {
         k = prompt_keys;
