@@ -2178,6 +2178,12 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
                       : s.stopped ? PLAN_TIMEOUT : PLAN_FEASIBLE;
         if (proven && res->bound > obj)
             res->bound = obj;
+        if (s.failed) {
+            /* an error all the same: the plan is the best before it */
+            res->status = PLAN_ERROR;
+            snprintf(res->message, sizeof res->message,
+                     "the MIP solver failed; kept its best plan before that");
+        }
     } else if (net_infeasible || (!s.stopped && !s.failed && exact)) {
         res->status = PLAN_INFEASIBLE;
         snprintf(res->message, sizeof res->message,
