@@ -67,10 +67,11 @@ struct worker {
 /* ---- child side ---- */
 
 /* Test hook: PIPEPLAN_FAULT, read only in the child, makes every MIP
- * solve of the ILP fail as CBC would (fail), or the child exit (exit),
- * abort (abort) or stop answering (hang) when CBC is called. Unset or
- * any other value: no effect. tests/test_worker.c and tests/faults.sh
- * use it to check how a failed, dead or hung solver is reported. */
+ * solve of the ILP fail as CBC would (fail), or the child exit with status
+ * 70 (exit), abort (abort) or stop answering (hang) once the ILP reported
+ * its first plan or calls CBC. Unset or any other value: no effect.
+ * tests/test_worker.c and tests/faults.sh use it to check how a failed,
+ * dead or hung solver is reported. */
 static int child_fault(void)
 {
     const char *f = getenv("PIPEPLAN_FAULT");
@@ -167,6 +168,10 @@ static void child_progress(void *ctx, const struct ilp_progress *p)
         .blocks = p->blocks, .believed_fit = true,
     };
     send_msg(*fd, &ev, p->plan);
+    /* the test hook's exit, abort and hang strike here too: after the
+     * first plan, whether or not a MIP comes before the time limit */
+    if (p->plan)
+        child_fault();
 }
 
 /* The search's trace goes where the child's stdout goes: the log. */
