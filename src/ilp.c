@@ -2011,12 +2011,22 @@ static void warm_start(struct search *s)
         offer(s, warm);
     int n = planner_count(), kept = 0;
     int *gpu = malloc((size_t)n * pb->L * sizeof *gpu);
+    if (!gpu) {
+        s->failed = s->stopped = true;      /* out of memory */
+        return;
+    }
     struct plan *nearest = NULL;
     for (int i = 0; i < n; i++) {
         struct planner_result res;
         if (planner_is_solver(planner_name(i)))
             continue;
-        if (planner_run(planner_name(i), pb, &res) == 0 && res.plan && res.plan->fits &&
+        if (planner_run(planner_name(i), pb, &res) != 0 || res.status == PLAN_ERROR) {
+            /* out of memory: a search without its start would be another */
+            planner_result_clear(&res);
+            s->failed = s->stopped = true;
+            break;
+        }
+        if (res.plan && res.plan->fits &&
             (pb->layout == LAYOUT_ANY || plan_is_contiguous(res.plan))) {
             offer(s, res.plan);
             if (gpu)
