@@ -1424,6 +1424,8 @@ static void master_judged_rows(const struct search *s, const struct master_cols 
  * plan with its period in [a, b], and its optimum bounds them all.
  * CBC's path depends on the order of rows and columns: keep the order of
  * the families. */
+static void master_free(struct master *ms);
+
 static int master_build(struct search *s, struct master *ms, double a, double b)
 {
     int B = s->B, P = s->P;
@@ -1444,6 +1446,7 @@ static int master_build(struct search *s, struct master *ms, double a, double b)
     if (!ms->x || !ms->sg || !col || !num) {
         free(col);
         free(num);
+        master_free(ms);
         return -1;
     }
     struct master_cols mc = {
@@ -1862,6 +1865,8 @@ static void search_run(struct search *s, double t_lo, double t_hi)
 {
     if (search_start(s, t_lo, t_hi) == 0)
         search_loop(s);
+    else
+        s->failed = s->stopped = true;  /* no intervals is no proof */
 }
 
 /* ---- the network's own bound ---- */
