@@ -115,6 +115,14 @@ fi
 keys ab q
 expect_screen ab "explorer quits after the crashes" "^EXITED:0$"
 
+# ---- explorer: the solver hangs; killed at its time limit plus the grace ----
+tui_start hg 100 30 PIPEPLAN_FAULT=hang PIPEPLAN_GRACE=1 -- "$NET" "$PLAT" --time-limit 1
+expect_screen hg "explorer, solver hangs: killed, one line says why, the baselines stay" \
+    "ILP \(CBC\): the solver did not stop within 1 s of its 1 s time limit and was killed" \
+    "mem-aware DP +[0-9.]+ ms"
+keys hg q
+expect_screen hg "explorer quits after the hang" "^EXITED:0$"
+
 # ---- explorer: e into a full disk ----
 echo "old contents" >"$TMP/x.csv"
 tui_start ex 100 30 PIPEPLAN_FAULT=write-enospc -- "$NET" "$PLAT" --work-limit 300
