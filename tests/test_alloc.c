@@ -87,7 +87,7 @@ static void disarm(void)
 }
 
 /* Valgrind (its preload library is in LD_PRELOAD) is some 40 times
- * slower: there the ILP's runs take every 8th N (ASan takes them all). */
+ * slower: there the ILP's runs take every 16th N (ASan takes them all). */
 static long stride;
 
 /* Run step(ctx, n) with the nth allocation failing, n = 1, 2, ... until
@@ -385,7 +385,7 @@ static void ilp_under_memory_exhaustion(void **state)
         /* ALLOC_SINGLE=1 (by hand: minutes) fails the Nth call alone */
         sticky = getenv("ALLOC_SINGLE") == NULL;
         const char *pre = getenv("LD_PRELOAD");
-        stride = pre && strstr(pre, "vgpreload") ? 8 : 1;
+        stride = pre && strstr(pre, "vgpreload") ? 16 : 1;
         long runs = each_failure(ilp_step, &c);
         sticky = false;
         stride = 1;
