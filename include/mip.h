@@ -39,10 +39,17 @@ enum mip_outcome {
     MIP_INFEASIBLE,            /* proven infeasible */
     MIP_FEASIBLE_STOPPED,      /* stopped by a cap with a solution */
     MIP_UNKNOWN,               /* stopped by a cap with none */
-    MIP_FAILED                 /* the model is incomplete (out of memory) */
+    MIP_FAILED                 /* the model is incomplete (out of memory),
+                                * or CBC gave up without a solution */
 };
 
 enum mip_outcome mip_solve(struct mip *mp);
+
+/* Test hook (the worker's child sets it from PIPEPLAN_FAULT, worker.c):
+ * called before every solve; non-zero makes the solve MIP_FAILED, as if
+ * CBC had failed. NULL, the default: none. */
+typedef int (*mip_fault_fn)(void);
+void mip_set_fault(mip_fault_fn fn);
 
 /* After mip_solve(): the branch-and-bound nodes it took, CBC's proven
  * bound on the objective (-INFINITY when it has none), the objective and

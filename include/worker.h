@@ -56,12 +56,19 @@ struct worker_event {
 /* Fork the child and start. NULL with a message in err on failure. */
 struct worker *worker_start(const struct worker_request *req, char *err, size_t errlen);
 
-/* The fd to poll for POLLIN. */
+/* The fd to poll for POLLIN, and the longest to wait (ms, -1: no limit)
+ * before calling worker_next() again even without input: a solver under a
+ * time limit (and no work limit) still running a grace of 30 s plus its
+ * time limit after its time limit is killed there as hung (PIPEPLAN_GRACE,
+ * a test hook, sets the grace in seconds). */
 int worker_fd(const struct worker *w);
+int worker_poll_ms(const struct worker *w);
 
 /* Without blocking: 1 and an event, 0 when none is ready yet, -1 when the
  * child has finished (or died) and every event was consumed. A child that
- * dies without WORKER_DONE yields a final RESULT with status error. */
+ * dies (exits, crashes, or is killed as hung) without WORKER_DONE yields a
+ * RESULT with status error and the reason in one line for each planner
+ * that had not answered, the one that was running first. */
 int worker_next(struct worker *w, struct worker_event *ev);
 void worker_event_clear(struct worker_event *ev);
 

@@ -239,22 +239,37 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
         if (r < 0)
             break;
         if (r == 0) {
+            /* woken at the solver's deadline too: a hung one is killed */
             struct pollfd pfd = { worker_fd(w), POLLIN, 0 };
-            if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+            if (poll(&pfd, 1, worker_poll_ms(w)) < 0 && errno != EINTR)
                 break;
             continue;
+        }
+        if (ev.kind == WORKER_PROGRESS && ev.plan && next < n) {
+            /* the solver's best so far: kept should it fail or die */
+            planner_result_clear(&results[next]);
+            results[next].plan = ev.plan;
+            ev.plan = NULL;
         }
         if (ev.kind == WORKER_RESULT && next < n) {
             struct planner_result *res = &results[next++];
             res->status = ev.status;
-            res->plan = ev.plan;
-            ev.plan = NULL;
+            bool kept = ev.status == PLAN_ERROR && !ev.plan && res->plan;
+            if (!kept) {
+                planner_result_clear(res);
+                res->plan = ev.plan;
+                ev.plan = NULL;
+            }
             res->bound = ev.bound;
             res->block_bound = ev.block_bound;
             res->seconds = ev.seconds;
             res->believed_fit = ev.believed_fit;
             res->blocks = ev.blocks;
-            snprintf(res->message, sizeof res->message, "%s", ev.message);
+            snprintf(res->message, sizeof res->message, "%.280s%s", ev.message,
+                     kept ? "; kept its best plan before that" : "");
+            /* a failed or dead solver: one line, the other plans still shown */
+            if (ev.status == PLAN_ERROR)
+                fprintf(stderr, "pipeplan: %s: %s\n", planner_title(res->planner), res->message);
         }
         worker_event_clear(&ev);
     }
@@ -502,11 +517,18 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
                          const struct ilp_args *ilp, const struct solve_args *sa)
 {
     /* the registry's planners run; the user's plan is judged here */
-    const char *run[16];
+    const char *run[16], *order[16];
     int nrun = 0;
     for (int i = 0; i < nplanners; i++)
         if (!planner_is_given(planners[i]))
-            run[nrun++] = planners[i];
+            order[nrun++] = planners[i];
+    /* the baselines before the solver, so a solver that dies leaves
+     * their plans (shown in the order asked all the same) */
+    int k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < nrun; i++)
+            if (planner_is_solver(order[i]) == (pass == 1))
+                run[k++] = order[i];
     bool given = sa->split || sa->plan_path;
     struct planner_result *results = calloc((size_t)nrun + 1, sizeof *results);
     if (!results) {
@@ -522,6 +544,14 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
         free(results);
         return 2;
     }
+    for (int i = 0; i < nrun; i++)
+        for (int j = i; j < nrun; j++)
+            if (results[j].planner == order[i]) {
+                struct planner_result tmp = results[i];
+                results[i] = results[j];
+                results[j] = tmp;
+                break;
+            }
     int n = nrun + given;
     bool any_fits = false;
     int blocks = pb->L;

@@ -71,6 +71,21 @@ fail:
     return NULL;
 }
 
+/* Test hook: PIPEPLAN_FAULT=STEP-ERROR, STEP one of create, write,
+ * rename and ERROR one of enospc, eio, erofs, makes every atomic write
+ * fail at that step with that error, as a full, failing or read-only disk
+ * would (tests/faults.sh). The errno for `step`, 0 for none. */
+static int fileio_fault(const char *step)
+{
+    const char *f = getenv("PIPEPLAN_FAULT");
+    size_t n = strlen(step);
+    if (!f || strncmp(f, step, n) != 0 || f[n] != '-')
+        return 0;
+    f += n + 1;
+    return strcmp(f, "enospc") == 0 ? ENOSPC : strcmp(f, "eio") == 0 ? EIO
+           : strcmp(f, "erofs") == 0 ? EROFS : 0;
+}
+
 int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
                         void *ctx, char *err, size_t errlen)
 {
@@ -89,7 +104,10 @@ int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
     snprintf(tmp, n + 16, "%s.tmp", path);
     memset(tmp + n + 4, 'X', 6);
     tmp[n + 10] = '\0';
-    int fd = mkstemp(tmp);
+    int fault = fileio_fault("create");
+    int fd = fault ? -1 : mkstemp(tmp);
+    if (fault)
+        errno = fault;
     if (fd < 0) {
         snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
         free(tmp);
@@ -107,6 +125,11 @@ int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
     int rc = writer(out, ctx);
     if (rc == 0 && fflush(out) != 0)
         rc = -1;
+    fault = fileio_fault("write");
+    if (rc == 0 && fault) {
+        rc = -1;
+        errno = fault;
+    }
     if (rc == 0 && fsync(fileno(out)) != 0)
         rc = -1;
     int saved = errno;
@@ -120,9 +143,10 @@ int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
         free(tmp);
         return -1;
     }
-    if (rc == 0 && rename(tmp, path) != 0) {
+    fault = fileio_fault("rename");
+    if (rc == 0 && (fault || rename(tmp, path) != 0)) {
         rc = -1;
-        saved = errno;
+        saved = fault ? fault : errno;
     }
     if (rc != 0) {
         snprintf(err, errlen, "%s: write failed: %s", path,

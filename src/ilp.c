@@ -1432,6 +1432,8 @@ static void master_judged_rows(const struct search *s, const struct master_cols 
  * plan with its period in [a, b], and its optimum bounds them all.
  * CBC's path depends on the order of rows and columns: keep the order of
  * the families. */
+static void master_free(struct master *ms);
+
 static int master_build(struct search *s, struct master *ms, double a, double b)
 {
     int B = s->B, P = s->P;
@@ -1452,6 +1454,7 @@ static int master_build(struct search *s, struct master *ms, double a, double b)
     if (!ms->x || !ms->sg || !col || !num) {
         free(col);
         free(num);
+        master_free(ms);
         return -1;
     }
     struct master_cols mc = {
@@ -1870,6 +1873,8 @@ static void search_run(struct search *s, double t_lo, double t_hi)
 {
     if (search_start(s, t_lo, t_hi) == 0)
         search_loop(s);
+    else
+        s->failed = s->stopped = true;  /* no intervals is no proof */
 }
 
 /* ---- the network's own bound ---- */
@@ -2019,12 +2024,22 @@ static void warm_start(struct search *s)
         offer(s, warm);
     int n = planner_count(), kept = 0;
     int *gpu = malloc((size_t)n * pb->L * sizeof *gpu);
+    if (!gpu) {
+        s->failed = s->stopped = true;      /* out of memory */
+        return;
+    }
     struct plan *nearest = NULL;
     for (int i = 0; i < n; i++) {
         struct planner_result res;
         if (planner_is_solver(planner_name(i)))
             continue;
-        if (planner_run(planner_name(i), pb, &res) == 0 && res.plan && res.plan->fits &&
+        if (planner_run(planner_name(i), pb, &res) != 0 || res.status == PLAN_ERROR) {
+            /* out of memory: a search without its start would be another */
+            planner_result_clear(&res);
+            s->failed = s->stopped = true;
+            break;
+        }
+        if (res.plan && res.plan->fits &&
             (pb->layout == LAYOUT_ANY || plan_is_contiguous(res.plan))) {
             offer(s, res.plan);
             if (gpu)
@@ -2187,6 +2202,12 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
                       : s.stopped ? PLAN_TIMEOUT : PLAN_FEASIBLE;
         if (proven && res->bound > obj)
             res->bound = obj;
+        if (s.failed) {
+            /* an error all the same: the plan is the best before it */
+            res->status = PLAN_ERROR;
+            snprintf(res->message, sizeof res->message,
+                     "the MIP solver failed; kept its best plan before that");
+        }
     } else if (net_infeasible || (!s.stopped && !s.failed && exact)) {
         res->status = PLAN_INFEASIBLE;
         snprintf(res->message, sizeof res->message,

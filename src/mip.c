@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+static mip_fault_fn fault;
+
+void mip_set_fault(mip_fault_fn fn)
+{
+    fault = fn;
+}
+
 int mip_init(struct mip *mp, int threads, double seconds, long nodes)
 {
     memset(mp, 0, sizeof mp[0]);
@@ -97,9 +104,13 @@ void mip_row_end(struct mip *mp, char sense, double rhs)
 
 enum mip_outcome mip_solve(struct mip *mp)
 {
-    if (mp->oom)
+    if (mp->oom || (fault && fault() != 0))
         return MIP_FAILED;
     Cbc_solve(mp->m);
+    /* CBC gave up (numerical trouble, an internal error): a solution it
+     * found is still judged like any other, no answer is a failure */
+    if (Cbc_isAbandoned(mp->m) && !Cbc_bestSolution(mp->m))
+        return MIP_FAILED;
     if (Cbc_isProvenOptimal(mp->m))
         return MIP_SOLVED;
     if (Cbc_isProvenInfeasible(mp->m))

@@ -244,7 +244,8 @@ int report_table(FILE *out, const struct report *r)
 
     const struct planner_result *best = NULL;
     for (int i = 0; i < r->nresults; i++)
-        if (r->results[i].plan && (!best || planner_result_compare(&r->results[i], best) < 0))
+        if (r->results[i].plan && r->results[i].status != PLAN_ERROR &&
+            (!best || planner_result_compare(&r->results[i], best) < 0))
             best = &r->results[i];
     const struct plan *pl = best ? best->plan : NULL;
     if (pl && !pl->fits && r->min_cap_plan) {

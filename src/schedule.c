@@ -458,15 +458,16 @@ static double sched_min_period(const struct sched *s)
 }
 
 /* Place at s->T, loose and packed, keep the better of those that fit
- * (loose on a tie), then polish it. 0, or -1 when neither fits; the
- * loose attempt's failure is left in fail_gpu / fail_dur. */
+ * (loose on a tie), then polish it. 0, or -1 when neither fits (the
+ * loose attempt's failure is left in fail_gpu / fail_dur), -2 when out of
+ * memory. */
 static int sched_run(struct sched *s)
 {
     struct plan *pl = s->pl;
     size_t n = (size_t)s->n;
     double *scratch = malloc(3 * n * sizeof *scratch);
     if (!scratch)
-        return -1;
+        return -2;              /* out of memory: a larger T would not help */
     int fail_gpu = 0;
     double fail_dur = 0.0;
     bool found = false, keep_packed = false;
@@ -583,10 +584,11 @@ int schedule_build_at(struct plan *pl, const struct problem *pb, double T)
         rc = sched_run(&s);
         if (rc == 0) {
             sched_try_blocks(&s, T);
-        } else if (sched_blocks(&s, T) == 0) {
+        } else if (rc != -2 && sched_blocks(&s, T) == 0) {
             plan_evaluate(pl, pb);
             rc = 0;
         } else {
+            rc = -1;
             pl->T = oldT;
             memcpy(pl->start, keep, (size_t)s.n * sizeof *keep);
         }
@@ -620,6 +622,10 @@ int schedule_build(struct plan *pl, const struct problem *pb)
         s.T = T;
         pl->T = T;
         rc = sched_run(&s);
+        if (rc == -2) {
+            rc = -1;
+            break;
+        }
         if (rc == 0) {
             /* the list scheduler may have had to go above the load bound */
             s.T = T0;

@@ -266,12 +266,15 @@ static void worker_drain(struct tui *t)
 
 static int poll_timeout(const struct tui *t, double *next_tick)
 {
+    /* the worker's own deadline: a hung solver is killed there */
+    int w = t->worker ? worker_poll_ms(t->worker) : -1;
     if (!t->rows[t->ilp].started)
-        return -1;
+        return w;
     double now = tui_now();
     if (*next_tick <= now)
         *next_tick = now + TICK_MS / 1e3;
-    return (int)ceil((*next_tick - now) * 1e3);
+    int tick = (int)ceil((*next_tick - now) * 1e3);
+    return w >= 0 && w < tick ? w : tick;
 }
 
 static void loop_run(struct tui *t)

@@ -826,9 +826,15 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
             row_clear(r);
             r->status = PLAN_ERROR;
         }
+    } else if (i == t->ilp && r->status == PLAN_ERROR && r->plan && !r->stale) {
+        /* failed or died after it found plans: the last good one stays */
+        snprintf(r->message, sizeof r->message, "%.280s; kept its best plan before that",
+                 ev->message);
     } else if (i != t->ilp || r->status == PLAN_ERROR || r->status == PLAN_INFEASIBLE) {
         row_clear(r);
     }
+    if (r->status == PLAN_ERROR)
+        tui_message(t, MSG_ERROR, "%s: %s", planner_title(r->planner), r->message);
     r->stale = false;
     if (i == t->ilp && r->status != PLAN_ERROR)
         tui_cache_store(t);

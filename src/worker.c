@@ -14,11 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ilp.h"
+#include "mip.h"
 #include "simulate.h"
 
 #define MSG_MAGIC 0x70706c6eu   /* "ppln" */
@@ -37,18 +40,65 @@ struct msg_head {
     char planner[16];
 };
 
+/* A solver in time mode that has not finished this long after its time
+ * limit is taken for hung and killed: CBC and the ILP overrun their limit
+ * by little, but valgrind slows both many times. */
+#define GRACE_SECONDS 30.0
+
 struct worker {
     pid_t pid;
     int fd;
     bool eof;                   /* pipe closed by the child */
     bool done;                  /* WORKER_DONE seen */
     bool reaped;
+    bool timed_out;             /* killed by us at its deadline */
+    int wstatus;                /* from waitpid, once reaped */
     struct problem *pb;
     char *buf;
     size_t len, cap;
+    /* the planners asked for, and how many have answered: a child that
+     * dies owes a result to each of the rest */
+    char (*names)[16];
+    int nnames, answered;
+    /* time mode: the running solver's deadline (INFINITY: none) */
+    double time_limit, grace, deadline;
 };
 
 /* ---- child side ---- */
+
+/* Test hook: PIPEPLAN_FAULT, read only in the child, makes every MIP
+ * solve of the ILP fail as CBC would (fail), or the child exit with status
+ * 70 (exit), abort (abort) or stop answering (hang) once the ILP reported
+ * its first plan or calls CBC. Unset or any other value: no effect.
+ * tests/test_worker.c and tests/faults.sh use it to check how a failed,
+ * dead or hung solver is reported. */
+static int child_fault(void)
+{
+    const char *f = getenv("PIPEPLAN_FAULT");
+    if (!f)
+        return 0;
+    if (strcmp(f, "fail") == 0)
+        return -1;
+    if (strcmp(f, "exit") == 0)
+        _exit(70);
+    if (strcmp(f, "abort") == 0) {
+        struct rlimit none = { 0, 0 };      /* no core file for a test */
+        setrlimit(RLIMIT_CORE, &none);
+        abort();
+    }
+    if (strcmp(f, "hang") == 0)
+        for (;;)
+            pause();
+    return 0;
+}
+
+static void child_fault_install(void)
+{
+    const char *f = getenv("PIPEPLAN_FAULT");
+    if (f && (strcmp(f, "fail") == 0 || strcmp(f, "exit") == 0 || strcmp(f, "abort") == 0 ||
+              strcmp(f, "hang") == 0))
+        mip_set_fault(child_fault);
+}
 
 static int write_all(int fd, const void *data, size_t n)
 {
@@ -118,6 +168,10 @@ static void child_progress(void *ctx, const struct ilp_progress *p)
         .blocks = p->blocks, .believed_fit = true,
     };
     send_msg(*fd, &ev, p->plan);
+    /* the test hook's exit, abort and hang strike here too: after the
+     * first plan, whether or not a MIP comes before the time limit */
+    if (p->plan)
+        child_fault();
 }
 
 /* The search's trace goes where the child's stdout goes: the log. */
@@ -230,6 +284,22 @@ static void child_redirect(const char *log_path)
 
 /* ---- parent side ---- */
 
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A planner just answered (or the child started): when the next one is a
+ * solver with a time limit, its deadline starts now. */
+static void worker_clock(struct worker *w)
+{
+    w->deadline = INFINITY;
+    if (w->time_limit > 0 && w->answered < w->nnames && planner_is_solver(w->names[w->answered]))
+        w->deadline = mono_now() + w->time_limit + w->grace;
+}
+
 struct worker *worker_start(const struct worker_request *req, char *err, size_t errlen)
 {
     if (!req || !req->pb || req->nplanners < 0) {
@@ -237,15 +307,27 @@ struct worker *worker_start(const struct worker_request *req, char *err, size_t 
         return NULL;
     }
     struct worker *w = calloc(1, sizeof *w);
-    if (!w || !(w->pb = problem_copy(req->pb))) {
+    if (!w || !(w->pb = problem_copy(req->pb)) ||
+        !(w->names = calloc((size_t)req->nplanners + 1, sizeof *w->names))) {
+        if (w)
+            problem_free(w->pb);
         free(w);
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    w->nnames = req->nplanners;
+    for (int i = 0; i < req->nplanners; i++)
+        snprintf(w->names[i], sizeof w->names[i], "%s", req->planners[i]);
+    /* under a work limit the solve owes nothing to the clock */
+    w->time_limit = req->work_limit > 0 ? 0 : req->time_limit;
+    const char *g = getenv("PIPEPLAN_GRACE");   /* test hook: seconds */
+    w->grace = g && atof(g) > 0 ? atof(g) : GRACE_SECONDS + w->time_limit;
+    w->deadline = INFINITY;
     int fds[2];
     if (pipe(fds) != 0) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         problem_free(w->pb);
+        free(w->names);
         free(w);
         return NULL;
     }
@@ -257,6 +339,7 @@ struct worker *worker_start(const struct worker_request *req, char *err, size_t 
         close(fds[0]);
         close(fds[1]);
         problem_free(w->pb);
+        free(w->names);
         free(w);
         return NULL;
     }
@@ -272,6 +355,7 @@ struct worker *worker_start(const struct worker_request *req, char *err, size_t 
             signal(sigs[i], SIG_DFL);
         close(fds[0]);
         child_redirect(req->log_path);
+        child_fault_install();
         child_run(fds[1], req);
         close(fds[1]);
         _exit(0);
@@ -281,6 +365,7 @@ struct worker *worker_start(const struct worker_request *req, char *err, size_t 
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     w->pid = pid;
     w->fd = fds[0];
+    worker_clock(w);
     return w;
 }
 
@@ -297,10 +382,27 @@ bool worker_running(const struct worker *w)
 static void worker_reap(struct worker *w)
 {
     if (!w->reaped && w->pid > 0) {
-        while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+        while (waitpid(w->pid, &w->wstatus, 0) < 0 && errno == EINTR)
             ;
         w->reaped = true;
     }
+}
+
+/* Why the child ended before it was done, in one line. */
+static void worker_death(const struct worker *w, char *buf, size_t len)
+{
+    int st = w->wstatus;
+    if (w->timed_out)
+        snprintf(buf, len, "the solver did not stop within %.3g s of its %.3g s time limit "
+                 "and was killed", w->grace, w->time_limit);
+    else if (WIFSIGNALED(st))
+        snprintf(buf, len, "the solver process crashed (%s, signal %d)",
+                 strsignal(WTERMSIG(st)), WTERMSIG(st));
+    else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+        snprintf(buf, len, "the solver process exited with status %d before it finished",
+                 WEXITSTATUS(st));
+    else
+        snprintf(buf, len, "the planning process ended unexpectedly");
 }
 
 /* Read what the pipe holds into the buffer. */
@@ -338,6 +440,8 @@ static int worker_parse(struct worker *w, struct worker_event *ev)
         return 0;
     memcpy(&h, w->buf, sizeof h);
     if (h.magic != MSG_MAGIC || h.L < 0 || h.P < 0 || h.msglen > 4096) {
+        /* garbled: nothing more from it can be trusted (nor waited for) */
+        kill(w->pid, SIGKILL);
         w->len = 0;
         w->eof = true;
         return 0;
@@ -383,6 +487,11 @@ static int worker_parse(struct worker *w, struct worker_event *ev)
     w->len -= need;
     if (ev->kind == WORKER_DONE)
         w->done = true;
+    if (ev->kind == WORKER_RESULT || ev->kind == WORKER_MIN_CAP) {
+        if (ev->kind == WORKER_RESULT)
+            w->answered++;
+        worker_clock(w);
+    }
     return 1;
 }
 
@@ -393,20 +502,40 @@ int worker_next(struct worker *w, struct worker_event *ev)
     worker_fill(w);
     if (worker_parse(w, ev))
         return 1;
+    if (!w->eof && !w->done && mono_now() >= w->deadline) {
+        /* past its time limit and the grace: hung, whatever it is doing */
+        kill(w->pid, SIGKILL);
+        w->timed_out = true;
+        w->eof = true;
+        w->len = 0;
+    }
     if (!w->eof)
         return 0;
     worker_reap(w);
     if (!w->done) {
-        /* died without saying so: tell the caller once */
+        /* died without saying so: one error result for each planner
+         * still owed (the one that was running first), then the end */
         memset(ev, 0, sizeof *ev);
         ev->kind = WORKER_RESULT;
         ev->status = PLAN_ERROR;
         ev->bound = ev->block_bound = NAN;
-        snprintf(ev->message, sizeof ev->message, "the planning process ended unexpectedly");
-        w->done = true;
+        ev->believed_fit = true;
+        worker_death(w, ev->message, sizeof ev->message);
+        if (w->answered < w->nnames)
+            memcpy(ev->planner, w->names[w->answered], sizeof ev->planner);
+        if (++w->answered >= w->nnames)
+            w->done = true;
         return 1;
     }
     return -1;
+}
+
+int worker_poll_ms(const struct worker *w)
+{
+    if (!w || w->done || w->eof || !isfinite(w->deadline))
+        return -1;
+    double left = w->deadline - mono_now();
+    return left <= 0 ? 0 : left > 1e6 ? 1000000000 : (int)ceil(left * 1e3);
 }
 
 void worker_event_clear(struct worker_event *ev)
@@ -433,6 +562,7 @@ void worker_free(struct worker *w)
     worker_cancel(w);
     close(w->fd);
     free(w->buf);
+    free(w->names);
     problem_free(w->pb);
     free(w);
 }

@@ -80,7 +80,9 @@ static int next_event(struct worker *w, struct worker_event *ev, double deadline
         if (left <= 0)
             fail_msg("no event before the deadline");
         struct pollfd pfd = { .fd = worker_fd(w), .events = POLLIN };
-        int ms = (int)(left * 1000) + 1;
+        int ms = (int)(left * 1000) + 1, wake = worker_poll_ms(w);
+        if (wake >= 0 && wake < ms)
+            ms = wake;
         if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
             fail_msg("poll: %s", strerror(errno));
     }
@@ -503,6 +505,120 @@ static void start_cancel_cycles_leak_nothing(void **state)
     fx_problem_free(pb);
 }
 
+/* The test hook PIPEPLAN_FAULT (worker.c) makes the solver fail, exit,
+ * abort or hang at its first MIP: each is one error RESULT for the ILP
+ * with the reason in one line, the baselines before it answered, and no
+ * child is left. A hung solver in time mode is killed at its deadline
+ * (PIPEPLAN_GRACE shortens the grace to half a second). */
+static void run_fault(const char *fault, const char *want, bool plan_kept, bool done)
+{
+    static const char *const planners[] = { "uniform", "dp", "ilp" };
+    struct problem *pb = pb_random(21, 8, 3, 0.6);
+    setenv("PIPEPLAN_FAULT", fault, 1);
+    setenv("PIPEPLAN_GRACE", "0.5", 1);
+    bool hang = strcmp(fault, "hang") == 0;
+    struct worker_request req = {
+        .pb = pb, .planners = planners, .nplanners = 3, .known_bound = NAN, .threads = 1,
+        /* time mode for the hang (its deadline), else a deterministic limit */
+        .time_limit = hang ? 0.5 : 10, .work_limit = hang ? 0 : 500,
+    };
+    char err[256] = "";
+    struct worker *w = worker_start(&req, err, sizeof err);
+    unsetenv("PIPEPLAN_FAULT");
+    unsetenv("PIPEPLAN_GRACE");
+    if (!w)
+        fail_msg("worker_start: %s", err);
+    double deadline = now() + 60 * slowdown();
+    int results = 0, dones = 0, r;
+    struct worker_event ev;
+    while ((r = next_event(w, &ev, deadline)) == 1) {
+        if (ev.kind == WORKER_RESULT) {
+            assert_true(results < 3);
+            assert_string_equal(ev.planner, planners[results]);
+            if (results < 2) {
+                assert_int_not_equal(ev.status, PLAN_ERROR);
+                assert_non_null(ev.plan);
+            } else {
+                assert_int_equal(ev.status, PLAN_ERROR);
+                if (!strstr(ev.message, want))
+                    fail_msg("%s: message '%s', wanted '%s'", fault, ev.message, want);
+                assert_null(strchr(ev.message, '\n'));
+                if (plan_kept) {
+                    assert_non_null(ev.plan);
+                    assert_replays(ev.plan, pb, fault);
+                } else {
+                    assert_null(ev.plan);
+                }
+            }
+            results++;
+        }
+        dones += ev.kind == WORKER_DONE;
+        worker_event_clear(&ev);
+    }
+    assert_int_equal(r, -1);
+    assert_int_equal(results, 3);
+    assert_int_equal(dones, done ? 1 : 0);
+    assert_false(worker_running(w));
+    worker_free(w);
+    assert_no_children();
+    fx_problem_free(pb);
+}
+
+static void solver_fault_fail(void **state)
+{
+    (void)state;
+    /* the ILP itself reports CBC's failure, with the plan it started from */
+    run_fault("fail", "the MIP solver failed", true, true);
+}
+
+static void solver_fault_exit(void **state)
+{
+    (void)state;
+    /* 70, or valgrind's error status for what the child still held */
+    run_fault("exit", "the solver process exited with status ", false, false);
+}
+
+static void solver_fault_abort(void **state)
+{
+    (void)state;
+    run_fault("abort", "the solver process crashed (", false, false);
+}
+
+static void solver_fault_hang_is_killed_at_its_deadline(void **state)
+{
+    (void)state;
+    run_fault("hang", "the solver did not stop within 0.5 s of its 0.5 s time limit and was killed",
+              false, false);
+}
+
+/* Without a time limit to keep (a work limit), nothing is killed for its
+ * time: worker_poll_ms() asks for no wake-up. */
+static void no_deadline_under_a_work_limit(void **state)
+{
+    (void)state;
+    static const char *const planners[] = { "ilp" };
+    struct problem *pb = pb_random(22, 8, 3, 0.6);
+    struct worker_request req = {
+        .pb = pb, .planners = planners, .nplanners = 1, .known_bound = NAN, .threads = 1,
+        .time_limit = 0.001, .work_limit = 100000000L,
+    };
+    char err[256] = "";
+    struct worker *w = worker_start(&req, err, sizeof err);
+    assert_non_null(w);
+    assert_int_equal(worker_poll_ms(w), -1);
+    worker_free(w);
+    req.work_limit = 0;
+    req.time_limit = 5;
+    w = worker_start(&req, err, sizeof err);
+    assert_non_null(w);
+    /* 5 s and the default grace (30 s plus the limit again) */
+    int ms = worker_poll_ms(w);
+    assert_true(ms > 30000 && ms <= 40000);
+    worker_free(w);
+    assert_no_children();
+    fx_problem_free(pb);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +630,11 @@ int main(int argc, char **argv)
         FX_TEST(empty_request_gives_done_and_bad_request_is_refused),
         FX_TEST(two_workers_side_by_side_and_log_file),
         FX_TEST(start_cancel_cycles_leak_nothing),
+        FX_TEST(solver_fault_fail),
+        FX_TEST(solver_fault_exit),
+        FX_TEST(solver_fault_abort),
+        FX_TEST(solver_fault_hang_is_killed_at_its_deadline),
+        FX_TEST(no_deadline_under_a_work_limit),
     };
     /* an optional argument runs only the tests whose names match it */
     if (argc > 1)

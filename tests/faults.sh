@@ -1,0 +1,175 @@
+#!/bin/sh
+# Faults, injected through the test hooks PIPEPLAN_FAULT and PIPEPLAN_GRACE
+# (src/worker.c, src/fileio.c): a solver that fails, exits, aborts or hangs
+# is one line and the other plans stay; an export that cannot be written
+# leaves the old file and no temporary; the explorer's terminal going away
+# leaves no process behind.
+. "$PIPEPLAN_SRCDIR/tests/lib.sh"
+. "$PIPEPLAN_SRCDIR/tests/tui_lib.sh"
+cd "$TMP" || exit 1
+# fpp FAULT ARG...: pipeplan with the fault injected
+fpp() { _f=$1; shift; env PIPEPLAN_FAULT="$_f" PIPEPLAN_GRACE=1 $PIPEPLAN_WRAP "$PIPEPLAN" "$@"; }
+NET="$PIPEPLAN_SRCDIR/data/networks/alexnet.ini"
+PLAT="$PIPEPLAN_SRCDIR/data/platforms/v100-16gb-pcie-4.ini"
+
+# ---- solve: the solver fails, exits, aborts, hangs ----
+# fault, the reason's words, extra flags (the hang needs time mode: its
+# deadline is the time limit plus the grace)
+for case in "fail|the MIP solver failed; kept its best plan before that|--work-limit 300" \
+            "exit|the solver process exited with status|--work-limit 300" \
+            "abort|the solver process crashed (Aborted, signal 6)|--work-limit 300" \
+            "hang|the solver did not stop within 1 s of its 0.5 s time limit and was killed|--time-limit 0.5"; do
+    fault=${case%%|*} rest=${case#*|}
+    why=${rest%%|*} flags=${rest#*|}
+    status=0
+    fpp "$fault" solve "$NET" "$PLAT" $flags --json \
+        >"$TMP/out" 2>"$TMP/err" || status=$?
+    # the baselines' plans fit: still exit 0
+    expect_status 0 "solve, solver $fault"
+    if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qF "pipeplan: ILP (CBC): $why" "$TMP/err"; then
+        ok "solve, solver $fault: one line says why"
+    else
+        not_ok "solve, solver $fault: stderr"; cat "$TMP/err"
+    fi
+    if jq -e --arg why "$why" '.plans[0].planner == "ilp" and .plans[0].status == "error" and
+            (.plans[0].message | startswith($why)) and
+            ([.plans[1:][] | select(.status == "feasible")] | length) == 5' "$TMP/out" >/dev/null &&
+        [ "$(jq -r '.plans[] | select(.planner == "dp") | .status' "$TMP/out")" = feasible ]; then
+        ok "solve, solver $fault: status error with the reason, the baselines' plans kept"
+    else
+        not_ok "solve, solver $fault: json"; jq -c '.plans[] | [.planner, .status, .message]' "$TMP/out"
+    fi
+done
+# the plan the ILP had before it died is shown (it fits), never as the best
+fpp abort solve "$NET" "$PLAT" --work-limit 300 >"$TMP/out" 2>"$TMP/err"
+if grep -Eq '^ILP \(CBC\) +error +[0-9.]+ ms' "$TMP/out" && grep -q '^Best plan: mem-aware DP' "$TMP/out"; then
+    ok "solve table: the ILP's kept plan on its row, the best plan a baseline"
+else
+    not_ok "solve table"; cat "$TMP/out"
+fi
+
+# ---- exports: read-only, full, failing, vanished ----
+echo "old contents" >"$TMP/plan.json"
+for fault in create-erofs write-enospc write-eio rename-enospc rename-eio; do
+    case $fault in
+        create-erofs) want="pipeplan: plan.json: cannot create a temporary file: Read-only file system" ;;
+        *-enospc) want="pipeplan: plan.json: write failed: No space left on device" ;;
+        *-eio) want="pipeplan: plan.json: write failed: Input/output error" ;;
+    esac
+    status=0
+    fpp "$fault" solve "$NET" "$PLAT" --planner dp --json -o plan.json --force \
+        >"$TMP/out" 2>"$TMP/err" || status=$?
+    expect_status 2 "export, $fault"
+    expect_stderr "$want" "export, $fault: one line"
+    if [ "$(cat plan.json)" = "old contents" ] && [ -z "$(ls -a | grep '^plan\.json\.tmp')" ]; then
+        ok "export, $fault: old file intact, no temporary left"
+    else
+        not_ok "export, $fault: files"; ls -la
+    fi
+done
+run solve "$NET" "$PLAT" --planner dp --json -o "$TMP/gone/plan.json"
+expect_status 2 "export into a directory that is not there"
+expect_stderr "pipeplan: $TMP/gone/plan.json: cannot create a temporary file: No such file or directory" \
+    "export, vanished directory: one line"
+# root writes into a read-only directory all the same: only a user can see it
+if [ "$(id -u)" -ne 0 ]; then
+    mkdir "$TMP/ro" && echo "old contents" >"$TMP/ro/plan.json" && chmod 555 "$TMP/ro"
+    run solve "$NET" "$PLAT" --planner dp --json -o "$TMP/ro/plan.json" --force
+    expect_status 2 "export into a read-only directory"
+    expect_stderr "pipeplan: $TMP/ro/plan.json: cannot create a temporary file: Permission denied" \
+        "export, read-only directory: one line"
+    [ "$(cat "$TMP/ro/plan.json")" = "old contents" ] && [ "$(ls "$TMP/ro")" = plan.json ] &&
+        ok "export, read-only directory: old file intact" || not_ok "export, read-only directory: files"
+    chmod 755 "$TMP/ro"
+fi
+
+# The children of PID (the explorer's solver), one a line.
+kids() { ps -o pid= --ppid "$1" 2>/dev/null | tr -d ' '; }
+# gone PID...: every one has exited (within the deadline).
+gone() {
+    _end=$(($(date +%s) + DEADLINE))
+    for _p in "$@"; do
+        while kill -0 "$_p" 2>/dev/null; do
+            [ "$(date +%s)" -ge "$_end" ] && return 1
+            sleep 0.1
+        done
+    done
+}
+
+# ---- explorer: the solver aborts; one line, plans kept, a knob change restarts it ----
+tui_start ab 100 30 PIPEPLAN_FAULT=abort "PIPEPLAN_TRACE=$TMP/ab.trace" -- "$NET" "$PLAT" --work-limit 300
+expect_screen ab "explorer, solver aborts: one line says why, the baselines stay" \
+    "ILP \(CBC\): the solver process crashed \(Aborted, signal 6\); kept its best plan" \
+    "mem-aware DP +[0-9.]+ ms" "^ILP .*error"
+keys ab B
+if wait_screen ab "micro-batches 9" && wait_file "$TMP/ab.trace" &&
+   _end=$(($(date +%s) + DEADLINE)) &&
+   while [ "$(grep -c '^result .* ilp$' "$TMP/ab.trace")" -lt 2 ] && [ "$(date +%s)" -lt "$_end" ]; do
+       sleep 0.1; done &&
+   [ "$(grep -c '^replan .* ilp' "$TMP/ab.trace")" -ge 2 ] &&
+   [ "$(grep '^result .* ilp$' "$TMP/ab.trace" | awk '{print $3}' | sort -u | wc -l)" -ge 2 ]; then
+    ok "explorer: a knob change starts a fresh solver"
+else
+    not_ok "explorer: a knob change starts a fresh solver"; show_last; cat "$TMP/ab.trace" 2>/dev/null | grep -v '^frame\|^work'
+fi
+keys ab q
+expect_screen ab "explorer quits after the crashes" "^EXITED:0$"
+
+# ---- explorer: the solver hangs; killed at its time limit plus the grace ----
+tui_start hg 100 30 PIPEPLAN_FAULT=hang PIPEPLAN_GRACE=1 -- "$NET" "$PLAT" --time-limit 1
+expect_screen hg "explorer, solver hangs: killed, one line says why, the baselines stay" \
+    "ILP \(CBC\): the solver did not stop within 1 s of its 1 s time limit and was killed" \
+    "mem-aware DP +[0-9.]+ ms"
+keys hg q
+expect_screen hg "explorer quits after the hang" "^EXITED:0$"
+
+# ---- explorer: e into a full disk ----
+echo "old contents" >"$TMP/x.csv"
+tui_start ex 100 30 PIPEPLAN_FAULT=write-enospc -- "$NET" "$PLAT" --work-limit 300
+wait_screen ex "mem-aware DP +[0-9.]+ ms" >/dev/null
+keys ex e
+keys ex 3
+expect_screen ex "e: asks for the file" "\(csv\) to: "
+keys ex C-u
+keys_literal ex "$TMP/x.csv"
+keys ex Enter
+expect_screen ex "e: asks to overwrite" "x\.csv"
+keys ex y
+expect_screen ex "e, disk full: one line says why" "x\.csv: write failed: No space left on device"
+if [ "$(cat "$TMP/x.csv")" = "old contents" ] && [ -z "$(ls -a "$TMP" | grep '^x\.csv\.tmp')" ]; then
+    ok "e, disk full: old file intact, no temporary left"
+else
+    not_ok "e, disk full: files"; ls -la "$TMP"
+fi
+keys ex q
+expect_screen ex "explorer quits" "^EXITED:0$"
+
+# ---- the terminal goes away under a running solve: nothing is left ----
+# SIGHUP to the explorer alone, SIGKILL to it alone (its solver must not
+# outlive it), and the whole session closed
+for how in hup kill close; do
+    tui_start "t$how" 80 24 -- "$NET" "$PLAT" --time-limit 600
+    if wait_screen "t$how" "running [0-9.]+ s" && wait_file "$TMP/t$how.pid"; then
+        pid=$(cat "$TMP/t$how.pid")
+        solver=$(kids "$pid")
+        if [ -z "$solver" ]; then
+            not_ok "$how: no solver process found under $pid"
+            continue
+        fi
+        case $how in
+            hup) kill -HUP "$pid" ;;
+            kill) kill -KILL "$pid" ;;
+            close) TM kill-session -t "t$how" ;;
+        esac
+        if gone "$pid" $solver; then
+            ok "$how: the explorer and its solver are gone"
+        else
+            not_ok "$how: still running:"; ps -o pid,ppid,stat,args -p "$pid" $solver
+            kill -KILL "$pid" $solver 2>/dev/null
+        fi
+    else
+        not_ok "$how: the solve did not start"; show_last
+    fi
+done
+
+finish
