@@ -61,6 +61,103 @@ static bool rule_admits(const struct stage_rule *r, int S, int k, int i, int j)
     return factor * (r->lim[j] - r->lim[i]) <= r->bound[k];
 }
 
+/* The direct scan everywhere, for tests. */
+static bool minmax_reference;
+
+void baseline_use_reference(bool on)
+{
+    minmax_reference = on;
+}
+
+static bool non_decreasing(const double *x, int from, int to)
+{
+    for (int i = from; i < to; i++)
+        if (!(x[i] <= x[i + 1]))
+            return false;
+    return true;
+}
+
+/* Cell (k, j) of split_minmax, the direct way: i from j-1 down. */
+static void minmax_scan(int S, int k, int j, const double *cost, const struct stage_rule *rule,
+                        const double *prevrow, double *cell, int *from)
+{
+    for (int i = j - 1; i >= k - 1; i--) {
+        double c = cost[j] - cost[i];
+        if (c > *cell)
+            break; /* stages only get dearer to the left */
+        /* the limited quantity too only grows to the left */
+        if (!rule_admits(rule, S, k - 1, i, j))
+            break;
+        double prev = prevrow[i];
+        if (prev == INFINITY)
+            continue;
+        double v = prev > c ? prev : c;
+        if (v <= *cell) {
+            *cell = v;
+            *from = i;
+        }
+    }
+}
+
+/* The same cell when the previous row does not decrease over the range:
+ * max(prev(i), c(i)) then falls and rises around the first i where prev
+ * reaches c, so two binary searches find the least value and the smallest
+ * i holding it, exactly what the scan finds (same comparisons of the same
+ * numbers), in log time instead of the stage's length. */
+static void minmax_search(int S, int k, int j, const double *cost,
+                          const struct stage_rule *rule, const double *prevrow, double *cell,
+                          int *from)
+{
+    int lo = k - 1, hi = j - 1;
+    if (rule) {
+        /* the rule admits a suffix of [lo, hi] */
+        if (!rule_admits(rule, S, k - 1, hi, j))
+            return;
+        int a = lo, b = hi;
+        while (a < b) {
+            int m = a + (b - a) / 2;
+            if (rule_admits(rule, S, k - 1, m, j))
+                b = m;
+            else
+                a = m + 1;
+        }
+        lo = a;
+    }
+    /* first i with prev(i) >= c(i), or hi + 1 */
+    int a = lo, b = hi + 1;
+    while (a < b) {
+        int m = a + (b - a) / 2;
+        if (prevrow[m] >= cost[j] - cost[m])
+            b = m;
+        else
+            a = m + 1;
+    }
+    int ic = a;
+    double va = ic <= hi && prevrow[ic] != INFINITY ? prevrow[ic] : INFINITY;
+    if (ic > lo) {
+        /* left of ic the value is c(i), which only grows to the left:
+         * the smallest i with c(i) == c(ic - 1) */
+        double vb = cost[j] - cost[ic - 1];
+        if (vb <= va) {
+            int x = lo, y = ic - 1;
+            while (x < y) {
+                int m = x + (y - x) / 2;
+                if (cost[j] - cost[m] <= vb)
+                    y = m;
+                else
+                    x = m + 1;
+            }
+            *cell = vb;
+            *from = x;
+            return;
+        }
+    }
+    if (va < INFINITY) {
+        *cell = va;
+        *from = ic;
+    }
+}
+
 /* Exactly S non-empty stages minimising the largest stage cost
  * (cost[j] - cost[i]) under an optional rule. Writes gpu[] and returns the
  * optimum, or INFINITY (gpu untouched) when the rule admits no split, or
@@ -82,26 +179,19 @@ static double split_minmax(const struct problem *pb, int S, const double *cost,
         from[x] = -1;
     }
     best[0] = 0; /* zero stages cover zero layers */
+    /* the search needs sums that never fall (times and sizes are >= 0;
+     * a hand-built problem may break that: then scan) */
+    bool sums_rise = !minmax_reference && non_decreasing(cost, 0, L) && (!rule || non_decreasing(rule->lim, 0, L));
     for (int k = 1; k <= S; k++) {
+        const double *prevrow = &best[(size_t)(k - 1) * (L + 1)];
+        bool search = sums_rise && non_decreasing(prevrow, k - 1, L);
         /* stage k-1 ends at j; later stages need one layer each */
         for (int j = k; j <= L - (S - k); j++) {
-            double *cell = &best[(size_t)k * (L + 1) + j];
-            for (int i = j - 1; i >= k - 1; i--) {
-                double c = cost[j] - cost[i];
-                if (c > *cell)
-                    break; /* stages only get dearer to the left */
-                /* the limited quantity too only grows to the left */
-                if (!rule_admits(rule, S, k - 1, i, j))
-                    break;
-                double prev = best[(size_t)(k - 1) * (L + 1) + i];
-                if (prev == INFINITY)
-                    continue;
-                double v = prev > c ? prev : c;
-                if (v <= *cell) {
-                    *cell = v;
-                    from[(size_t)k * (L + 1) + j] = i;
-                }
-            }
+            size_t at = (size_t)k * (L + 1) + j;
+            if (search)
+                minmax_search(S, k, j, cost, rule, prevrow, &best[at], &from[at]);
+            else
+                minmax_scan(S, k, j, cost, rule, prevrow, &best[at], &from[at]);
         }
     }
     double opt = best[(size_t)S * (L + 1) + L];
