@@ -321,6 +321,13 @@ struct dp {
     double *X, *slack;     /* [(Smax+1)(L+1)] per (t, i) */
     int *next;             /* end of the first stage of that suffix */
     int *trial;            /* [L] */
+    /* dp_fill_cells' scratch, [L+1] each */
+    double *xj, *sum;      /* a stage end's X, its stage's memory so far */
+    int *low, *dead;       /* down to which first layer sum goes; -1 or
+                              the first layer where the memory broke room */
+    int *heap, *held;
+    bool rising;           /* load never falls (times >= 0): cells can be
+                              filled one by one */
 };
 
 static double dp_copies(double life, double T)
@@ -334,8 +341,9 @@ static double dp_copies(double life, double T)
 
 /* Fill the tables at period T. S > 0: plans of exactly S stages on GPUs
  * 0..S-1 (caps differ); S == 0: any count up to Smax (caps equal, so the
- * stage's GPU does not matter). */
-static void dp_fill(struct dp *d, double T, int S)
+ * stage's GPU does not matter). The direct way: every stage end j, then
+ * every first layer i within a period of load, O(L^2 / S) per row. */
+static void dp_fill_scan(struct dp *d, double T, int S)
 {
     const struct problem *pb = d->pb;
     int L = d->L, tmax = S > 0 ? S : d->Smax;
@@ -388,6 +396,156 @@ static void dp_fill(struct dp *d, double T, int S)
             }
         }
     }
+}
+
+/* ---- the same tables, cell by cell ----
+ * Cell (t, i) keeps, over the stage ends j that reach it, the least X,
+ * then the most slack, then the first j: dp_fill_scan's updates in its
+ * order come to that. So each cell takes the candidates j in order of
+ * (X, j) from a heap of the ends within a period of load, and stops at
+ * the first that is valid there (after its ties in X, for the slack).
+ * A stage's memory is summed exactly as the scan sums it, layer by layer
+ * down from j - 1, and kept per j, so each sum is extended, never redone.
+ * With distinct X the heap's top rarely changes and a row costs about
+ * L log L; ties in X (identical cuts) make every tie be summed, as the
+ * scan does. */
+
+static bool key_less(const struct dp *d, int a, int b)
+{
+    return d->xj[a] < d->xj[b] || (d->xj[a] == d->xj[b] && a < b);
+}
+
+static void heap_push(struct dp *d, int *n, int j)
+{
+    int k = (*n)++;
+    while (k > 0 && key_less(d, j, d->heap[(k - 1) / 2])) {
+        d->heap[k] = d->heap[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    d->heap[k] = j;
+}
+
+static int heap_pop(struct dp *d, int *n)
+{
+    int top = d->heap[0], last = d->heap[--*n], k = 0;
+    for (;;) {
+        int c = 2 * k + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && key_less(d, d->heap[c + 1], d->heap[c]))
+            c++;
+        if (!key_less(d, d->heap[c], last))
+            break;
+        d->heap[k] = d->heap[c];
+        k = c;
+    }
+    if (*n > 0)
+        d->heap[k] = last;
+    return top;
+}
+
+/* The memory of stage [i, j) as the scan has it when it reaches i, or
+ * INFINITY once it broke room at i or above (then j is done). */
+static double stage_layers(struct dp *d, int j, int i, double T, double room)
+{
+    const struct problem *pb = d->pb;
+    bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
+    if (d->dead[j] >= i)
+        return INFINITY;
+    while (d->low[j] > i) {
+        int l = d->low[j] - 1;
+        double life = d->load[d->L] - d->load[l] + 2 * d->xj[j];
+        double n = dp_copies(life, T);
+        double u = async ? n : fmin(n, (double)pb->m);
+        double v = async ? n : 1;
+        d->sum[j] += (pb->phi + v - 1) * pb->w[l] + pb->s[l] * u;
+        d->low[j] = l;
+        if (d->sum[j] > room) {
+            d->dead[j] = l;
+            return INFINITY;
+        }
+    }
+    return d->sum[j];
+}
+
+static void dp_fill_cells(struct dp *d, double T, int S)
+{
+    const struct problem *pb = d->pb;
+    int L = d->L, tmax = S > 0 ? S : d->Smax;
+    size_t row = (size_t)L + 1;
+    for (size_t x = 0; x < ((size_t)d->Smax + 1) * row; x++) {
+        d->X[x] = INFINITY;
+        d->slack[x] = -INFINITY;
+        d->next[x] = -1;
+    }
+    d->X[L] = 0;
+    d->slack[L] = INFINITY;
+    for (int t = 1; t <= tmax; t++) {
+        int g = S > 0 ? S - t : 0;
+        int ilo = S > 0 ? S - t : 0;
+        double room = pb->cap[g] - pb->reserved[g];
+        const double *Xp = d->X + (size_t)(t - 1) * row;
+        const double *Sp = d->slack + (size_t)(t - 1) * row;
+        for (int j = 1; j <= L; j++) {
+            d->xj[j] = (j < L ? pb->c[j - 1] : 0) + Xp[j];
+            d->low[j] = j;
+            d->sum[j] = 0;
+            d->dead[j] = -1;
+        }
+        int n = 0;
+        for (int i = L - 1; i >= ilo; i--) {
+            if (Xp[i + 1] != INFINITY)
+                heap_push(d, &n, i + 1);
+            /* the last stage of exactly S starts at layer 0 */
+            if (S > 0 && t == S && i != 0)
+                continue;
+            double in_c = i > 0 ? pb->c[i - 1] : 0;
+            double in_buf = i > 0 ? 2 * pb->a[i - 1] : 0;
+            int nheld = 0, best = -1;
+            double bestX = INFINITY, bestSl = -INFINITY;
+            while (n > 0) {
+                int j = d->heap[0];
+                if (best >= 0 && d->xj[j] > bestX)
+                    break;
+                heap_pop(d, &n);
+                /* beyond a period of load from i: from every later i too */
+                if (d->load[j] - d->load[i] > T)
+                    continue;
+                double layers = stage_layers(d, j, i, T, room);
+                if (layers == INFINITY)
+                    continue;
+                d->held[nheld++] = j;
+                double out_c = j < L ? pb->c[j - 1] : 0;
+                if (in_c + out_c > T)
+                    continue;
+                double mem = layers + (j < L ? 2 * pb->a[j - 1] : 0) + in_buf;
+                if (mem > room)
+                    continue;
+                double sl = fmin(Sp[j], room - mem);
+                if (best < 0 || sl > bestSl) {
+                    best = j;
+                    bestX = d->xj[j];
+                    bestSl = sl;
+                }
+            }
+            for (int k = 0; k < nheld; k++)
+                heap_push(d, &n, d->held[k]);
+            if (best >= 0) {
+                size_t to = (size_t)t * row + i;
+                d->X[to] = bestX;
+                d->slack[to] = bestSl;
+                d->next[to] = best;
+            }
+        }
+    }
+}
+
+static void dp_fill(struct dp *d, double T, int S)
+{
+    if (d->rising && !minmax_reference)
+        dp_fill_cells(d, T, S);
+    else
+        dp_fill_scan(d, T, S);
 }
 
 static void dp_trace(const struct dp *d, int t, int *gpu)
@@ -468,6 +626,12 @@ static void dp_free(struct dp *d)
     free(d->slack);
     free(d->next);
     free(d->trial);
+    free(d->xj);
+    free(d->sum);
+    free(d->low);
+    free(d->dead);
+    free(d->heap);
+    free(d->held);
 }
 
 int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period)
@@ -481,10 +645,19 @@ int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period)
     d.slack = malloc(cells * sizeof *d.slack);
     d.next = malloc(cells * sizeof *d.next);
     d.trial = malloc((size_t)d.L * sizeof *d.trial);
-    if (!d.load || !d.X || !d.slack || !d.next || !d.trial) {
+    size_t row = (size_t)d.L + 1;
+    d.xj = malloc(row * sizeof *d.xj);
+    d.sum = malloc(row * sizeof *d.sum);
+    d.low = malloc(row * sizeof *d.low);
+    d.dead = malloc(row * sizeof *d.dead);
+    d.heap = malloc(row * sizeof *d.heap);
+    d.held = malloc(row * sizeof *d.held);
+    if (!d.load || !d.X || !d.slack || !d.next || !d.trial || !d.xj || !d.sum || !d.low ||
+        !d.dead || !d.heap || !d.held) {
         dp_free(&d);
         return -1;
     }
+    d.rising = non_decreasing(d.load, 0, d.L);
     d.same_room = true;
     for (int p = 1; p < d.Smax; p++)
         if (pb->cap[p] - pb->reserved[p] != pb->cap[0] - pb->reserved[0])

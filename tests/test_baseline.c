@@ -402,9 +402,10 @@ static void pipedream_is_optimal_under_its_rule_by_brute_force(void **state)
     assert_true(fits > 60 && rejects > 60);
 }
 
-/* The min-max splits' binary search equals the direct scan to the bit, on
- * chains long enough for long stages, with ties (quarter-ms times, equal
- * weights) and zero-time layers, for the three rules that use it. */
+/* The min-max splits' binary search and the memory-aware DP's cell-by-cell
+ * fill equal the direct scans to the bit (split and period), on chains
+ * long enough for long stages, with ties (quarter-ms times, equal weights,
+ * equal transfers) and zero-time layers, under caps that bind. */
 static void minmax_search_equals_scan(void **state)
 {
     (void)state;
@@ -416,20 +417,24 @@ static void minmax_search_equals_scan(void **state)
             if (fx_rnd(6) == 0)
                 pb->f[i] = pb->b[i] = 0;
         double cap = (2 + fx_rnd(60)) * GB;
+        bool same = fx_rnd(2);   /* the DP's any-count fill, or one per count */
         for (int p = 0; p < P; p++) {
-            pb->cap[p] = cap + (double)fx_rnd(3) * GB;
-            pb->reserved[p] = (double)fx_rnd(2) * GB;
+            pb->cap[p] = cap + (same ? 0 : (double)fx_rnd(3) * GB);
+            pb->reserved[p] = same ? 0 : (double)fx_rnd(2) * GB;
         }
-        for (int rule = 0; rule < 3; rule++) {
+        for (int rule = 0; rule < 4; rule++) {
             int rc[2];
+            double period[2] = { 0, 0 };
             for (int ref = 0; ref < 2; ref++) {
                 baseline_use_reference(ref == 1);
                 rc[ref] = rule == 0   ? baseline_time_allocation(pb, got[ref])
                           : rule == 1 ? baseline_parameters_allocation(pb, got[ref])
-                                      : baseline_pipedream_allocation(pb, got[ref]);
+                          : rule == 2 ? baseline_pipedream_allocation(pb, got[ref])
+                                      : baseline_dp_allocation(pb, got[ref], &period[ref]);
             }
             baseline_use_reference(false);
             assert_int_equal(rc[0], rc[1]);
+            assert_true(period[0] == period[1]);
             assert_true(rc[0] >= 0);
             assert_alloc(got[0], got[1], L);
         }
