@@ -12,6 +12,8 @@
  * is timed (wall clock) with the process's peak resident memory after it;
  * a baseline runs in a grandchild stopped after BENCH_SCALE_LIMIT seconds
  * (default 120), so one slow planner cannot hold up the rest.
+ * BENCH_SCALE_NOTE, if set, goes into the machine's description (e.g.
+ * what else was running).
  *
  * Then, on the largest size: the explorer's first frame and its first
  * frame showing a plan (under tmux, from the explorer's PIPEPLAN_TRACE),
@@ -416,8 +418,10 @@ static void machine(char lines[5][256])
     snprintf(lines[0], 256, "cpu: %s, %ld cores online", cpu, sysconf(_SC_NPROCESSORS_ONLN));
     snprintf(lines[1], 256, "memory: %s", mem);
     snprintf(lines[2], 256, "date: %s, git %s", date, rev);
-    snprintf(lines[3], 256, "load average (1 min) at the end: %s; the machine may be "
-             "shared (wall-clock times)", load);
+    /* BENCH_SCALE_NOTE: what else ran on the machine, said by whoever ran it */
+    const char *note = getenv("BENCH_SCALE_NOTE");
+    snprintf(lines[3], 256, "load average (1 min) at the end: %s; wall-clock times%s%s", load,
+             note && *note ? "; " : "", note && *note ? note : "");
     snprintf(lines[4], 256, "network: generated chain (see bench/bench_scale.c) on " PLATFORM);
 }
 
@@ -554,16 +558,18 @@ static int write_svg(const char *path)
     static const char *const colour[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                           "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
                                           "#bcbd22", "#17becf" };
-    double ymin = INFINITY, ymax = -INFINITY;
+    double ymin = INFINITY, ymax = 5;   /* the target stays in view */
     for (int i = 0; i < nsteps; i++)
-        for (int k = 0; k < nsizes; k++)
-            if (isfinite(steps[i].sec[k]) && steps[i].sec[k] > 0) {
-                ymin = fmin(ymin, steps[i].sec[k]);
-                ymax = fmax(ymax, steps[i].sec[k]);
+        for (int k = 0; k < nsizes; k++) {
+            double s = isinf(steps[i].sec[k]) ? limit_sec : steps[i].sec[k];
+            if (isfinite(s) && s > 0) {
+                ymin = fmin(ymin, s);
+                ymax = fmax(ymax, s);
             }
+        }
     if (!isfinite(ymin) || nsizes < 2)
         return -1;
-    double ylo = floor(log10(ymin)), yhi = ceil(log10(fmax(ymax, limit_sec)));
+    double ylo = floor(log10(ymin)), yhi = ceil(log10(ymax));
     double xlo = floor(log10((double)sizes[0])), xhi = ceil(log10((double)sizes[nsizes - 1]));
     if (yhi <= ylo)
         yhi = ylo + 1;
