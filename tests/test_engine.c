@@ -574,7 +574,7 @@ static void test_schedule_grid_matches_reference(void **state)
 {
     (void)state;
     unsigned seed = 777;
-    for (int trial = 0; trial < 80; trial++) {
+    for (int trial = 0; trial < 40; trial++) {
         struct fixture fx;
         int L = 1 + rnd_int(&seed, 32);
         int P = 1 + rnd_int(&seed, 8);
