@@ -574,9 +574,9 @@ static void test_schedule_grid_matches_reference(void **state)
 {
     (void)state;
     unsigned seed = 777;
-    for (int trial = 0; trial < 40; trial++) {
+    for (int trial = 0; trial < 150; trial++) {
         struct fixture fx;
-        int L = 1 + rnd_int(&seed, 32);
+        int L = 1 + rnd_int(&seed, 64);
         int P = 1 + rnd_int(&seed, 8);
         fixture_init(&fx, L, P);
         fx.plat.bandwidth = 1e9;
@@ -987,7 +987,7 @@ static void test_coarsen_matches_reference(void **state)
 {
     (void)state;
     unsigned seed = 7;
-    for (int trial = 0; trial < 40; trial++) {
+    for (int trial = 0; trial < 150; trial++) {
         struct fixture fx;
         int n = 5 + rnd_int(&seed, 36);
         int K = 2 + rnd_int(&seed, n - 2);
