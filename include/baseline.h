@@ -60,4 +60,8 @@ int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period);
 struct plan *baseline_schedule_fitting(const struct problem *pb, const int *gpu,
                                        double period);
 
+/* Tests only: with on, the min-max splits scan every stage start instead
+ * of binary-searching (the reference the search must equal). */
+void baseline_use_reference(bool on);
+
 #endif

@@ -31,4 +31,8 @@ int schedule_build_at(struct plan *pl, const struct problem *pb, double T);
  * found, 0 when none fits (pl unchanged). */
 int schedule_stretch(struct plan *pl, const struct problem *pb);
 
+/* Tests only: with on, every search tests each candidate against every
+ * op (the quadratic reference the faster search must equal to the bit). */
+void schedule_use_reference(bool on);
+
 #endif

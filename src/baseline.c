@@ -61,6 +61,103 @@ static bool rule_admits(const struct stage_rule *r, int S, int k, int i, int j)
     return factor * (r->lim[j] - r->lim[i]) <= r->bound[k];
 }
 
+/* The direct scan everywhere, for tests. */
+static bool minmax_reference;
+
+void baseline_use_reference(bool on)
+{
+    minmax_reference = on;
+}
+
+static bool non_decreasing(const double *x, int from, int to)
+{
+    for (int i = from; i < to; i++)
+        if (!(x[i] <= x[i + 1]))
+            return false;
+    return true;
+}
+
+/* Cell (k, j) of split_minmax, the direct way: i from j-1 down. */
+static void minmax_scan(int S, int k, int j, const double *cost, const struct stage_rule *rule,
+                        const double *prevrow, double *cell, int *from)
+{
+    for (int i = j - 1; i >= k - 1; i--) {
+        double c = cost[j] - cost[i];
+        if (c > *cell)
+            break; /* stages only get dearer to the left */
+        /* the limited quantity too only grows to the left */
+        if (!rule_admits(rule, S, k - 1, i, j))
+            break;
+        double prev = prevrow[i];
+        if (prev == INFINITY)
+            continue;
+        double v = prev > c ? prev : c;
+        if (v <= *cell) {
+            *cell = v;
+            *from = i;
+        }
+    }
+}
+
+/* The same cell when the previous row does not decrease over the range:
+ * max(prev(i), c(i)) then falls and rises around the first i where prev
+ * reaches c, so two binary searches find the least value and the smallest
+ * i holding it, exactly what the scan finds (same comparisons of the same
+ * numbers), in log time instead of the stage's length. */
+static void minmax_search(int S, int k, int j, const double *cost,
+                          const struct stage_rule *rule, const double *prevrow, double *cell,
+                          int *from)
+{
+    int lo = k - 1, hi = j - 1;
+    if (rule) {
+        /* the rule admits a suffix of [lo, hi] */
+        if (!rule_admits(rule, S, k - 1, hi, j))
+            return;
+        int a = lo, b = hi;
+        while (a < b) {
+            int m = a + (b - a) / 2;
+            if (rule_admits(rule, S, k - 1, m, j))
+                b = m;
+            else
+                a = m + 1;
+        }
+        lo = a;
+    }
+    /* first i with prev(i) >= c(i), or hi + 1 */
+    int a = lo, b = hi + 1;
+    while (a < b) {
+        int m = a + (b - a) / 2;
+        if (prevrow[m] >= cost[j] - cost[m])
+            b = m;
+        else
+            a = m + 1;
+    }
+    int ic = a;
+    double va = ic <= hi && prevrow[ic] != INFINITY ? prevrow[ic] : INFINITY;
+    if (ic > lo) {
+        /* left of ic the value is c(i), which only grows to the left:
+         * the smallest i with c(i) == c(ic - 1) */
+        double vb = cost[j] - cost[ic - 1];
+        if (vb <= va) {
+            int x = lo, y = ic - 1;
+            while (x < y) {
+                int m = x + (y - x) / 2;
+                if (cost[j] - cost[m] <= vb)
+                    y = m;
+                else
+                    x = m + 1;
+            }
+            *cell = vb;
+            *from = x;
+            return;
+        }
+    }
+    if (va < INFINITY) {
+        *cell = va;
+        *from = ic;
+    }
+}
+
 /* Exactly S non-empty stages minimising the largest stage cost
  * (cost[j] - cost[i]) under an optional rule. Writes gpu[] and returns the
  * optimum, or INFINITY (gpu untouched) when the rule admits no split, or
@@ -82,26 +179,19 @@ static double split_minmax(const struct problem *pb, int S, const double *cost,
         from[x] = -1;
     }
     best[0] = 0; /* zero stages cover zero layers */
+    /* the search needs sums that never fall (times and sizes are >= 0;
+     * a hand-built problem may break that: then scan) */
+    bool sums_rise = !minmax_reference && non_decreasing(cost, 0, L) && (!rule || non_decreasing(rule->lim, 0, L));
     for (int k = 1; k <= S; k++) {
+        const double *prevrow = &best[(size_t)(k - 1) * (L + 1)];
+        bool search = sums_rise && non_decreasing(prevrow, k - 1, L);
         /* stage k-1 ends at j; later stages need one layer each */
         for (int j = k; j <= L - (S - k); j++) {
-            double *cell = &best[(size_t)k * (L + 1) + j];
-            for (int i = j - 1; i >= k - 1; i--) {
-                double c = cost[j] - cost[i];
-                if (c > *cell)
-                    break; /* stages only get dearer to the left */
-                /* the limited quantity too only grows to the left */
-                if (!rule_admits(rule, S, k - 1, i, j))
-                    break;
-                double prev = best[(size_t)(k - 1) * (L + 1) + i];
-                if (prev == INFINITY)
-                    continue;
-                double v = prev > c ? prev : c;
-                if (v <= *cell) {
-                    *cell = v;
-                    from[(size_t)k * (L + 1) + j] = i;
-                }
-            }
+            size_t at = (size_t)k * (L + 1) + j;
+            if (search)
+                minmax_search(S, k, j, cost, rule, prevrow, &best[at], &from[at]);
+            else
+                minmax_scan(S, k, j, cost, rule, prevrow, &best[at], &from[at]);
         }
     }
     double opt = best[(size_t)S * (L + 1) + L];
@@ -231,6 +321,13 @@ struct dp {
     double *X, *slack;     /* [(Smax+1)(L+1)] per (t, i) */
     int *next;             /* end of the first stage of that suffix */
     int *trial;            /* [L] */
+    /* dp_fill_cells' scratch, [L+1] each */
+    double *xj, *sum;      /* a stage end's X, its stage's memory so far */
+    int *low, *dead;       /* down to which first layer sum goes; -1 or
+                              the first layer where the memory broke room */
+    int *heap, *held;
+    bool rising;           /* load never falls (times >= 0): cells can be
+                              filled one by one */
 };
 
 static double dp_copies(double life, double T)
@@ -244,8 +341,9 @@ static double dp_copies(double life, double T)
 
 /* Fill the tables at period T. S > 0: plans of exactly S stages on GPUs
  * 0..S-1 (caps differ); S == 0: any count up to Smax (caps equal, so the
- * stage's GPU does not matter). */
-static void dp_fill(struct dp *d, double T, int S)
+ * stage's GPU does not matter). The direct way: every stage end j, then
+ * every first layer i within a period of load, O(L^2 / S) per row. */
+static void dp_fill_scan(struct dp *d, double T, int S)
 {
     const struct problem *pb = d->pb;
     int L = d->L, tmax = S > 0 ? S : d->Smax;
@@ -298,6 +396,156 @@ static void dp_fill(struct dp *d, double T, int S)
             }
         }
     }
+}
+
+/* ---- the same tables, cell by cell ----
+ * Cell (t, i) keeps, over the stage ends j that reach it, the least X,
+ * then the most slack, then the first j: dp_fill_scan's updates in its
+ * order come to that. So each cell takes the candidates j in order of
+ * (X, j) from a heap of the ends within a period of load, and stops at
+ * the first that is valid there (after its ties in X, for the slack).
+ * A stage's memory is summed exactly as the scan sums it, layer by layer
+ * down from j - 1, and kept per j, so each sum is extended, never redone.
+ * With distinct X the heap's top rarely changes and a row costs about
+ * L log L; ties in X (identical cuts) make every tie be summed, as the
+ * scan does. */
+
+static bool key_less(const struct dp *d, int a, int b)
+{
+    return d->xj[a] < d->xj[b] || (d->xj[a] == d->xj[b] && a < b);
+}
+
+static void heap_push(struct dp *d, int *n, int j)
+{
+    int k = (*n)++;
+    while (k > 0 && key_less(d, j, d->heap[(k - 1) / 2])) {
+        d->heap[k] = d->heap[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    d->heap[k] = j;
+}
+
+static int heap_pop(struct dp *d, int *n)
+{
+    int top = d->heap[0], last = d->heap[--*n], k = 0;
+    for (;;) {
+        int c = 2 * k + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && key_less(d, d->heap[c + 1], d->heap[c]))
+            c++;
+        if (!key_less(d, d->heap[c], last))
+            break;
+        d->heap[k] = d->heap[c];
+        k = c;
+    }
+    if (*n > 0)
+        d->heap[k] = last;
+    return top;
+}
+
+/* The memory of stage [i, j) as the scan has it when it reaches i, or
+ * INFINITY once it broke room at i or above (then j is done). */
+static double stage_layers(struct dp *d, int j, int i, double T, double room)
+{
+    const struct problem *pb = d->pb;
+    bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
+    if (d->dead[j] >= i)
+        return INFINITY;
+    while (d->low[j] > i) {
+        int l = d->low[j] - 1;
+        double life = d->load[d->L] - d->load[l] + 2 * d->xj[j];
+        double n = dp_copies(life, T);
+        double u = async ? n : fmin(n, (double)pb->m);
+        double v = async ? n : 1;
+        d->sum[j] += (pb->phi + v - 1) * pb->w[l] + pb->s[l] * u;
+        d->low[j] = l;
+        if (d->sum[j] > room) {
+            d->dead[j] = l;
+            return INFINITY;
+        }
+    }
+    return d->sum[j];
+}
+
+static void dp_fill_cells(struct dp *d, double T, int S)
+{
+    const struct problem *pb = d->pb;
+    int L = d->L, tmax = S > 0 ? S : d->Smax;
+    size_t row = (size_t)L + 1;
+    for (size_t x = 0; x < ((size_t)d->Smax + 1) * row; x++) {
+        d->X[x] = INFINITY;
+        d->slack[x] = -INFINITY;
+        d->next[x] = -1;
+    }
+    d->X[L] = 0;
+    d->slack[L] = INFINITY;
+    for (int t = 1; t <= tmax; t++) {
+        int g = S > 0 ? S - t : 0;
+        int ilo = S > 0 ? S - t : 0;
+        double room = pb->cap[g] - pb->reserved[g];
+        const double *Xp = d->X + (size_t)(t - 1) * row;
+        const double *Sp = d->slack + (size_t)(t - 1) * row;
+        for (int j = 1; j <= L; j++) {
+            d->xj[j] = (j < L ? pb->c[j - 1] : 0) + Xp[j];
+            d->low[j] = j;
+            d->sum[j] = 0;
+            d->dead[j] = -1;
+        }
+        int n = 0;
+        for (int i = L - 1; i >= ilo; i--) {
+            if (Xp[i + 1] != INFINITY)
+                heap_push(d, &n, i + 1);
+            /* the last stage of exactly S starts at layer 0 */
+            if (S > 0 && t == S && i != 0)
+                continue;
+            double in_c = i > 0 ? pb->c[i - 1] : 0;
+            double in_buf = i > 0 ? 2 * pb->a[i - 1] : 0;
+            int nheld = 0, best = -1;
+            double bestX = INFINITY, bestSl = -INFINITY;
+            while (n > 0) {
+                int j = d->heap[0];
+                if (best >= 0 && d->xj[j] > bestX)
+                    break;
+                heap_pop(d, &n);
+                /* beyond a period of load from i: from every later i too */
+                if (d->load[j] - d->load[i] > T)
+                    continue;
+                double layers = stage_layers(d, j, i, T, room);
+                if (layers == INFINITY)
+                    continue;
+                d->held[nheld++] = j;
+                double out_c = j < L ? pb->c[j - 1] : 0;
+                if (in_c + out_c > T)
+                    continue;
+                double mem = layers + (j < L ? 2 * pb->a[j - 1] : 0) + in_buf;
+                if (mem > room)
+                    continue;
+                double sl = fmin(Sp[j], room - mem);
+                if (best < 0 || sl > bestSl) {
+                    best = j;
+                    bestX = d->xj[j];
+                    bestSl = sl;
+                }
+            }
+            for (int k = 0; k < nheld; k++)
+                heap_push(d, &n, d->held[k]);
+            if (best >= 0) {
+                size_t to = (size_t)t * row + i;
+                d->X[to] = bestX;
+                d->slack[to] = bestSl;
+                d->next[to] = best;
+            }
+        }
+    }
+}
+
+static void dp_fill(struct dp *d, double T, int S)
+{
+    if (d->rising && !minmax_reference)
+        dp_fill_cells(d, T, S);
+    else
+        dp_fill_scan(d, T, S);
 }
 
 static void dp_trace(const struct dp *d, int t, int *gpu)
@@ -378,6 +626,12 @@ static void dp_free(struct dp *d)
     free(d->slack);
     free(d->next);
     free(d->trial);
+    free(d->xj);
+    free(d->sum);
+    free(d->low);
+    free(d->dead);
+    free(d->heap);
+    free(d->held);
 }
 
 int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period)
@@ -391,10 +645,19 @@ int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period)
     d.slack = malloc(cells * sizeof *d.slack);
     d.next = malloc(cells * sizeof *d.next);
     d.trial = malloc((size_t)d.L * sizeof *d.trial);
-    if (!d.load || !d.X || !d.slack || !d.next || !d.trial) {
+    size_t row = (size_t)d.L + 1;
+    d.xj = malloc(row * sizeof *d.xj);
+    d.sum = malloc(row * sizeof *d.sum);
+    d.low = malloc(row * sizeof *d.low);
+    d.dead = malloc(row * sizeof *d.dead);
+    d.heap = malloc(row * sizeof *d.heap);
+    d.held = malloc(row * sizeof *d.held);
+    if (!d.load || !d.X || !d.slack || !d.next || !d.trial || !d.xj || !d.sum || !d.low ||
+        !d.dead || !d.heap || !d.held) {
         dp_free(&d);
         return -1;
     }
+    d.rising = non_decreasing(d.load, 0, d.L);
     d.same_room = true;
     for (int p = 1; p < d.Smax; p++)
         if (pb->cap[p] - pb->reserved[p] != pb->cap[0] - pb->reserved[0])

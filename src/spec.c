@@ -47,6 +47,8 @@ struct parser {
     unsigned network_seen, platform_seen, training_seen;
     struct spec_network *net;
     int layers_cap;
+    int *name_slot;         /* open hash of layer names: index + 1, 0 empty */
+    size_t name_slots;      /* a power of two, at least twice the layers */
     struct spec_platform *plat;
     int *gpu_lines;         /* header line of [gpu N] sections */
     uint64_t *gpu_mem;
@@ -199,6 +201,58 @@ static void trim(char *s)
     memmove(s, s + i, n - i + 1);
 }
 
+/* Layer names are looked up in a hash table: a scan per [layer] header
+ * made loading quadratic (15 s for the 100,000 layers allowed). */
+static size_t name_hash(const char *name)
+{
+    uint64_t h = 14695981039346656037u;   /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 1099511628211u;
+    return (size_t)h;
+}
+
+/* The index of the layer called name, or -1 with *at its free slot. */
+static int name_find(const struct parser *ps, const char *name, size_t *at)
+{
+    *at = 0;
+    if (!ps->name_slots)
+        return -1;
+    size_t mask = ps->name_slots - 1;
+    for (size_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+        int v = ps->name_slot[i];
+        if (v == 0) {
+            *at = i;
+            return -1;
+        }
+        if (strcmp(ps->net->layers[v - 1].name, name) == 0)
+            return v - 1;
+    }
+}
+
+/* Record layer index at slot at (from name_find), growing the table
+ * when half full; 0, or -1 when out of memory. */
+static int name_add(struct parser *ps, size_t at, int index)
+{
+    if (2 * ((size_t)index + 1) >= ps->name_slots) {
+        size_t n = ps->name_slots ? 2 * ps->name_slots : 256;
+        int *t = calloc(n, sizeof *t);
+        if (!t)
+            return -1;
+        free(ps->name_slot);
+        ps->name_slot = t;
+        ps->name_slots = n;
+        /* refile every layer, the new one included */
+        for (int i = 0; i <= index; i++) {
+            size_t slot;
+            name_find(ps, ps->net->layers[i].name, &slot);
+            ps->name_slot[slot] = i + 1;
+        }
+        return 0;
+    }
+    ps->name_slot[at] = index + 1;
+    return 0;
+}
+
 static void begin_layer(struct parser *ps, const char *name)
 {
     struct spec_network *net = ps->net;
@@ -206,12 +260,12 @@ static void begin_layer(struct parser *ps, const char *name)
         fail_at(ps, ps->line, "layer without a name (expected [layer NAME])");
         return;
     }
-    for (int i = 0; i < net->nlayers; i++) {
-        if (strcmp(net->layers[i].name, name) == 0) {
-            fail_at(ps, ps->line, "duplicate layer '%s' (first defined on line %d)",
-                    name, net->layers[i].line);
-            return;
-        }
+    size_t at;
+    int dup = name_find(ps, name, &at);
+    if (dup >= 0) {
+        fail_at(ps, ps->line, "duplicate layer '%s' (first defined on line %d)",
+                name, net->layers[dup].line);
+        return;
     }
     if (net->nlayers >= SPEC_MAX_LAYERS) {
         fail_at(ps, ps->line, "too many layers (at most %d)", SPEC_MAX_LAYERS);
@@ -235,6 +289,11 @@ static void begin_layer(struct parser *ps, const char *name)
         return;
     }
     l->line = ps->line;
+    if (name_add(ps, at, net->nlayers) != 0) {
+        free(l->name);
+        fail_at(ps, ps->line, "out of memory");
+        return;
+    }
     ps->sec.index = net->nlayers++;
     ps->sec.type = SEC_LAYER;
 }
@@ -620,6 +679,7 @@ struct spec_network *spec_network_parse(const char *text, const char *label,
         goto fail;
     }
     parse_text(&ps);
+    free(ps.name_slot);
     if (ps.err_line)
         goto fail;
     if (!ps.network_line) {

@@ -402,6 +402,46 @@ static void pipedream_is_optimal_under_its_rule_by_brute_force(void **state)
     assert_true(fits > 60 && rejects > 60);
 }
 
+/* The min-max splits' binary search and the memory-aware DP's cell-by-cell
+ * fill equal the direct scans to the bit (split and period), on chains
+ * long enough for long stages, with ties (quarter-ms times, equal weights,
+ * equal transfers) and zero-time layers, under caps that bind. */
+static void minmax_search_equals_scan(void **state)
+{
+    (void)state;
+    int got[2][200];
+    for (int trial = 0; trial < 200; trial++) {
+        int L = 1 + (int)fx_rnd(200), P = 1 + (int)fx_rnd(9);
+        struct problem *pb = fx_random(L, P, &baseline_spread);
+        for (int i = 0; i < L; i++)
+            if (fx_rnd(6) == 0)
+                pb->f[i] = pb->b[i] = 0;
+        double cap = (2 + fx_rnd(60)) * GB;
+        bool same = fx_rnd(2);   /* the DP's any-count fill, or one per count */
+        for (int p = 0; p < P; p++) {
+            pb->cap[p] = cap + (same ? 0 : (double)fx_rnd(3) * GB);
+            pb->reserved[p] = same ? 0 : (double)fx_rnd(2) * GB;
+        }
+        for (int rule = 0; rule < 4; rule++) {
+            int rc[2];
+            double period[2] = { 0, 0 };
+            for (int ref = 0; ref < 2; ref++) {
+                baseline_use_reference(ref == 1);
+                rc[ref] = rule == 0   ? baseline_time_allocation(pb, got[ref])
+                          : rule == 1 ? baseline_parameters_allocation(pb, got[ref])
+                          : rule == 2 ? baseline_pipedream_allocation(pb, got[ref])
+                                      : baseline_dp_allocation(pb, got[ref], &period[ref]);
+            }
+            baseline_use_reference(false);
+            assert_int_equal(rc[0], rc[1]);
+            assert_true(period[0] == period[1]);
+            assert_true(rc[0] >= 0);
+            assert_alloc(got[0], got[1], L);
+        }
+        fx_problem_free(pb);
+    }
+}
+
 /* ---- memory-aware DP --------------------------------------------------- */
 
 static void dp_finds_period_nine_on_worked_example(void **state)
@@ -683,6 +723,7 @@ int main(void)
         FX_TEST(pipedream_counts_reserved_memory),
         FX_TEST(pipedream_rejecting_everything_falls_back_to_time),
         FX_TEST(pipedream_is_optimal_under_its_rule_by_brute_force),
+        FX_TEST(minmax_search_equals_scan),
         FX_TEST(dp_finds_period_nine_on_worked_example),
         FX_TEST(dp_flushed_schedule_caps_copies_at_m),
         FX_TEST(dp_nothing_fits_returns_time_split),

@@ -566,6 +566,68 @@ static void test_schedule_random_invariants(void **state)
     }
 }
 
+
+/* The bucketed search equals the reference (every candidate against every
+ * op) to the bit: same period, same start times, on random allocations
+ * with ties (integral times), zero-length ops and tight periods. */
+static void test_schedule_grid_matches_reference(void **state)
+{
+    (void)state;
+    unsigned seed = 777;
+    for (int trial = 0; trial < 150; trial++) {
+        struct fixture fx;
+        int L = 1 + rnd_int(&seed, 64);
+        int P = 1 + rnd_int(&seed, 8);
+        fixture_init(&fx, L, P);
+        fx.plat.bandwidth = 1e9;
+        fx.plat.latency_ms = rnd_int(&seed, 2) ? 0.0 : 0.1;
+        fx.plat.schedule = rnd_int(&seed, 2) ? SPEC_SCHEDULE_1F1B : SPEC_SCHEDULE_PIPEDREAM;
+        int kind = rnd_int(&seed, 3);
+        for (int i = 0; i < L; i++) {
+            struct spec_layer *ly = &fx.layers[i];
+            if (kind == 0) {
+                ly->forward_ms = rnd_int(&seed, 4);
+                ly->backward_ms = rnd_int(&seed, 5);
+            } else if (kind == 1) {
+                ly->forward_ms = 1.0 + 0.2 * rnd_unit(&seed);
+                ly->backward_ms = 2.0 + 0.4 * rnd_unit(&seed);
+            } else {
+                ly->forward_ms = rnd_int(&seed, 5) == 0 ? 0.0 : 0.05 + 3 * rnd_unit(&seed);
+                ly->backward_ms = 0.05 + 5 * rnd_unit(&seed);
+            }
+            ly->activation = (uint64_t)rnd_int(&seed, 3000000);
+            ly->stored = (uint64_t)rnd_int(&seed, 1000000000);
+            ly->weights = (uint64_t)rnd_int(&seed, 1000000);
+        }
+        struct problem *pb = fixture_problem(&fx, NULL);
+        struct plan *pl[2];
+        bool contiguous = rnd_int(&seed, 2);
+        int gpu[64];
+        for (int i = 0; i < L; i++)
+            gpu[i] = contiguous ? (int)((long)i * P / L) : rnd_int(&seed, P);
+        double stretch = 1.0 + 0.5 * rnd_unit(&seed);
+        for (int ref = 0; ref < 2; ref++) {
+            schedule_use_reference(ref == 1);
+            pl[ref] = plan_new(L, P);
+            memcpy(pl[ref]->gpu, gpu, (size_t)L * sizeof *gpu);
+            assert_int_equal(schedule_build(pl[ref], pb), 0);
+        }
+        schedule_use_reference(false);
+        assert_true(pl[0]->T == pl[1]->T);
+        assert_memory_equal(pl[0]->start, pl[1]->start, 2 * (size_t)L * sizeof *pl[0]->start);
+        double T2 = pl[0]->T * stretch;
+        for (int ref = 0; ref < 2; ref++) {
+            schedule_use_reference(ref == 1);
+            assert_int_equal(schedule_build_at(pl[ref], pb, T2), 0);
+        }
+        schedule_use_reference(false);
+        assert_memory_equal(pl[0]->start, pl[1]->start, 2 * (size_t)L * sizeof *pl[0]->start);
+        plan_free(pl[0]);
+        plan_free(pl[1]);
+        problem_free(pb);
+    }
+}
+
 /* ---- plan ---- */
 
 static void test_plan_inflight_count(void **state)
@@ -925,7 +987,7 @@ static void test_coarsen_matches_reference(void **state)
 {
     (void)state;
     unsigned seed = 7;
-    for (int trial = 0; trial < 40; trial++) {
+    for (int trial = 0; trial < 150; trial++) {
         struct fixture fx;
         int n = 5 + rnd_int(&seed, 36);
         int K = 2 + rnd_int(&seed, n - 2);
@@ -982,6 +1044,7 @@ int main(void)
         cmocka_unit_test(test_schedule_fragmentation),
         cmocka_unit_test(test_schedule_zero_chain),
         cmocka_unit_test(test_schedule_random_invariants),
+        cmocka_unit_test(test_schedule_grid_matches_reference),
         cmocka_unit_test(test_plan_inflight_count),
         cmocka_unit_test(test_plan_contiguous),
         cmocka_unit_test(test_plan_copy),

@@ -122,6 +122,33 @@ static void expect_platform_error(const struct bad_case *c)
     assert_string_equal(err, c->message);
 }
 
+/* Names live in a hash table that grows: a duplicate is found after many
+ * growths, and 1,000 distinct names (colliding prefixes) all load. */
+static void test_network_many_layers_and_a_late_duplicate(void **state)
+{
+    (void)state;
+    enum { N = 1000, PER = 80 };
+    char *text = malloc((size_t)(N + 1) * PER + 64);
+    assert_non_null(text);
+    size_t len = (size_t)sprintf(text, NET_HEAD);
+    for (int i = 0; i < N; i++)
+        len += (size_t)sprintf(text + len, "[layer l%d]\nforward = 1ms\nbackward = 1ms\n"
+                               "weights = 1B\nactivation = 1B\n", i);
+    char err[SPEC_ERR_LEN] = "";
+    struct spec_network *net = spec_network_parse(text, "n.ini", err, sizeof err);
+    if (!net)
+        fail_msg("%s", err);
+    assert_int_equal(net->nlayers, N);
+    assert_string_equal(net->layers[N - 1].name, "l999");
+    spec_network_free(net);
+    /* l7's header is on line 4 + 5 * 7; the copy comes after 5 N lines */
+    sprintf(text + len, "[layer l7]\n");
+    net = spec_network_parse(text, "n.ini", err, sizeof err);
+    assert_null(net);
+    assert_string_equal(err, "n.ini:5004: duplicate layer 'l7' (first defined on line 39)");
+    free(text);
+}
+
 static void test_network_errors_name_the_line(void **state)
 {
     (void)state;
@@ -330,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_network_loads_with_units_and_defaults),
         cmocka_unit_test(test_platform_loads_overrides_and_presets),
         cmocka_unit_test(test_network_errors_name_the_line),
+        cmocka_unit_test(test_network_many_layers_and_a_late_duplicate),
         cmocka_unit_test(test_overlong_line_is_rejected_not_split),
         cmocka_unit_test(test_platform_errors_name_the_line),
         cmocka_unit_test(test_write_then_parse_round_trips),
