@@ -48,6 +48,8 @@ struct parser {
     struct spec_network *net;
     int layers_cap;
     struct spec_platform *plat;
+    int *names;             /* hash set of layer indices by name, -1 empty */
+    size_t names_cap;       /* a power of two, at least twice the layers */
     int *gpu_lines;         /* header line of [gpu N] sections */
     uint64_t *gpu_mem;
     int *gpu_mem_line;
@@ -199,6 +201,43 @@ static void trim(char *s)
     memmove(s, s + i, n - i + 1);
 }
 
+static size_t name_hash(const char *s)
+{
+    size_t h = 14695981039346656037ULL;     /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* The slot of `name` in the set: its layer's, or the empty one it goes in. */
+static size_t name_slot(const struct parser *ps, const char *name)
+{
+    size_t i = name_hash(name) & (ps->names_cap - 1);
+    while (ps->names[i] >= 0 && strcmp(ps->net->layers[ps->names[i]].name, name) != 0)
+        i = (i + 1) & (ps->names_cap - 1);
+    return i;
+}
+
+/* Room for one more name (a linear scan for duplicates is quadratic: a
+ * network of 100,000 layers took half a minute to load). */
+static bool names_grow(struct parser *ps)
+{
+    if ((size_t)ps->net->nlayers * 2 < ps->names_cap)
+        return true;
+    size_t cap = ps->names_cap ? ps->names_cap * 2 : 128;
+    int *t = malloc(cap * sizeof *t);
+    if (!t)
+        return false;
+    free(ps->names);
+    ps->names = t;
+    ps->names_cap = cap;
+    for (size_t i = 0; i < cap; i++)
+        t[i] = -1;
+    for (int l = 0; l < ps->net->nlayers; l++)
+        t[name_slot(ps, ps->net->layers[l].name)] = l;
+    return true;
+}
+
 static void begin_layer(struct parser *ps, const char *name)
 {
     struct spec_network *net = ps->net;
@@ -206,12 +245,15 @@ static void begin_layer(struct parser *ps, const char *name)
         fail_at(ps, ps->line, "layer without a name (expected [layer NAME])");
         return;
     }
-    for (int i = 0; i < net->nlayers; i++) {
-        if (strcmp(net->layers[i].name, name) == 0) {
-            fail_at(ps, ps->line, "duplicate layer '%s' (first defined on line %d)",
-                    name, net->layers[i].line);
-            return;
-        }
+    if (!names_grow(ps)) {
+        fail_at(ps, ps->line, "out of memory");
+        return;
+    }
+    size_t slot = name_slot(ps, name);
+    if (ps->names[slot] >= 0) {
+        fail_at(ps, ps->line, "duplicate layer '%s' (first defined on line %d)",
+                name, net->layers[ps->names[slot]].line);
+        return;
     }
     if (net->nlayers >= SPEC_MAX_LAYERS) {
         fail_at(ps, ps->line, "too many layers (at most %d)", SPEC_MAX_LAYERS);
@@ -235,6 +277,7 @@ static void begin_layer(struct parser *ps, const char *name)
         return;
     }
     l->line = ps->line;
+    ps->names[slot] = net->nlayers;
     ps->sec.index = net->nlayers++;
     ps->sec.type = SEC_LAYER;
 }
@@ -288,6 +331,11 @@ static void section_begin(struct parser *ps, const char *raw)
     const char *close = strchr(raw, ']');
     if (!close) {
         fail_at(ps, ps->line, "section header without ']' (expected [name])");
+        return;
+    }
+    const char *rest = close + 1 + strspn(close + 1, " \t");
+    if (*rest != '\0' && *rest != ';' && *rest != '#') {
+        fail_at(ps, ps->line, "text after ']' in a section header (expected [name])");
         return;
     }
     size_t n = (size_t)(close - raw - 1);
@@ -620,6 +668,7 @@ struct spec_network *spec_network_parse(const char *text, const char *label,
         goto fail;
     }
     parse_text(&ps);
+    free(ps.names);
     if (ps.err_line)
         goto fail;
     if (!ps.network_line) {
@@ -829,10 +878,10 @@ double spec_network_compute_ms(const struct spec_network *net)
     return t;
 }
 
-uint64_t spec_network_weights(const struct spec_network *net)
+double spec_network_weights(const struct spec_network *net)
 {
-    uint64_t w = 0;
+    double w = 0;    /* 64-bit sizes near 2^64 would wrap in a uint64_t sum */
     for (int i = 0; i < net->nlayers; i++)
-        w += net->layers[i].weights;
+        w += (double)net->layers[i].weights;
     return w;
 }
