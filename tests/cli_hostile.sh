@@ -61,8 +61,11 @@ expect_status 0 "a plan file with a BOM and CRLF is read"
 expect_stdout_has '"planner": "user", "status": "feasible"' "BOM plan: judged"
 
 # ---- NaN and infinity in every spelling: rejected at their line ----
-for v in nan NaN -nan NAN inf -inf Inf INF infinity Infinity 1e999 1e999ms nanms NaNms \
-    infms Infinityms '+inf ms' 0x1p3ms 1e3ms; do
+SPELLINGS="nan NaN -nan NAN inf -inf Inf INF infinity Infinity 1e999 1e999ms nanms NaNms
+    infms Infinityms 0x1p3ms 1e3ms"
+# under valgrind (slow to start) a few stand for all: parsing is the same
+[ -n "$PIPEPLAN_WRAP" ] && SPELLINGS="NaN -inf Infinityms 1e999ms"
+for v in $SPELLINGS '+inf ms'; do
     { net_head; printf '[layer a]\nforward = %s\n' "$v"; } >"$TMP/v.ini"
     run check "$TMP/v.ini"
     expect_status 2 "forward = $v rejected"
@@ -239,18 +242,22 @@ gen_net 100000 >"$TMP/l100k.ini"
 trun check "$TMP/l100k.ini"
 expect_status 0 "100,000 layers load"
 expect_stdout_has "network big, 100000 layers" "100,000 layers: the summary"
-gen_net 100001 >"$TMP/l100k1.ini"
-bad "$TMP/l100k1.ini" "$TMP/l100k1.ini:500004: too many layers (at most 100000)"
+if [ -z "$PIPEPLAN_WRAP" ]; then
+    gen_net 100001 >"$TMP/l100k1.ini"
+    bad "$TMP/l100k1.ini" "$TMP/l100k1.ini:500004: too many layers (at most 100000)"
+fi
 # The solve of 100,000 layers is slow on main today (the schedule builder,
-# being sped up elsewhere): 400 layers stand in for them here; the ILP's
-# size is bounded by its blocks, whatever the layers.
-gen_net 400 >"$TMP/l400.ini"
-trun solve "$TMP/l400.ini" "$PLAT" --work-limit 50 --json
-expect_status 0 "400 layers: solved"
-jq -e '[.plans[] | .status] | all(. != "error")' "$TMP/out" >/dev/null && ok "400 layers: every planner answers" ||
-    not_ok "400 layers: $(jq -c '[.plans[] | .status]' "$TMP/out")"
-jq -e '.problem.blocks == 12 and .problem.layers == 400' "$TMP/out" >/dev/null &&
-    ok "400 layers: the ILP works on 12 blocks" || not_ok "400 layers: blocks $(jq .problem.blocks "$TMP/out")"
+# being sped up elsewhere): 100 layers stand in for them here; the ILP's
+# size is bounded by its blocks (12 on 4 GPUs), whatever the layers.
+gen_net 100 >"$TMP/l100.ini"
+trun solve "$TMP/l100.ini" "$PLAT" --work-limit 5 --json
+expect_status 0 "100 layers: solved"
+jq -e '[.plans[] | .status] | all(. != "error")' "$TMP/out" >/dev/null && ok "100 layers: every planner answers" ||
+    not_ok "100 layers: $(jq -c '[.plans[] | .status]' "$TMP/out")"
+jq -e '.problem.blocks == 12 and .problem.layers == 100' "$TMP/out" >/dev/null &&
+    ok "100 layers: the ILP works on 12 blocks" || not_ok "100 layers: blocks $(jq .problem.blocks "$TMP/out")"
+jq -e '[.plans[] | .fits] | all' "$TMP/out" >/dev/null && ok "100 layers: every plan fits" ||
+    not_ok "100 layers: a plan does not fit"
 
 # ---- 1,024 GPUs: the baselines answer ----
 sed 's/^gpus = .*/gpus = 1024/' "$PLAT" >"$TMP/p1024.ini"
