@@ -80,6 +80,6 @@ double spec_optimizer_factor(enum spec_optimizer o);
 
 /* Totals for summaries. */
 double spec_network_compute_ms(const struct spec_network *net);
-uint64_t spec_network_weights(const struct spec_network *net);
+double spec_network_weights(const struct spec_network *net);
 
 #endif

@@ -3,14 +3,16 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "text.h"
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char msg[1024];
     va_list ap;
-    fprintf(stderr, "pipeplan %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    /* the message may quote the user's arguments: escaped on the terminal */
+    text_eprintf("pipeplan %s: %s\n", cmd, msg);
     return 2;
 }

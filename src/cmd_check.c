@@ -7,6 +7,7 @@
 #include "fileio.h"
 #include "report.h"
 #include "spec.h"
+#include "text.h"
 #include "torch_export.h"
 #include "units.h"
 
@@ -27,6 +28,8 @@ static bool is_schedule(const char *text, const char *label)
 static enum file_kind detect_kind(const char *text, int *line)
 {
     *line = 1;
+    if (strncmp(text, "\xEF\xBB\xBF", 3) == 0)   /* a UTF-8 byte order mark */
+        text += 3;
     for (const char *p = text; *p; (*line)++) {
         while (*p == ' ' || *p == '\t' || *p == '\r')
             p++;
@@ -53,39 +56,43 @@ static enum file_kind detect_kind(const char *text, int *line)
 
 static void summary_network(FILE *out, const char *label, const struct spec_network *net)
 {
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], e1[4 * SPEC_ERR_LEN], e2[4 * SPEC_ERR_LEN];
     double fwd = 0, bwd = 0;
-    uint64_t stored = 0, largest = 0;
+    double stored = 0;      /* a uint64_t sum would wrap near 2^64 */
+    uint64_t largest = 0;
     int largest_at = 0;
     for (int i = 0; i < net->nlayers; i++) {
         const struct spec_layer *l = &net->layers[i];
         fwd += l->forward_ms;
         bwd += l->backward_ms;
-        stored += l->stored;
+        stored += (double)l->stored;
         if (l->activation > largest) {
             largest = l->activation;
             largest_at = i;
         }
     }
-    fprintf(out, "%s: network %s, %d layer%s, micro-batch of %ld sample%s\n", label,
-            net->name, net->nlayers, report_s(net->nlayers), net->micro_batch,
+    fprintf(out, "%s: network %s, %d layer%s, micro-batch of %ld sample%s\n",
+            text_escape(label, e1, sizeof e1), text_escape(net->name, e2, sizeof e2),
+            net->nlayers, report_s(net->nlayers), net->micro_batch,
             report_s(net->micro_batch));
     fprintf(out, "  compute      %s per micro-batch (forward %s, backward %s)\n",
             units_format_time(fwd + bwd, b1, sizeof b1), units_format_time(fwd, b2, sizeof b2),
             units_format_time(bwd, b3, sizeof b3));
     fprintf(out, "  weights      %s of parameters\n",
-            units_format_size((double)spec_network_weights(net), b1, sizeof b1));
+            units_format_size(spec_network_weights(net), b1, sizeof b1));
     fprintf(out, "  activations  largest %s (after %s), %s stored per micro-batch\n",
-            units_format_size((double)largest, b1, sizeof b1), net->layers[largest_at].name,
-            units_format_size((double)stored, b2, sizeof b2));
+            units_format_size((double)largest, b1, sizeof b1),
+            text_escape(net->layers[largest_at].name, e1, sizeof e1),
+            units_format_size(stored, b2, sizeof b2));
     if (net->source)
-        fprintf(out, "  source       %s\n", net->source);
+        fprintf(out, "  source       %s\n", text_escape(net->source, e1, sizeof e1));
 }
 
 static void summary_platform(FILE *out, const char *label, const struct spec_platform *pl)
 {
-    char b1[32], b2[32], b3[32];
-    fprintf(out, "%s: platform %s, %d GPU%s\n", label, pl->name, pl->gpus, report_s(pl->gpus));
+    char b1[32], b2[32], b3[32], e1[4 * SPEC_ERR_LEN], e2[4 * SPEC_ERR_LEN];
+    fprintf(out, "%s: platform %s, %d GPU%s\n", text_escape(label, e1, sizeof e1),
+            text_escape(pl->name, e2, sizeof e2), pl->gpus, report_s(pl->gpus));
     fprintf(out, "  memory       %s per GPU, %s reserved\n",
             units_format_size((double)pl->memory, b1, sizeof b1),
             units_format_size((double)pl->reserved, b2, sizeof b2));
@@ -121,12 +128,12 @@ static int check_text(const char *text, const char *label, struct checked *c)
     if (is_schedule(text, label)) {
         c->kind = FILE_SCHEDULE;
         if (torch_schedule_shape(text, &c->stages, &c->ranks, &c->m) < 0) {
-            fprintf(stderr, "%s:1: no action in the schedule (expected rows of cells such as "
+            text_eprintf("%s:1: no action in the schedule (expected rows of cells such as "
                     "0F0 or 1B3, one row per rank)\n", label);
             return -1;
         }
         if (torch_schedule_validate(text, c->stages, c->ranks, c->m, err, sizeof err) < 0) {
-            fprintf(stderr, "%s: %s\n", label, err);
+            text_eprintf("%s: %s\n", label, err);
             return -1;
         }
         return 0;
@@ -134,10 +141,10 @@ static int check_text(const char *text, const char *label, struct checked *c)
     c->kind = detect_kind(text, &line);
     if (c->kind == FILE_UNKNOWN) {
         if (strspn(text, " \t\r\n") == strlen(text))
-            fprintf(stderr, "%s:1: empty file (expected a network or a platform file)\n",
+            text_eprintf("%s:1: empty file (expected a network or a platform file)\n",
                     label);
         else
-            fprintf(stderr, "%s:%d: not a spec file (expected a [network] or [platform] "
+            text_eprintf("%s:%d: not a spec file (expected a [network] or [platform] "
                     "section first)\n", label, line);
         return -1;
     }
@@ -146,7 +153,7 @@ static int check_text(const char *text, const char *label, struct checked *c)
     else
         c->plat = spec_platform_parse(text, label, err, sizeof err);
     if (!c->net && !c->plat) {
-        fprintf(stderr, "%s\n", err);
+        text_eprintf("%s\n", err);
         return -1;
     }
     return 0;
@@ -154,6 +161,7 @@ static int check_text(const char *text, const char *label, struct checked *c)
 
 static void checked_print(FILE *out, const char *label, const struct checked *c)
 {
+    char e[4 * SPEC_ERR_LEN];
     if (c->kind == FILE_NETWORK)
         summary_network(out, label, c->net);
     else if (c->kind == FILE_PLATFORM)
@@ -161,7 +169,7 @@ static void checked_print(FILE *out, const char *label, const struct checked *c)
     else
         fprintf(out, "%s: torch schedule (compute_only CSV), %d stage%s on %d rank%s, %d "
                 "micro-batch%s: each stage on one rank with one F and one B per micro-batch, "
-                "and the rows run without deadlock\n", label, c->stages, report_s(c->stages),
+                "and the rows run without deadlock\n", text_escape(label, e, sizeof e), c->stages, report_s(c->stages),
                 c->ranks, report_s(c->ranks), c->m, c->m == 1 ? "" : "es");
 }
 
@@ -186,12 +194,12 @@ int cmd_check(int argc, char **argv)
         first = 2;
     for (int i = first; i < argc && first == 1; i++)
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "pipeplan check: unknown option '%s' (see pipeplan --help)\n",
+            text_eprintf("pipeplan check: unknown option '%s' (see pipeplan --help)\n",
                     argv[i]);
             return 2;
         }
     if (argc <= first) {
-        fprintf(stderr, "pipeplan check: missing FILE (expected " CLI_USAGE_CHECK ")\n");
+        text_eprintf("pipeplan check: missing FILE (expected " CLI_USAGE_CHECK ")\n");
         return 2;
     }
     argc -= first - 1;
@@ -199,7 +207,7 @@ int cmd_check(int argc, char **argv)
     int n = argc - 1, failed = 0;
     struct checked *all = calloc((size_t)n, sizeof *all);
     if (!all) {
-        fprintf(stderr, "pipeplan: out of memory\n");
+        text_eprintf("pipeplan: out of memory\n");
         return 2;
     }
     /* Validate everything first: on any error, nothing goes to stdout. */
@@ -207,7 +215,7 @@ int cmd_check(int argc, char **argv)
         char err[SPEC_ERR_LEN];
         char *text = fileio_read(argv[i + 1], NULL, err, sizeof err);
         if (!text) {
-            fprintf(stderr, "%s\n", err);
+            text_eprintf("%s\n", err);
             failed++;
             continue;
         }

@@ -12,6 +12,7 @@
 #include "split.h"
 #include "problem.h"
 #include "spec.h"
+#include "text.h"
 #include "tui.h"
 
 static const char explore_usage[] =
@@ -54,7 +55,7 @@ int cmd_explore(int argc, char **argv)
                 return 2;
             if (w >= 0) {
                 if (opt.split || opt.plan_path) {
-                    fprintf(stderr, "pipeplan: %s after %s (expected one plan of yours: "
+                    text_eprintf("pipeplan: %s after %s (expected one plan of yours: "
                             "--split or --plan, once)\n", yours[w],
                             opt.split ? "--split" : "--plan");
                     return 2;
@@ -71,13 +72,13 @@ int cmd_explore(int argc, char **argv)
             } else if (strcmp(arg, "--") == 0) {
                 options_done = true;
             } else {
-                fprintf(stderr, "pipeplan: unknown option '%s' (see pipeplan --help)\n", arg);
+                text_eprintf("pipeplan: unknown option '%s' (see pipeplan --help)\n", arg);
                 return 2;
             }
         } else if (nfiles < 2) {
             files[nfiles++] = arg;
         } else {
-            fprintf(stderr, "pipeplan: unexpected argument '%s' (expected "
+            text_eprintf("pipeplan: unexpected argument '%s' (expected "
                     "pipeplan [NETWORK.ini [PLATFORM.ini]] [options])\n", arg);
             return 2;
         }
@@ -93,20 +94,20 @@ int cmd_explore(int argc, char **argv)
         ? spec_network_load(files[0], err, sizeof err)
         : spec_network_parse(default_network, default_network_path, err, sizeof err);
     if (!net) {
-        fprintf(stderr, "%s\n", err);
+        text_eprintf("%s\n", err);
         return 2;
     }
     struct spec_platform *plat = files[1]
         ? spec_platform_load(files[1], err, sizeof err)
         : spec_platform_parse(default_platform, default_platform_path, err, sizeof err);
     if (!plat) {
-        fprintf(stderr, "%s\n", err);
+        text_eprintf("%s\n", err);
         spec_network_free(net);
         return 2;
     }
     struct problem *pb = problem_create(net, plat, &opt.knobs, err, sizeof err);
     if (!pb) {
-        fprintf(stderr, "pipeplan: %s\n", err);
+        text_eprintf("pipeplan: %s\n", err);
         spec_network_free(net);
         spec_platform_free(plat);
         return 2;
@@ -116,7 +117,7 @@ int cmd_explore(int argc, char **argv)
     if (opt.split) {
         int *gpu = malloc((size_t)pb->L * sizeof *gpu);
         if (!gpu || split_parse(opt.split, pb, gpu, err, sizeof err) < 0) {
-            fprintf(stderr, "pipeplan: bad --split '%s': %s\n", opt.split,
+            text_eprintf("pipeplan: bad --split '%s': %s\n", opt.split,
                     gpu ? err : "out of memory");
             bad = 1;
         }
@@ -124,7 +125,7 @@ int cmd_explore(int argc, char **argv)
     } else if (opt.plan_path) {
         struct plan *pl = planfile_load(opt.plan_path, pb, err, sizeof err);
         if (!pl) {
-            fprintf(stderr, "%s\n", err);
+            text_eprintf("%s\n", err);
             bad = 1;
         }
         plan_free(pl);
@@ -137,7 +138,7 @@ int cmd_explore(int argc, char **argv)
     }
 
     if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
-        fprintf(stderr, "pipeplan: the explorer needs a terminal; use 'pipeplan solve "
+        text_eprintf("pipeplan: the explorer needs a terminal; use 'pipeplan solve "
                 "NETWORK.ini PLATFORM.ini' for scripts\n");
         spec_network_free(net);
         spec_platform_free(plat);

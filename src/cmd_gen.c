@@ -1,5 +1,6 @@
 /* cmd_gen: `pipeplan gen transformer ...`, a network file computed from a
  * transformer's shape (the model is src/transformer.c). */
+#include "text.h"
 #include "transformer.h"
 
 #include <stdbool.h>
@@ -330,14 +331,14 @@ int cmd_gen(int argc, char **argv)
     struct stat st;
     /* refuse before any work; fileio checks again when it renames */
     if (g.out && !g.force && lstat(g.out, &st) == 0) {
-        fprintf(stderr, "pipeplan gen: %s: already exists (use --force to overwrite)\n", g.out);
+        text_eprintf("pipeplan gen: %s: already exists (use --force to overwrite)\n", g.out);
         return 2;
     }
 
     struct spec_network *net = transformer_network(&sh, &run, err, sizeof err);
     char **header = net ? transformer_header(&sh, &run, command) : NULL;
     if (!net || !header) {
-        fprintf(stderr, "pipeplan gen: out of memory\n");
+        text_eprintf("pipeplan gen: out of memory\n");
         spec_network_free(net);
         return 1;
     }
@@ -345,11 +346,11 @@ int cmd_gen(int argc, char **argv)
     rc = 0;
     if (g.out) {
         if (fileio_write_atomic(g.out, g.force, write_network, &ctx, err, sizeof err) < 0) {
-            fprintf(stderr, "pipeplan gen: %s\n", err);
+            text_eprintf("pipeplan gen: %s\n", err);
             rc = 1;
         }
     } else if (write_network(stdout, &ctx) < 0 || fflush(stdout) != 0) {
-        fprintf(stderr, "pipeplan gen: cannot write to standard output\n");
+        text_eprintf("pipeplan gen: cannot write to standard output\n");
         rc = 1;
     }
     transformer_header_free(header);

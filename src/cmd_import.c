@@ -12,6 +12,7 @@
 #include "fileio.h"
 #include "report.h"
 #include "spec.h"
+#include "text.h"
 #include "units.h"
 
 #define TAIL_MAX 120    /* comment lines stay well inside a spec line */
@@ -149,7 +150,7 @@ int cmd_import(int argc, char **argv)
     struct stat st;
     /* refuse before any work; fileio checks again when it renames */
     if (out && !force && lstat(out, &st) == 0) {
-        fprintf(stderr, "pipeplan import: %s: already exists (use --force to overwrite)\n",
+        text_eprintf("pipeplan import: %s: already exists (use --force to overwrite)\n",
                 out);
         return 2;
     }
@@ -157,13 +158,13 @@ int cmd_import(int argc, char **argv)
     char err[SPEC_ERR_LEN];
     char *text = fileio_read(graph, NULL, err, sizeof err);
     if (!text) {
-        fprintf(stderr, "%s\n", err);
+        text_eprintf("%s\n", err);
         return 2;
     }
     struct spec_network *net = import_pipedream(text, graph, micro_batch, err, sizeof err);
     free(text);
     if (!net) {
-        fprintf(stderr, "%s\n", err);
+        text_eprintf("%s\n", err);
         return 2;
     }
 
@@ -187,11 +188,11 @@ int cmd_import(int argc, char **argv)
     int rc = 0;
     if (out) {
         if (fileio_write_atomic(out, force, write_network, &ctx, err, sizeof err) < 0) {
-            fprintf(stderr, "pipeplan import: %s\n", err);
+            text_eprintf("pipeplan import: %s\n", err);
             rc = 1;
         }
     } else if (write_network(stdout, &ctx) < 0 || fflush(stdout) != 0) {
-        fprintf(stderr, "pipeplan import: cannot write to standard output\n");
+        text_eprintf("pipeplan import: cannot write to standard output\n");
         rc = 1;
     }
     spec_network_free(net);

@@ -14,6 +14,7 @@
 #include "simulate.h"
 #include "spec.h"
 #include "split.h"
+#include "text.h"
 #include "units.h"
 #include "worker.h"
 
@@ -40,7 +41,7 @@ int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
         } else if (*i + 1 < argc) {
             *value = argv[++*i];
         } else {
-            fprintf(stderr, "pipeplan: %s needs a value (see pipeplan --help)\n", names[n]);
+            text_eprintf("pipeplan: %s needs a value (see pipeplan --help)\n", names[n]);
             return -2;
         }
         return n;
@@ -52,7 +53,7 @@ int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
  * not say it already. */
 static void bad_value(const char *name, const char *value, const char *why)
 {
-    fprintf(stderr, "pipeplan: bad %s '%s': %s%s\n", name, value, why,
+    text_eprintf("pipeplan: bad %s '%s': %s%s\n", name, value, why,
             strstr(why, "(expected") ? "" : " (see pipeplan --help)");
 }
 
@@ -145,10 +146,10 @@ int cli_parse_planners(const char *list, const char **out, int max)
             if (strcmp(planner_name(i), tok) == 0)
                 name = planner_name(i);
         if (!name) {
-            fprintf(stderr, "pipeplan: unknown planner '%s' (expected ", tok);
+            text_eprintf("pipeplan: unknown planner '%s' (expected ", tok);
             for (int i = 0; i < planner_count(); i++)
-                fprintf(stderr, "%s, ", planner_name(i));
-            fprintf(stderr, "%s (with --split or --plan) or all)\n", planner_given());
+                text_eprintf("%s, ", planner_name(i));
+            text_eprintf("%s (with --split or --plan) or all)\n", planner_given());
             free(copy);
             return -1;
         }
@@ -222,7 +223,7 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
     char err[256];
     struct worker *w = worker_start(&req, err, sizeof err);
     if (!w) {
-        fprintf(stderr, "pipeplan: cannot start the planners: %s\n", err);
+        text_eprintf("pipeplan: cannot start the planners: %s\n", err);
         return -1;
     }
     for (int i = 0; i < n; i++) {
@@ -341,7 +342,7 @@ int cmd_solve(int argc, char **argv)
             case 1:
             case 2:
                 if (sa.split || sa.plan_path) {
-                    fprintf(stderr, "pipeplan: %s after %s (expected one plan of yours: "
+                    text_eprintf("pipeplan: %s after %s (expected one plan of yours: "
                             "--split or --plan, once)\n", value_flags[r],
                             sa.split ? "--split" : "--plan");
                     return 2;
@@ -356,76 +357,76 @@ int cmd_solve(int argc, char **argv)
                 sa.format = export_find(v);
                 if (!sa.format) {
                     char names[160];
-                    fprintf(stderr, "pipeplan: bad --format '%s' (expected %s)\n", v,
+                    text_eprintf("pipeplan: bad --format '%s' (expected %s)\n", v,
                             export_names(names, sizeof names));
                     return 2;
                 }
                 break;
             default:
                 if (!*v) {
-                    fprintf(stderr, "pipeplan: %s needs a file name\n", value_flags[r]);
+                    text_eprintf("pipeplan: %s needs a file name\n", value_flags[r]);
                     return 2;
                 }
                 sa.output = v;
                 break;
             }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "pipeplan solve: unknown option '%s' (see pipeplan --help)\n",
+            text_eprintf("pipeplan solve: unknown option '%s' (see pipeplan --help)\n",
                     argv[i]);
             return 2;
         } else if (nfiles < 2) {
             files[nfiles++] = argv[i];
         } else {
-            fprintf(stderr, "pipeplan solve: unexpected argument '%s' (expected "
+            text_eprintf("pipeplan solve: unexpected argument '%s' (expected "
                     CLI_USAGE_SOLVE ")\n", argv[i]);
             return 2;
         }
     }
     if (nfiles == 0) {
-        fprintf(stderr, "pipeplan solve: missing NETWORK.ini and PLATFORM.ini (expected "
+        text_eprintf("pipeplan solve: missing NETWORK.ini and PLATFORM.ini (expected "
                 CLI_USAGE_SOLVE ")\n");
         return 2;
     }
     if (nfiles == 1) {
-        fprintf(stderr, "pipeplan solve: missing PLATFORM.ini after '%s' (expected "
+        text_eprintf("pipeplan solve: missing PLATFORM.ini after '%s' (expected "
                 CLI_USAGE_SOLVE ")\n", files[0]);
         return 2;
     }
     if (json && sa.format && strcmp(sa.format->name, "json") != 0) {
-        fprintf(stderr, "pipeplan: --json and --format %s (expected one output format)\n",
+        text_eprintf("pipeplan: --json and --format %s (expected one output format)\n",
                 format);
         return 2;
     }
     if (!sa.format)
         sa.format = export_find(json ? "json" : "table");
     if (sa.force && !sa.output) {
-        fprintf(stderr, "pipeplan: --force without -o FILE (expected -o FILE to overwrite)\n");
+        text_eprintf("pipeplan: --force without -o FILE (expected -o FILE to overwrite)\n");
         return 2;
     }
     bool wants_given = false;
     for (int k = 0; k < nplanners; k++)
         wants_given = wants_given || planner_is_given(planners[k]);
     if (wants_given && !sa.split && !sa.plan_path) {
-        fprintf(stderr, "pipeplan: --planner %s needs your plan (expected --split SPEC or "
+        text_eprintf("pipeplan: --planner %s needs your plan (expected --split SPEC or "
                 "--plan FILE)\n", planner_given());
         return 2;
     }
     /* a file that is there stays there: say so before the planners run */
     struct stat st;
     if (sa.output && !sa.force && lstat(sa.output, &st) == 0) {
-        fprintf(stderr, "pipeplan: %s: already exists (use --force to overwrite)\n", sa.output);
+        text_eprintf("pipeplan: %s: already exists (use --force to overwrite)\n", sa.output);
         return 2;
     }
 
     char err[SPEC_ERR_LEN];
     struct spec_network *net = spec_network_load(files[0], err, sizeof err);
     if (!net) {
-        fprintf(stderr, "%s\n", err);
+        text_eprintf("%s\n", err);
         return 2;
     }
     struct spec_platform *plat = spec_platform_load(files[1], err, sizeof err);
     if (!plat) {
-        fprintf(stderr, "%s\n", err);
+        text_eprintf("%s\n", err);
         spec_network_free(net);
         return 2;
     }
@@ -434,7 +435,7 @@ int cmd_solve(int argc, char **argv)
     spec_network_free(net);
     spec_platform_free(plat);
     if (!pb) {
-        fprintf(stderr, "pipeplan: %s\n", err);
+        text_eprintf("pipeplan: %s\n", err);
         return 2;
     }
 
@@ -454,11 +455,11 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
     if (sa->split) {
         int *gpu = malloc((size_t)pb->L * sizeof *gpu);
         if (!gpu) {
-            fprintf(stderr, "pipeplan: out of memory\n");
+            text_eprintf("pipeplan: out of memory\n");
             return -1;
         }
         if (split_parse(sa->split, pb, gpu, err, sizeof err) < 0) {
-            fprintf(stderr, "pipeplan: bad --split '%s': %s\n", sa->split, err);
+            text_eprintf("pipeplan: bad --split '%s': %s\n", sa->split, err);
             free(gpu);
             return -1;
         }
@@ -468,7 +469,7 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
     } else {
         struct plan *pl = planfile_load(sa->plan_path, pb, err, sizeof err);
         if (!pl) {
-            fprintf(stderr, "%s\n", err);
+            text_eprintf("%s\n", err);
             return -1;
         }
         snprintf(source, sizeof source, "--plan %s", sa->plan_path);
@@ -476,7 +477,7 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
         plan_free(pl);
     }
     if (rc < 0) {
-        fprintf(stderr, "pipeplan: your %s: %s\n", sa->split ? "split" : "plan", res->message);
+        text_eprintf("pipeplan: your %s: %s\n", sa->split ? "split" : "plan", res->message);
         planner_result_clear(res);
         return -1;
     }
@@ -493,7 +494,7 @@ static const struct planner_result *export_choice(const struct planner_result *r
         if (sa->one && results[i].planner == sa->one) {
             if (results[i].plan && results[i].status != PLAN_ERROR)
                 return &results[i];
-            fprintf(stderr, "pipeplan: no plan to export from %s (%s)\n",
+            text_eprintf("pipeplan: no plan to export from %s (%s)\n",
                     planner_title(results[i].planner), results[i].message);
             return NULL;
         }
@@ -502,11 +503,11 @@ static const struct planner_result *export_choice(const struct planner_result *r
             best = &results[i];
     }
     if (!best) {
-        fprintf(stderr, "pipeplan: no plan to export\n");
+        text_eprintf("pipeplan: no plan to export\n");
         return NULL;
     }
     if (n > 1 && sa->named)
-        fprintf(stderr, "pipeplan: exporting the best plan shown, %s "
+        text_eprintf("pipeplan: exporting the best plan shown, %s "
                 "(--planner with one NAME picks another)\n", planner_title(best->planner));
     return best;
 }
@@ -532,7 +533,7 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
     bool given = sa->split || sa->plan_path;
     struct planner_result *results = calloc((size_t)nrun + 1, sizeof *results);
     if (!results) {
-        fprintf(stderr, "pipeplan: out of memory\n");
+        text_eprintf("pipeplan: out of memory\n");
         return 2;
     }
     if (given && given_result(pb, sa, &results[nrun]) < 0) {
@@ -595,18 +596,18 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
             rc = 2;
     }
     if (rc != 2 && sa->format->check && sa->format->check(&in, err, sizeof err) < 0) {
-        fprintf(stderr, "pipeplan: cannot write plan %s as %s: %s\n",
+        text_eprintf("pipeplan: cannot write plan %s as %s: %s\n",
                 planner_title(in.res->planner), sa->format->name, err);
         rc = 2;
     }
     if (rc != 2) {
         if (sa->output) {
             if (export_file(sa->output, sa->force, sa->format, &in, err, sizeof err) < 0) {
-                fprintf(stderr, "pipeplan: %s\n", err);
+                text_eprintf("pipeplan: %s\n", err);
                 rc = 2;
             }
         } else if (sa->format->write(stdout, &in) < 0 || fflush(stdout) != 0) {
-            fprintf(stderr, "pipeplan: write error on standard output\n");
+            text_eprintf("pipeplan: write error on standard output\n");
             rc = 2;
         }
     }

@@ -8,17 +8,48 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Report the line of the first NUL byte: FILE:LINE like every other error
+ * in a text file. */
+static void nul_error(const char *path, const char *buf, const char *nul, char *err,
+                      size_t errlen)
+{
+    long line = 1;
+    for (const char *p = buf; p < nul; p++)
+        line += *p == '\n';
+    snprintf(err, errlen, "%s:%ld: a NUL byte (expected a text file)", path, line);
+}
+
 char *fileio_read(const char *path, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* O_NONBLOCK: opening a FIFO without a writer must not wait for one */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: is a directory (expected a file)", path);
-        fclose(f);
+        close(fd);
+        return NULL;
+    }
+    /* a device (/dev/zero, a terminal) may never end: files and pipes only */
+    if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a device (expected a file)", path);
+        close(fd);
+        return NULL;
+    }
+    /* a pipe with a writer is read to its end; without one it is empty */
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     size_t cap = 4096, n = 0;
@@ -43,6 +74,12 @@ char *fileio_read(const char *path, size_t *len, char *err, size_t errlen)
             cap *= 2;
         }
         size_t got = fread(buf + n, 1, cap - n - 1, f);
+        /* binary data (a pipe from /dev/urandom) stops at its first NUL */
+        const char *nul = memchr(buf + n, '\0', got);
+        if (nul) {
+            nul_error(path, buf, nul, err, errlen);
+            goto fail;
+        }
         n += got;
         if (got == 0)
             break;
@@ -52,15 +89,6 @@ char *fileio_read(const char *path, size_t *len, char *err, size_t errlen)
         goto fail;
     }
     buf[n] = '\0';
-    const char *nul = memchr(buf, '\0', n);
-    if (nul) {
-        /* FILE:LINE like every other error in a text file */
-        long line = 1;
-        for (const char *p = buf; p < nul; p++)
-            line += *p == '\n';
-        snprintf(err, errlen, "%s:%ld: a NUL byte (expected a text file)", path, line);
-        goto fail;
-    }
     fclose(f);
     if (len)
         *len = n;
@@ -86,6 +114,37 @@ static int fileio_fault(const char *step)
            : strcmp(f, "erofs") == 0 ? EROFS : 0;
 }
 
+static int write_in_place(const char *path, fileio_writer writer, void *ctx, char *err,
+                          size_t errlen)
+{
+    /* O_NONBLOCK: a FIFO without a reader fails (ENXIO) instead of waiting */
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path,
+                 errno == ENXIO ? "nothing reads from it" : strerror(errno));
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *out = fdopen(fd, "w");
+    if (!out) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    int rc = writer(out, ctx);
+    if (rc == 0 && fflush(out) != 0)
+        rc = -1;
+    int saved = errno;
+    if (fclose(out) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc != 0)
+        snprintf(err, errlen, "%s: write failed: %s", path,
+                 saved ? strerror(saved) : "error while writing");
+    return rc;
+}
+
 int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
                         void *ctx, char *err, size_t errlen)
 {
@@ -94,6 +153,10 @@ int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
         snprintf(err, errlen, "%s: already exists (use --force to overwrite)", path);
         return -1;
     }
+    /* a device or a pipe (/dev/null, a FIFO) is written in place: renaming
+     * a file over it would replace the device itself */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return write_in_place(path, writer, ctx, err, errlen);
     size_t n = strlen(path);
     char *tmp = malloc(n + 16);
     if (!tmp) {

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "text.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "dev"
@@ -100,10 +101,10 @@ static int mistyped_command(const char *arg)
         }
     }
     if (nearest)
-        fprintf(stderr, "pipeplan: '%s' is neither a command (check, gen, import, solve) nor a "
+        text_eprintf("pipeplan: '%s' is neither a command (check, gen, import, solve) nor a "
                 "file; did you mean '%s'?\n", arg, nearest);
     else
-        fprintf(stderr, "pipeplan: '%s' is neither a command (check, gen, import, solve) nor a "
+        text_eprintf("pipeplan: '%s' is neither a command (check, gen, import, solve) nor a "
                 "file (see pipeplan --help)\n", arg);
     return 1;
 }

@@ -254,6 +254,8 @@ struct plan *planfile_parse(const char *text, const char *label, const struct pr
     }
     int rc = 0;
     char *next = copy;
+    if (strncmp(next, "\xEF\xBB\xBF", 3) == 0)   /* a UTF-8 byte order mark */
+        next += 3;
     while (rc == 0 && next) {
         char *s = next;
         char *nl = strchr(s, '\n');

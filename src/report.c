@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "text.h"
 #include "units.h"
 
 const char *report_s(long n)
@@ -15,12 +16,17 @@ static void json_string(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        size_t n = text_utf8_len((const char *)p);
         if (*p == '"' || *p == '\\')
             fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
+        else if (*p < 0x20 || *p == 0x7f)
             fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
+        else if (n == 0)
+            fputs("\\ufffd", out);     /* invalid UTF-8 is no JSON text */
+        else {
+            fwrite(p, 1, n, out);
+            p += n - 1;
+        }
     }
     fputc('"', out);
 }
@@ -162,7 +168,9 @@ int report_table(FILE *out, const struct report *r)
     bool uniform = true;
     for (int p = 1; p < pb->P; p++)
         uniform = uniform && pb->cap[p] == pb->cap[0];
-    fprintf(out, "%s (%d layer%s) on %d GPU%s x %s%s, %s, %s links\n", pb->network, pb->L,
+    char name[4 * SPEC_MAX_LINE + 4], msg[4 * sizeof r->results[0].message];
+    fprintf(out, "%s (%d layer%s) on %d GPU%s x %s%s, %s, %s links\n",
+            text_escape(pb->network, name, sizeof name), pb->L,
             report_s(pb->L), pb->P, report_s(pb->P), units_format_size(pb->cap[0], b1, sizeof b1), uniform ? "" : " (varies)",
             units_format_bandwidth(pb->bandwidth, b2, sizeof b2),
             units_format_time(pb->latency_ms, b3, sizeof b3));
@@ -183,17 +191,20 @@ int report_table(FILE *out, const struct report *r)
         const struct plan *pl = res->plan;
         if (!pl) {
             fprintf(out, "%-16s %-21s %s\n", planner_title(res->planner),
-                    planner_status_name(res->status), res->message);
+                    planner_status_name(res->status), text_escape(res->message, msg, sizeof msg));
             continue;
         }
-        char gap[16] = "-", status[48];
+        char gap[16] = "-", status[48], ratio[16] = "-";
         if (isfinite(planner_gap(res)))
             snprintf(gap, sizeof gap, "%.2f%%", 100 * planner_gap(res));
-        fprintf(out, "%-16s %-21s %10s %10s %10.1f %7.3f %7s  %-17s %d (%s)\n",
+        /* a network without compute has T_lb = 0: no ratio to show */
+        if (lb > 0)
+            snprintf(ratio, sizeof ratio, "%.3f", pl->T / lb);
+        fprintf(out, "%-16s %-21s %10s %10s %10.1f %7s %7s  %-17s %d (%s)\n",
                 planner_title(res->planner),
                 planner_status_text(res->status, res->blocks, status, sizeof status),
                 units_format_time(pl->T, b1, sizeof b1),
-                units_format_time(pl->iteration, b2, sizeof b2), pl->throughput, pl->T / lb,
+                units_format_time(pl->iteration, b2, sizeof b2), pl->throughput, ratio,
                 gap, fit_text(res, b3, sizeof b3), pl->peak_gpu,
                 units_format_size(pl->gpus[pl->peak_gpu].total, b4, sizeof b4));
     }
@@ -213,12 +224,14 @@ int report_table(FILE *out, const struct report *r)
                     "(block bound)\n", planner_title(res->planner), res->blocks, report_s(res->blocks),
                     units_format_time(res->block_bound, b1, sizeof b1));
         if (res->message[0])
-            fprintf(out, "  %s: %s\n", planner_title(res->planner), res->message);
+            fprintf(out, "  %s: %s\n", planner_title(res->planner),
+                    text_escape(res->message, msg, sizeof msg));
     }
     for (int i = 0; i < r->nresults; i++) {
         const struct planner_result *res = &r->results[i];
         if (planner_is_given(res->planner) && res->message[0])
-            fprintf(out, "  %s: %s\n", planner_title(res->planner), res->message);
+            fprintf(out, "  %s: %s\n", planner_title(res->planner),
+                    text_escape(res->message, msg, sizeof msg));
     }
     for (int i = 0; i < r->nresults; i++) {
         const struct planner_result *res = &r->results[i];

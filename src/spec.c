@@ -349,6 +349,11 @@ static void section_begin(struct parser *ps, const char *raw)
         fail_at(ps, ps->line, "section header without ']' (expected [name])");
         return;
     }
+    const char *rest = close + 1 + strspn(close + 1, " \t");
+    if (*rest != '\0' && *rest != ';' && *rest != '#') {
+        fail_at(ps, ps->line, "text after ']' in a section header (expected [name])");
+        return;
+    }
     size_t n = (size_t)(close - raw - 1);
     memcpy(name, raw + 1, n);
     name[n] = '\0';
@@ -889,10 +894,10 @@ double spec_network_compute_ms(const struct spec_network *net)
     return t;
 }
 
-uint64_t spec_network_weights(const struct spec_network *net)
+double spec_network_weights(const struct spec_network *net)
 {
-    uint64_t w = 0;
+    double w = 0;    /* 64-bit sizes near 2^64 would wrap in a uint64_t sum */
     for (int i = 0; i < net->nlayers; i++)
-        w += net->layers[i].weights;
+        w += (double)net->layers[i].weights;
     return w;
 }

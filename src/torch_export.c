@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "text.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -329,12 +330,17 @@ static void write_quoted(FILE *out, const char *s)
 {
     fputc('"', out);
     for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        size_t n = text_utf8_len((const char *)c);
         if (*c == '"' || *c == '\\')
             fprintf(out, "\\%c", *c);
         else if (*c < 0x20 || *c == 0x7f)
             fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
+        else if (n == 0)
+            fputs("\\ufffd", out);     /* invalid UTF-8: Python would not compile it */
+        else {
+            fwrite(c, 1, n, out);
+            c += n - 1;
+        }
     }
     fputc('"', out);
 }

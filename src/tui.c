@@ -18,6 +18,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "text.h"
+
 /* While the ILP runs, the elapsed time on screen ticks this often (ms). */
 #define TICK_MS 200
 
@@ -328,13 +330,13 @@ int tui_run(const struct tui_options *opt, struct spec_network *net,
     if (!t) {
         spec_network_free(net);
         spec_platform_free(plat);
-        fprintf(stderr, "pipeplan: out of memory\n");
+        text_eprintf("pipeplan: out of memory\n");
         return 2;
     }
     if (tui_state_init(t, opt, net, plat, err, sizeof err) < 0) {
         tui_state_free(t);
         free(t);
-        fprintf(stderr, "pipeplan: %s\n", err);
+        text_eprintf("pipeplan: %s\n", err);
         return 2;
     }
     /* the user's locale for the screen, but numbers (JSON exports, spec
@@ -348,7 +350,7 @@ int tui_run(const struct tui_options *opt, struct spec_network *net,
         setvbuf(t->trace, NULL, _IOLBF, 0);
 
     if (signals_install() < 0) {
-        fprintf(stderr, "pipeplan: cannot set up signals: %s\n", strerror(errno));
+        text_eprintf("pipeplan: cannot set up signals: %s\n", strerror(errno));
         t->exit_status = 2;
         goto out;
     }
@@ -356,7 +358,7 @@ int tui_run(const struct tui_options *opt, struct spec_network *net,
     if (!scr) {
         signals_restore();
         const char *term = getenv("TERM");
-        fprintf(stderr, "pipeplan: cannot use the terminal (TERM=%s)\n", term ? term : "unset");
+        text_eprintf("pipeplan: cannot use the terminal (TERM=%s)\n", term ? term : "unset");
         t->exit_status = 2;
         goto out;
     }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "text.h"
 #include "units.h"
 
 #define MIN_COLS 60
@@ -98,8 +99,9 @@ void tui_draw_init(struct tui *t)
 /* ---- text ---- */
 
 /* Copy text from outside (files, messages) so that each code point is one
- * column: controls, invalid or wide characters become '?'; without
- * Unicode, so does anything beyond ASCII. */
+ * column: controls and bytes of invalid UTF-8 become \xNN (a name's ESC
+ * must not drive the terminal), wide characters '?'; without Unicode, so
+ * does any valid character beyond ASCII. */
 static void text_clean(const char *in, char *out, size_t outlen, bool unicode)
 {
     size_t n = 0;
@@ -108,8 +110,16 @@ static void text_clean(const char *in, char *out, size_t outlen, bool unicode)
     const char *p = in;
     while (*p && n + 5 < outlen) {
         unsigned char c = (unsigned char)*p;
+        size_t valid = text_utf8_len(p);
+        bool c1 = c == 0xC2 && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] < 0xA0;
+        if (c < 0x20 || c == 0x7f || valid == 0 || c1) {
+            snprintf(out + n, outlen - n, "\\x%02X", c);
+            n += 4;
+            p++;
+            continue;
+        }
         if (c < 0x80) {
-            out[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+            out[n++] = (char)c;
             p++;
             continue;
         }
@@ -118,9 +128,7 @@ static void text_clean(const char *in, char *out, size_t outlen, bool unicode)
         if (len == (size_t)-1 || len == (size_t)-2 || len == 0 || wcwidth(wc) != 1) {
             memset(&st, 0, sizeof st);
             out[n++] = '?';
-            p++;
-            while (!unicode && ((unsigned char)*p & 0xc0) == 0x80)
-                p++;
+            p += valid;
             continue;
         }
         memcpy(out + n, p, len);
@@ -1032,8 +1040,11 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
             continue;
         pad_to(&pn, c_note);
         if (wide) {
-            char b[32];
-            putf(&pn, fig, "  %5.3f  %d (%s)", pl->T / problem_lower_bound(pb), pl->peak_gpu,
+            char b[32], ratio[16] = "    -";
+            /* a network without compute has T_lb = 0: no ratio to show */
+            if (problem_lower_bound(pb) > 0)
+                snprintf(ratio, sizeof ratio, "%5.3f", pl->T / problem_lower_bound(pb));
+            putf(&pn, fig, "  %s  %d (%s)", ratio, pl->peak_gpu,
                  fmt_size(pl->gpus[pl->peak_gpu].total, b, sizeof b));
             put(&pn, fig, "  ");
         } else {

@@ -272,7 +272,10 @@ static void child_redirect(const char *log_path)
         dup2(in, STDIN_FILENO);
         close(in);
     }
-    int out = log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
+    /* O_NONBLOCK: a FIFO nobody reads must not hold the planners up */
+    int out = log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK, 0644) : -1;
+    if (out >= 0)
+        fcntl(out, F_SETFL, fcntl(out, F_GETFL) & ~O_NONBLOCK);
     if (out < 0)
         out = open("/dev/null", O_WRONLY);
     if (out >= 0) {

@@ -1,0 +1,29 @@
+/* text: bytes from files and the command line shown safely. A name may
+ * hold control characters or invalid UTF-8; they must not reach a
+ * terminal raw (an ESC would drive it) nor break a JSON string. Pure C,
+ * no I/O beyond the stream given. */
+#ifndef PIPEPLAN_TEXT_H
+#define PIPEPLAN_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Bytes of the valid UTF-8 character at s (1 for ASCII, 2 to 4 beyond;
+ * overlong forms, surrogates and code points above U+10FFFF are invalid),
+ * or 0 when s starts with an invalid sequence or the NUL. */
+size_t text_utf8_len(const char *s);
+
+/* Copy s into buf (truncated to fit len) with every control character
+ * (C0, DEL, C1) and every byte of invalid UTF-8 written as \xNN; printable
+ * ASCII and valid UTF-8 stay. Returns buf. */
+char *text_escape(const char *s, char *buf, size_t len);
+
+/* Write s escaped as above, except that newlines and tabs stay. Returns
+ * what fputs returns. */
+int text_fputs(const char *s, FILE *out);
+
+/* fprintf to stderr with the result escaped by text_fputs: every message
+ * may quote a file's names or values. */
+void text_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,82 @@
+#!/bin/sh
+# The explorer with hostile inputs (issue 12), through tmux at 80x24: names
+# holding control characters and invalid UTF-8 are escaped on screen; a
+# network file that disappears, is half written, turns into a directory or
+# a FIFO while the explorer reloads it keeps the last good network and
+# says why in one line; 1,024 GPUs draw without a crash.
+. "$PIPEPLAN_SRCDIR/tests/lib.sh"
+. "$PIPEPLAN_SRCDIR/tests/tui_lib.sh"
+cd "$PIPEPLAN_SRCDIR" || exit 1
+
+PLAT="$(pwd)/data/platforms/v100-16gb-pcie-4.ini"
+set -f
+
+layer() {   # layer NAME FORWARD BACKWARD WEIGHTS ACTIVATION
+    printf '[layer %s]\nforward = %s\nbackward = %s\nweights = %s\nactivation = %s\n' "$@"
+}
+
+# ---- names with controls: escaped, never sent raw ----
+{ printf '[network]\nname = n\033[31mRED\007\nmicro_batch = 8\n'
+  layer "$(printf 'a\033[2J\377')" 1ms 2ms 1MB 9MB
+  layer b 3ms 4ms 2MB 1MB; } >"$TMP/ctl.ini"
+tui_start ctl 80 24 -- ctl.ini "$PLAT" --work-limit 20
+expect_screen ctl "a network name with ESC and BEL: escaped" 'n\\x1B\[31mRED\\x07'
+expect_screen ctl "the cursor's layer name: escaped, invalid UTF-8 too" 'a\\x1B\[2J\\xFF'
+keys ctl q
+expect_screen ctl "quits" "^EXITED:0$"
+
+# ---- reload of a file that changes or disappears ----
+{ printf '[network]\nname = good\nmicro_batch = 8\n'
+  layer a 1ms 2ms 1MB 1MB; layer b 3ms 4ms 2MB 1MB; layer c 5ms 6ms 3MB 1MB; } >"$TMP/net.ini"
+cp "$TMP/net.ini" "$TMP/net.good"
+tui_start rl 80 24 -- net.ini "$PLAT" --work-limit 20
+expect_screen rl "the network opens" "good"
+# gone
+rm "$TMP/net.ini"
+keys rl r
+expect_screen rl "reload of a removed file: says why, keeps the last good" \
+    "^net\.ini: cannot open: No such file or directory \(kept the last good files\)" "good"
+# half written: the file ends inside a layer
+head -n 10 "$TMP/net.good" >"$TMP/net.ini"
+keys rl r
+expect_screen rl "reload of a half-written file: FILE:LINE, kept" \
+    "^net\.ini:9: \[layer b\] has no 'backward'" "the last good files\)" "good"
+# a directory
+rm "$TMP/net.ini"
+mkdir "$TMP/net.ini"
+keys rl r
+expect_screen rl "reload of a directory: says so, kept" \
+    "^net\.ini: is a directory \(expected a file\) \(kept the last good files\)" "good"
+# a FIFO nobody writes: no hang
+rmdir "$TMP/net.ini"
+mkfifo "$TMP/net.ini"
+keys rl r
+expect_screen rl "reload of a FIFO: no hang, kept" \
+    "^net\.ini:1: empty file" "the last good files\)" "good"
+# emptied
+rm "$TMP/net.ini"
+: >"$TMP/net.ini"
+keys rl r
+expect_screen rl "reload of an emptied file: kept" "^net\.ini:1: empty file" "good"
+# back, changed: the new one is taken
+sed 's/^name = good/name = better/' "$TMP/net.good" >"$TMP/net.ini"
+keys rl r
+expect_screen rl "reload of a good file again: taken" "reloaded net\.ini" "better"
+keys rl q
+expect_screen rl "reload session quits" "^EXITED:0$"
+
+# ---- 1,024 GPUs at 80x24 ----
+sed 's/^gpus = .*/gpus = 1024/' "$PLAT" >"$TMP/p1024.ini"
+awk 'BEGIN { print "[network]\nname = wide\nmicro_batch = 1"
+    for (i = 0; i < 40; i++)
+        printf "[layer l%d]\nforward = %dus\nbackward = %dus\nweights = %dKB\nactivation = %dKB\n",
+               i, 100 + i % 7, 200 + i % 5, 10 + i % 13, 1 + i % 11 }' >"$TMP/l40.ini"
+# the ILP on 1,024 GPUs is beyond seconds today: the baselines are shown
+tui_start wide 80 24 -- l40.ini p1024.ini --work-limit 1 --blocks 2
+expect_screen wide "1,024 GPUs: the explorer draws" "GPUs 1024" "mem-aware DP"
+keys wide j j j
+expect_screen wide "1,024 GPUs: still drawing after keys" "GPUs 1024"
+keys wide q
+expect_screen wide "1,024 GPUs: quits" "^EXITED:0$"
+
+finish
