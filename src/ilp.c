@@ -2067,8 +2067,218 @@ static void warm_start(struct search *s)
     free(gpu);
 }
 
-int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
-              struct planner_result *res, struct ilp_stats *stats)
+/* ---- more GPUs than blocks ----
+ *
+ * A plan puts its B blocks on at most B GPUs, and GPUs differ only in
+ * their free memory (cap - reserved; links are uniform): a plan on any B
+ * GPUs moves to the B with the most free memory, largest to largest, and
+ * still fits with the same schedule. So the search runs on those B alone
+ * and its plans come back relabelled; the model then grows with the
+ * blocks, not the GPUs (on 1,024 GPUs building it took minutes). */
+struct gpu_subset {
+    const struct problem *pb;    /* the caller's */
+    const struct ilp_options *opt;
+    int *order;                  /* [P] GPUs by free memory, most first */
+    /* The subset's network bound holds for plans on K GPUs, and a plan of
+     * the layers may use more when there are more layers than blocks:
+     * then the caller's network gets the bounds that hold for any plan
+     * of its own (NAN when the blocks are the layers). */
+    double net_bound;
+};
+
+static double free_memory(const struct problem *pb, int p)
+{
+    return pb->cap[p] - pb->reserved[p];
+}
+
+static const struct problem *order_pb;
+
+static int by_free_memory(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    double fa = free_memory(order_pb, a), fb = free_memory(order_pb, b);
+    return fa > fb ? -1 : fa < fb ? 1 : a - b;
+}
+
+/* pl (on GPUs 0..K-1 of the subset) on the caller's GPUs, evaluated. */
+static struct plan *subset_plan_out(const struct gpu_subset *g, const struct plan *pl)
+{
+    struct plan *out = plan_new(pl->L, g->pb->P);
+    if (!out)
+        return NULL;
+    for (int i = 0; i < pl->L; i++)
+        out->gpu[i] = g->order[pl->gpu[i]];
+    out->T = pl->T;
+    memcpy(out->start, pl->start, 2 * (size_t)pl->L * sizeof *out->start);
+    if (plan_evaluate(out, g->pb) != 0) {
+        plan_free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The caller's plan on the subset, when it uses at most K GPUs: its GPUs
+ * in order of free memory onto the subset's, which have at least as much. */
+static struct plan *subset_plan_in(const struct gpu_subset *g, const struct problem *sub,
+                                   const struct plan *pl)
+{
+    if (!pl || pl->L != sub->L || pl->P != g->pb->P || plan_gpus_used(pl) > sub->P)
+        return NULL;
+    int *to = malloc((size_t)pl->P * sizeof *to);
+    struct plan *in = plan_new(pl->L, sub->P);
+    if (!to || !in) {
+        free(to);
+        plan_free(in);
+        return NULL;
+    }
+    for (int p = 0; p < pl->P; p++)
+        to[p] = -1;
+    for (int i = 0; i < pl->L; i++)
+        to[pl->gpu[i]] = 0;
+    for (int k = 0, next = 0; k < pl->P; k++)
+        if (to[g->order[k]] == 0)
+            to[g->order[k]] = next++ + 1;
+    for (int i = 0; i < pl->L; i++)
+        in->gpu[i] = to[pl->gpu[i]] - 1;
+    in->T = pl->T;
+    memcpy(in->start, pl->start, 2 * (size_t)pl->L * sizeof *in->start);
+    free(to);
+    if (plan_evaluate(in, sub) != 0) {
+        plan_free(in);
+        return NULL;
+    }
+    return in;
+}
+
+static void subset_progress(void *ctx, const struct ilp_progress *p)
+{
+    const struct gpu_subset *g = ctx;
+    struct ilp_progress q = *p;
+    if (isfinite(g->net_bound)) {
+        q.block_bound = isfinite(p->block_bound) ? fmax(p->block_bound, p->bound) : p->bound;
+        q.bound = g->net_bound;
+    }
+    struct plan *out = p->plan ? subset_plan_out(g, p->plan) : NULL;
+    q.plan = out;
+    if (!p->plan || out)
+        g->opt->on_progress(g->opt->ctx, &q);
+    plan_free(out);
+}
+
+static void subset_trace(void *ctx, const char *line)
+{
+    const struct gpu_subset *g = ctx;
+    g->opt->on_trace(g->opt->ctx, line);
+}
+
+/* The baselines plan the layers on every GPU, and may use more than the
+ * subset: the ILP never returns worse than the best that fits. */
+static void subset_keep_baseline(const struct problem *pb, struct planner_result *res)
+{
+    struct plan *best = NULL;
+    for (int i = 0; i < planner_count(); i++) {
+        struct planner_result b;
+        if (planner_is_solver(planner_name(i)))
+            continue;
+        if (planner_run(planner_name(i), pb, &b) == 0 && b.plan && b.plan->fits &&
+            (pb->layout == LAYOUT_ANY || plan_is_contiguous(b.plan)) &&
+            (!best || b.plan->objective < best->objective)) {
+            plan_free(best);
+            best = b.plan;
+            b.plan = NULL;
+        }
+        planner_result_clear(&b);
+    }
+    bool have = res->plan && res->plan->fits && res->believed_fit;
+    if (!best || (have && res->plan->objective <= best->objective)) {
+        plan_free(best);
+        return;
+    }
+    plan_free(res->plan);
+    res->plan = best;
+    res->believed_fit = true;
+    res->message[0] = '\0';
+    double obj = best->objective;
+    bool proven = isfinite(res->bound) && (obj - res->bound) / obj <= ILP_GAP;
+    res->status = proven ? PLAN_OPTIMAL : res->status == PLAN_TIMEOUT ? PLAN_TIMEOUT
+                  : PLAN_FEASIBLE;
+}
+
+static int solve(const struct problem *pb, const struct ilp_options *opt,
+                 struct planner_result *res, struct ilp_stats *stats, bool network);
+
+static int solve_on_subset(const struct problem *pb, const struct ilp_options *opt, int K,
+                           struct planner_result *res, struct ilp_stats *stats)
+{
+    struct gpu_subset g = { pb, opt, malloc((size_t)pb->P * sizeof(int)), NAN };
+    if (K < pb->L) {
+        double t = problem_load_bound(pb);
+        bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
+        g.net_bound = fmax(problem_objective_bound(pb),
+                           flushed ? (pb->m - 1) * t + problem_compute_ms(pb) : t);
+    }
+    struct problem *sub = problem_copy(pb);
+    if (!g.order || !sub) {
+        free(g.order);
+        problem_free(sub);
+        memset(res, 0, sizeof *res);
+        res->planner = "ilp";
+        res->status = PLAN_ERROR;
+        res->bound = res->block_bound = NAN;
+        snprintf(res->message, sizeof res->message, "out of memory");
+        return 0;
+    }
+    for (int p = 0; p < pb->P; p++)
+        g.order[p] = p;
+    order_pb = pb;
+    qsort(g.order, (size_t)pb->P, sizeof *g.order, by_free_memory);
+    sub->P = K;
+    for (int k = 0; k < K; k++) {
+        sub->cap[k] = pb->cap[g.order[k]];
+        sub->reserved[k] = pb->reserved[g.order[k]];
+    }
+    struct ilp_options so = *opt;
+    struct plan *warm = subset_plan_in(&g, sub, opt->warm);
+    so.warm = warm;
+    so.ctx = &g;
+    so.on_progress = opt->on_progress ? subset_progress : NULL;
+    so.on_trace = opt->on_trace ? subset_trace : NULL;
+    /* the subset's relaxation would bound plans on K GPUs only */
+    int rc = solve(sub, &so, res, stats, !isfinite(g.net_bound));
+    if (rc == 0 && isfinite(g.net_bound)) {
+        /* what the subset proved for the layers holds for the blocks */
+        res->block_bound = isfinite(res->block_bound) ? fmax(res->block_bound, res->bound)
+                           : res->bound;
+        res->bound = g.net_bound;
+        if (res->status == PLAN_OPTIMAL && res->plan) {
+            double obj = res->plan->objective;
+            res->status = (obj - res->bound) / obj <= ILP_GAP ? PLAN_OPTIMAL : PLAN_BLOCK_OPTIMAL;
+        } else if (res->status == PLAN_INFEASIBLE) {
+            res->status = PLAN_NO_FIT;
+            snprintf(res->message, sizeof res->message,
+                     "no plan of the %d blocks fits (proven for the blocks, not the layers)", K);
+        }
+    }
+    if (rc == 0 && res->plan) {
+        struct plan *out = subset_plan_out(&g, res->plan);
+        plan_free(res->plan);
+        res->plan = out;
+        if (!out) {
+            res->status = PLAN_ERROR;
+            snprintf(res->message, sizeof res->message, "out of memory");
+        }
+    }
+    if (rc == 0 && res->status != PLAN_ERROR)
+        subset_keep_baseline(pb, res);
+    plan_free(warm);
+    problem_free(sub);
+    free(g.order);
+    return rc;
+}
+
+/* network: also bound the network's own layers (the relaxation) */
+static int solve(const struct problem *pb, const struct ilp_options *opt,
+                 struct planner_result *res, struct ilp_stats *stats, bool network)
 {
     struct ilp_options defaults;
     struct ilp_stats local;
@@ -2129,7 +2339,7 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     struct search r;
     struct ilp_options ropt;
     struct ilp_stats rstats;
-    bool relax = s.B < pb->L, net_done = false;
+    bool relax = network && s.B < pb->L, net_done = false;
     memset(&r, 0, sizeof r);
     if (relax && relaxed_init(&r, &s, &ropt, &rstats) != 0) {
         relax = false;
@@ -2240,4 +2450,18 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
     problem_free(s.bp);
     plan_free(s.best);
     return 0;
+}
+
+int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
+              struct planner_result *res, struct ilp_stats *stats)
+{
+    struct ilp_options defaults;
+    if (!opt) {
+        ilp_options_init(&defaults);
+        opt = &defaults;
+    }
+    int K = pb && pb->L >= 1 && pb->P >= 1 ? ilp_blocks(pb, opt->blocks) : 0;
+    if (K > 0 && pb->P > K)
+        return solve_on_subset(pb, opt, K, res, stats);
+    return solve(pb, opt, res, stats, true);
 }
