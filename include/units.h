@@ -14,7 +14,11 @@
  * file and line. Leading/trailing blanks are allowed, a blank between the
  * number and the unit too. */
 
-/* "1.9ms", "250us", "0.5 s" -> milliseconds. */
+/* The longest time a spec file holds, ms (about 31 years): writers that
+ * take times from elsewhere (import) refuse longer ones. */
+#define UNITS_MAX_MS 1e12
+
+/* "1.9ms", "250us", "0.5 s" -> milliseconds, at most UNITS_MAX_MS. */
 int units_parse_time(const char *text, double *ms, char *err, size_t errlen);
 
 /* "37.6KB", "16GiB", "512B" -> bytes; fractional bytes round to nearest. */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "units.h"
+
 #define OP_MAX 48            /* keeps "[layer nodeN-Op]" far below a spec line */
 #define NAME_MAX_LEN 64
 #define TAIL_MAX 120         /* the path in `source` stays within a spec line */
@@ -205,6 +207,9 @@ static const char *decimal_to_ms(const struct decimal *d, double *out)
         return "not a finite number";
     if (d->negative && v != 0.0)
         return "negative";
+    /* what a network file holds: the imported file must read back */
+    if (v > UNITS_MAX_MS)
+        return "too large (at most 1000000000000 ms)";
     *out = v;
     return NULL;
 }

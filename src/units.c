@@ -153,7 +153,7 @@ int units_parse_time(const char *text, double *ms, char *err, size_t errlen)
     if (parse_with_unit(text, time_units, "us, ms or s", &num, &u, err, errlen) < 0)
         return -1;
     *ms = num.value * u->factor;
-    if (!isfinite(*ms) || *ms > 1e12) {
+    if (!isfinite(*ms) || *ms > UNITS_MAX_MS) {
         set_err(err, errlen, "time out of range");
         return -1;
     }
@@ -186,7 +186,10 @@ int units_parse_size(const char *text, uint64_t *bytes, char *err, size_t errlen
         set_err(err, errlen, "size does not fit in 64 bits");
         return -1;
     }
-    u128 v = (num.mantissa * u->exact + scale / 2) / scale;
+    /* (x + scale/2) / scale without the sum, which can pass 2^128 when x
+     * is just below it (36 digits, most after the point) */
+    u128 x = num.mantissa * u->exact;
+    u128 v = x / scale + (x % scale >= scale - scale / 2 ? 1 : 0);
     if (v > (u128)UINT64_MAX) {
         set_err(err, errlen, "size does not fit in 64 bits");
         return -1;

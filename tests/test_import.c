@@ -130,7 +130,7 @@ static void test_times_convert_like_the_c_compiler(void **state)
     struct spec_network *net = import_text(
         NODE(1, "Linear", "4.423", "0.539", "1.0", "0.0")
         NODE(2, "Linear", "635.902", "1.5e-3", "1.0", "0.0")
-        NODE(3, "Linear", "0.000000000000000000000000123", "12345678901234567890.5", "1.0", "0.0")
+        NODE(3, "Linear", "0.000000000000000000000000123", "123456789012.345678901", "1.0", "0.0")
         EDGE(1, 2) EDGE(2, 3));
     assert_non_null(net);
     assert_true(layer(net, 0)->forward_ms == 4.423);
@@ -138,7 +138,9 @@ static void test_times_convert_like_the_c_compiler(void **state)
     assert_true(layer(net, 1)->forward_ms == 635.902);
     assert_true(layer(net, 1)->backward_ms == 1.5e-3);
     assert_true(fabs(layer(net, 2)->forward_ms - 1.23e-25) < 1e-38);
-    assert_true(fabs(layer(net, 2)->backward_ms / 12345678901234567890.5 - 1.0) < 1e-15);
+    /* 21 digits, more than a double holds, below the longest time a
+     * network file holds (UNITS_MAX_MS) */
+    assert_true(fabs(layer(net, 2)->backward_ms / 123456789012.345678901 - 1.0) < 1e-15);
     spec_network_free(net);
 }
 
@@ -227,6 +229,15 @@ static void test_bad_sizes_are_rejected(void **state)
                  1, "more than 2^64 - 1");
     assert_fails(NODE(1, "Linear", "-1.000", "0.0", "1.0", "0.0"), 1, "negative");
     assert_fails(NODE(1, "Linear", "0.0", "1e400", "1.0", "0.0"), 1, "not a finite number");
+    /* fuzz_import: a time no network file holds was imported, and the
+     * file written was one check refuses */
+    assert_fails(NODE(1, "Linear", "0.0", "1e13", "1.0", "0.0"), 1,
+                 "bad backward_compute_time '1e13' for node1: too large (at most "
+                 "1000000000000 ms)");
+    struct spec_network *net = import_text(NODE(1, "Linear", "1e12", "0.0", "1.0", "0.0"));
+    assert_non_null(net);
+    assert_true(layer(net, 0)->forward_ms == 1e12);
+    spec_network_free(net);
 }
 
 /* ---- the cut's own overflow ---- */

@@ -62,6 +62,17 @@ static void test_size_decimal_and_binary_are_exact(void **state)
     assert_int_equal(b, 102);
     assert_int_equal(units_parse_size("18446744073709551615B", &b, err, sizeof err), 0);
     assert_true(b == UINT64_MAX);
+    /* halves round up, exactly */
+    assert_int_equal(units_parse_size("0.5B", &b, err, sizeof err), 0);
+    assert_int_equal(b, 1);
+    assert_int_equal(units_parse_size("0.499999999999999999999999999999999999B", &b, err,
+                                      sizeof err), 0);
+    assert_int_equal(b, 0);
+    /* fuzz_units: 36 digits whose product with the unit is just below
+     * 2^128; adding the half for rounding wrapped it round to 0 bytes */
+    assert_int_equal(units_parse_size("0.000000000309485009821345068724781055TiB", &b, err,
+                                      sizeof err), 0);
+    assert_int_equal(b, 340);
 }
 
 static void test_size_rejects_overflow_and_bad_units(void **state)
