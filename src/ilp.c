@@ -2173,7 +2173,7 @@ static void subset_trace(void *ctx, const char *line)
 
 /* The baselines plan the layers on every GPU, and may use more than the
  * subset: the ILP never returns worse than the best that fits. */
-static void subset_keep_baseline(const struct problem *pb, struct planner_result *res)
+static bool subset_keep_baseline(const struct problem *pb, struct planner_result *res)
 {
     struct plan *best = NULL;
     for (int i = 0; i < planner_count(); i++) {
@@ -2192,7 +2192,7 @@ static void subset_keep_baseline(const struct problem *pb, struct planner_result
     bool have = res->plan && res->plan->fits && res->believed_fit;
     if (!best || (have && res->plan->objective <= best->objective)) {
         plan_free(best);
-        return;
+        return false;
     }
     plan_free(res->plan);
     res->plan = best;
@@ -2202,10 +2202,15 @@ static void subset_keep_baseline(const struct problem *pb, struct planner_result
     bool proven = isfinite(res->bound) && (obj - res->bound) / obj <= ILP_GAP;
     res->status = proven ? PLAN_OPTIMAL : res->status == PLAN_TIMEOUT ? PLAN_TIMEOUT
                   : PLAN_FEASIBLE;
+    return true;
 }
 
 static int solve(const struct problem *pb, const struct ilp_options *opt,
                  struct planner_result *res, struct ilp_stats *stats, bool network);
+
+/* GPUs beyond this many times the blocks make the search run on the
+ * blocks' count of GPUs */
+#define SUBSET_FACTOR 4
 
 static int solve_on_subset(const struct problem *pb, const struct ilp_options *opt, int K,
                            struct planner_result *res, struct ilp_stats *stats)
@@ -2268,8 +2273,14 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
             snprintf(res->message, sizeof res->message, "out of memory");
         }
     }
-    if (rc == 0 && res->status != PLAN_ERROR)
-        subset_keep_baseline(pb, res);
+    if (rc == 0 && res->status != PLAN_ERROR && subset_keep_baseline(pb, res) &&
+        opt->on_progress) {
+        struct ilp_progress q = {
+            .elapsed = res->seconds, .plan = res->plan, .objective = res->plan->objective,
+            .bound = res->bound, .block_bound = res->block_bound, .blocks = K,
+        };
+        opt->on_progress(opt->ctx, &q);
+    }
     plan_free(warm);
     problem_free(sub);
     free(g.order);
@@ -2460,8 +2471,16 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
         ilp_options_init(&defaults);
         opt = &defaults;
     }
-    int K = pb && pb->L >= 1 && pb->P >= 1 ? ilp_blocks(pb, opt->blocks) : 0;
-    if (K > 0 && pb->P > K)
-        return solve_on_subset(pb, opt, K, res, stats);
+    if (pb && pb->L >= 1 && pb->P >= 1) {
+        /* a plan of the layers uses at most L GPUs: more are never needed.
+         * Far more GPUs than blocks (the model grows with both) and the
+         * blocks' count of GPUs serves the blocks, at the price of the
+         * network's relaxation bound (see solve_on_subset). */
+        int B = ilp_blocks(pb, opt->blocks), K = pb->P < pb->L ? pb->P : pb->L;
+        if (K > SUBSET_FACTOR * B)
+            return solve_on_subset(pb, opt, B, res, stats);
+        if (K < pb->P)
+            return solve_on_subset(pb, opt, K, res, stats);
+    }
     return solve(pb, opt, res, stats, true);
 }

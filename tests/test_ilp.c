@@ -950,6 +950,52 @@ static void ilp_never_worse_than_baselines_random(void **state)
     assert_true(compared >= 8);
 }
 
+/* More GPUs than blocks: the search runs on the roomiest GPUs alone. Caps
+ * rise with the GPU's index, so the plans must come back relabelled onto
+ * the caller's GPUs; the network bound must hold for every layer plan (the
+ * enumeration, which may use every GPU), and no baseline may do better. */
+static void more_gpus_than_blocks(void **state)
+{
+    (void)state;
+    fx_seed(4242);
+    int compared = 0;
+    for (int k = 0; k < 6; k++) {
+        bool exact = k % 3 == 2;            /* blocks 0: the layers, fewer than the GPUs */
+        /* exact: fewer layers than GPUs, the layers' count of GPUs; else
+         * over four times as many GPUs (and layers) as blocks */
+        int L = exact ? 3 + (int)fx_rnd(2) : 5 + (int)fx_rnd(2);
+        int P = exact ? L + 1 + (int)fx_rnd(2) : 5 + (int)fx_rnd(2);
+        int blocks = exact ? 0 : 1;
+        struct problem *pb = fx_random(L, P, &ilp_spread);
+        pb->layout = k % 2 ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
+        double base = (2.0 + 0.5 * fx_rnd(3)) * pb_single_copy_memory(pb) / P;
+        for (int p = 0; p < P; p++) {
+            pb->cap[p] = base * (0.8 + 0.2 * p);
+            pb->reserved[p] = 0;
+        }
+        struct planner_result res;
+        struct progress_log log;
+        ilp_run_logged(pb, blocks, SHORT_WORK, &res, &log);
+        char where[64];
+        snprintf(where, sizeof where, "instance %d (L %d, P %d, blocks %d)", k, L, P, blocks);
+        if (res.plan && res.plan->fits) {
+            assert_int_equal(res.plan->P, P);
+            assert_plan_sound(res.plan, pb, where);
+        }
+        compared += check_against_baselines(pb, &res, where);
+        check_progress(&log, pb, &res, where);
+        double best = enumerate_best(pb);
+        if (isfinite(best) && res.bound > best * (1 + 1e-9))
+            fail_msg("%s: bound %.9g above a plan of the layers, %.9g", where, res.bound, best);
+        if (res.status == PLAN_INFEASIBLE && isfinite(best))
+            fail_msg("%s: infeasible, but %.9g fits", where, best);
+        progress_free(&log);
+        fx_result_clear(&res);
+        fx_problem_free(pb);
+    }
+    assert_true(compared >= 6);
+}
+
 static struct problem *load_real(const char *network, enum layout_kind layout)
 {
     const char *dir = getenv("PIPEPLAN_SRCDIR");
@@ -1583,6 +1629,7 @@ int main(int argc, char **argv)
         FX_TEST(uneven_caps_place_heavy_pair_on_larger_gpu),
         FX_TEST(one_micro_batch_minimises_latency_only),
         FX_TEST(ilp_never_worse_than_baselines_random),
+        FX_TEST(more_gpus_than_blocks),
         FX_TEST(ilp_never_worse_than_baselines_real_data),
         FX_TEST(progress_reports_are_monotone_and_replay),
         FX_TEST(noncontiguous_plan_fits_where_no_contiguous_one_does),
