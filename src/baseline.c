@@ -403,12 +403,12 @@ static void dp_fill_scan(struct dp *d, double T, int S)
  * then the most slack, then the first j: dp_fill_scan's updates in its
  * order come to that. So each cell takes the candidates j in order of
  * (X, j) from a heap of the ends within a period of load, and stops at
- * the first that is valid there (after its ties in X, for the slack).
+ * the first that is valid there (after its ties in X, for the slack, up
+ * to DP_TIES of them).
  * A stage's memory is summed exactly as the scan sums it, layer by layer
  * down from j - 1, and kept per j, so each sum is extended, never redone.
  * With distinct X the heap's top rarely changes and a row costs about
- * L log L; ties in X (identical cuts) make every tie be summed, as the
- * scan does. */
+ * L log L; ties in X (identical cuts) are summed up to DP_TIES each. */
 
 static bool key_less(const struct dp *d, int a, int b)
 {
@@ -468,6 +468,12 @@ static double stage_layers(struct dp *d, int j, int i, double T, double room)
     return d->sum[j];
 }
 
+/* The least X decides; among its ties the most slack, looked for among
+ * the first DP_TIES after the first valid end only: identical cuts (a
+ * chain of equal layers) tie everywhere, and summing every tie made a
+ * cell cost the whole window (100,000 such layers: hours). */
+#define DP_TIES 64
+
 static void dp_fill_cells(struct dp *d, double T, int S)
 {
     const struct problem *pb = d->pb;
@@ -501,11 +507,11 @@ static void dp_fill_cells(struct dp *d, double T, int S)
                 continue;
             double in_c = i > 0 ? pb->c[i - 1] : 0;
             double in_buf = i > 0 ? 2 * pb->a[i - 1] : 0;
-            int nheld = 0, best = -1;
+            int nheld = 0, best = -1, ties = 0;
             double bestX = INFINITY, bestSl = -INFINITY;
             while (n > 0) {
                 int j = d->heap[0];
-                if (best >= 0 && d->xj[j] > bestX)
+                if (best >= 0 && (d->xj[j] > bestX || ++ties > DP_TIES))
                     break;
                 heap_pop(d, &n);
                 /* beyond a period of load from i: from every later i too */
