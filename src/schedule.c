@@ -510,31 +510,56 @@ static int sched_place(struct sched *s, bool compact)
     return 0;
 }
 
-/* Largest free stretch on GPU p, circularly, among the ops placed. */
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Largest free stretch on GPU p, circularly, among the ops placed: after
+ * each op's end, up to the next start (its own start a period on at the
+ * latest). The next start is found in the sorted offsets, its neighbours
+ * measured as the scan over every op measured them (a scan per op was
+ * quadratic: 25,000 ops on a GPU, at each of a long search's periods). */
 static double sched_largest_gap(const struct sched *s, int p)
 {
     const int *ops = s->slot + s->base[p];
+    double *at = malloc(((size_t)s->count[p] + 1) * sizeof *at);
+    int m = 0;
+    for (int j = 0; at && j < s->count[p]; j++)
+        if (op_dur(s, ops[j]) > SCHED_EPS)
+            at[m++] = s->off[ops[j]];
+    if (!at || m == 0) {
+        free(at);
+        return s->T;   /* nothing placed (or no memory to look): all free */
+    }
+    qsort(at, (size_t)m, sizeof *at, cmp_double);
     double best = 0.0;
-    bool any = false;
     for (int j = 0; j < s->count[p]; j++) {
         int a = ops[j];
         if (op_dur(s, a) <= SCHED_EPS)
             continue;
-        any = true;
         double end = s->off[a] + op_dur(s, a);
         double gap = s->T - op_dur(s, a);
-        for (int q = 0; q < s->count[p]; q++) {
-            int b = ops[q];
-            if (q == j || op_dur(s, b) <= SCHED_EPS)
-                continue;
-            double g = mod_t(s->off[b] - end, s->T);
+        double e = mod_t(end, s->T);
+        int lo = 0, hi = m;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (at[mid] < e)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (int k = lo - 1; k <= lo + 1; k++) {
+            double g = mod_t(at[(k % m + m) % m] - end, s->T);
             if (g < gap)
                 gap = g;
         }
         if (gap > best)
             best = gap;
     }
-    return any ? best : s->T;
+    free(at);
+    return best;
 }
 
 /* Lexicographic: fitting or not, the objective, memory over the caps, the
