@@ -472,7 +472,7 @@ static double stage_layers(struct dp *d, int j, int i, double T, double room)
  * the first DP_TIES after the first valid end only: identical cuts (a
  * chain of equal layers) tie everywhere, and summing every tie made a
  * cell cost the whole window (100,000 such layers: hours). */
-#define DP_TIES 64
+#define DP_TIES 8
 
 static void dp_fill_cells(struct dp *d, double T, int S)
 {
