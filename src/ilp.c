@@ -2086,18 +2086,16 @@ struct gpu_subset {
     double net_bound;
 };
 
-static double free_memory(const struct problem *pb, int p)
-{
-    return pb->cap[p] - pb->reserved[p];
-}
+/* A GPU and its free memory (cap - reserved), to sort by. */
+struct gpu_room {
+    double room;
+    int p;
+};
 
-static const struct problem *order_pb;
-
-static int by_free_memory(const void *x, const void *y)
+static int by_room(const void *x, const void *y)
 {
-    int a = *(const int *)x, b = *(const int *)y;
-    double fa = free_memory(order_pb, a), fb = free_memory(order_pb, b);
-    return fa > fb ? -1 : fa < fb ? 1 : a - b;
+    const struct gpu_room *a = x, *b = y;
+    return a->room > b->room ? -1 : a->room < b->room ? 1 : a->p - b->p;
 }
 
 /* pl (on GPUs 0..K-1 of the subset) on the caller's GPUs, evaluated. */
@@ -2223,8 +2221,10 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
                            flushed ? (pb->m - 1) * t + problem_compute_ms(pb) : t);
     }
     struct problem *sub = problem_copy(pb);
-    if (!g.order || !sub) {
+    struct gpu_room *rooms = malloc((size_t)pb->P * sizeof *rooms);
+    if (!g.order || !sub || !rooms) {
         free(g.order);
+        free(rooms);
         problem_free(sub);
         memset(res, 0, sizeof *res);
         res->planner = "ilp";
@@ -2234,9 +2234,11 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
         return 0;
     }
     for (int p = 0; p < pb->P; p++)
-        g.order[p] = p;
-    order_pb = pb;
-    qsort(g.order, (size_t)pb->P, sizeof *g.order, by_free_memory);
+        rooms[p] = (struct gpu_room){ pb->cap[p] - pb->reserved[p], p };
+    qsort(rooms, (size_t)pb->P, sizeof *rooms, by_room);
+    for (int p = 0; p < pb->P; p++)
+        g.order[p] = rooms[p].p;
+    free(rooms);
     sub->P = K;
     for (int k = 0; k < K; k++) {
         sub->cap[k] = pb->cap[g.order[k]];
