@@ -202,25 +202,84 @@ static int inst_cmp(const void *x, const void *y)
     return (a->o > b->o) - (a->o < b->o);
 }
 
+/* The replay sorts K copies of the same 2L operations, copy j shifted by
+ * j periods: sorting copy 0 once and laying every copy out in that order
+ * leaves K sorted runs to merge (n log K, not n log n; 100,000 layers
+ * replay 2 M instances). Rounding a shifted start can create a tie that
+ * copy 0 did not have, so each run is first put in exact order (an
+ * insertion pass, linear on a sorted run); the merge then gives exactly
+ * what one sort of the whole array would. */
+static void run_fix(unsigned char *a, long len, size_t size,
+                    int (*cmp)(const void *, const void *))
+{
+    unsigned char tmp[64];
+    for (long i = 1; i < len; i++) {
+        if (cmp(a + (size_t)(i - 1) * size, a + (size_t)i * size) <= 0)
+            continue;
+        memcpy(tmp, a + (size_t)i * size, size);
+        long k = i;
+        while (k > 0 && cmp(a + (size_t)(k - 1) * size, tmp) > 0) {
+            memcpy(a + (size_t)k * size, a + (size_t)(k - 1) * size, size);
+            k--;
+        }
+        memcpy(a + (size_t)k * size, tmp, size);
+    }
+}
+
+_Static_assert(sizeof(struct inst) <= 64 && sizeof(struct mem_event) <= 64, "run_fix buffer");
+
+static int runs_sort(void *base, long n, long len, size_t size,
+                     int (*cmp)(const void *, const void *))
+{
+    unsigned char *a = base;
+    for (long i = 0; i < n; i += len)
+        run_fix(a + (size_t)i * size, i + len <= n ? len : n - i, size, cmp);
+    if (len >= n)
+        return 0;
+    unsigned char *b = malloc((size_t)n * size), *src = a, *dst = b;
+    if (!b)
+        return -1;
+    for (long w = len; w < n; w *= 2) {
+        for (long lo = 0; lo < n; lo += 2 * w) {
+            long mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            long x = lo, y = mid, k = lo;
+            while (x < mid && y < hi) {
+                long from = cmp(src + (size_t)y * size, src + (size_t)x * size) < 0 ? y++ : x++;
+                memcpy(dst + (size_t)k++ * size, src + (size_t)from * size, size);
+            }
+            if (x < mid)
+                memcpy(dst + (size_t)k * size, src + (size_t)x * size, (size_t)(mid - x) * size);
+            else if (y < hi)
+                memcpy(dst + (size_t)k * size, src + (size_t)y * size, (size_t)(hi - y) * size);
+        }
+        unsigned char *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, (size_t)n * size);
+    free(b);
+    return 0;
+}
+
 static int build_instances(struct sim *s)
 {
-    long n = s->K * 2L * s->L;
+    long ops = 2L * s->L, n = s->K * ops;
     s->in = malloc((size_t)n * sizeof *s->in);
     if (!s->in)
         return -1;
-    long k = 0;
-    for (long j = 0; j < s->K; j++)
-        for (int o = 0; o < 2 * s->L; o++) {
-            s->in[k].t = s->pl->start[o] + (double)j * s->T;
-            s->in[k].d = op_dur(s, o);
-            s->in[k].j = j;
-            s->in[k].o = o;
-            s->in[k].gpu = op_gpu(s, o);
-            k++;
+    for (int o = 0; o < ops; o++)
+        s->in[o] = (struct inst){ s->pl->start[o], op_dur(s, o), 0, o, op_gpu(s, o) };
+    qsort(s->in, (size_t)ops, sizeof *s->in, inst_cmp);
+    for (long j = 1; j < s->K; j++)
+        for (long k = 0; k < ops; k++) {
+            struct inst *x = &s->in[j * ops + k];
+            *x = s->in[k];
+            x->t = s->pl->start[x->o] + (double)j * s->T;
+            x->j = j;
         }
     s->nin = n;
-    qsort(s->in, (size_t)n, sizeof *s->in, inst_cmp);
-    return 0;
+    return runs_sort(s->in, n, ops, sizeof *s->in, inst_cmp);
 }
 
 /* Every instance of every operation against its chain predecessor in the
@@ -415,18 +474,33 @@ static int measure_memory(struct sim *s)
         free(count);
         return -1;
     }
-    long k = 0;
-    for (long j = 0; j < s->kmem; j++)
-        for (int i = 0; i < s->L; i++) {
+    long ops = 2L * s->L, k = 0;
+    for (long j = 0; j < s->kmem; j++) {
+        /* Copy 0 sorted, the others laid out in its order (runs_sort). */
+        if (j == 1)
+            qsort(ev, (size_t)ops, sizeof *ev, mem_cmp);
+        for (long e = 0; e < ops; e++) {
+            int i = j == 0 ? (int)(e / 2) : ev[e].layer;
+            bool acquire = j == 0 ? e % 2 == 0 : ev[e].kind == MEM_ACQUIRE;
             double from = pl->start[i] + (double)j * s->T;
             double to = pl->start[s->L + i] + (double)j * s->T + pb->b[i];
-            ev[k++] = (struct mem_event){ from, j, i, MEM_ACQUIRE };
-            if (to - from > s->tol)
+            if (acquire)
+                ev[k++] = (struct mem_event){ from, j, i, MEM_ACQUIRE };
+            else if (to - from > s->tol)
                 ev[k++] = (struct mem_event){ to - s->tol, j, i, MEM_RELEASE };
             else
                 ev[k++] = (struct mem_event){ from, j, i, MEM_RELEASE_EMPTY };
         }
-    qsort(ev, (size_t)n, sizeof *ev, mem_cmp);
+    }
+    if (s->kmem == 1)
+        qsort(ev, (size_t)n, sizeof *ev, mem_cmp);
+    else if (runs_sort(ev, n, ops, sizeof *ev, mem_cmp) < 0) {
+        free(ev);
+        free(cur);
+        free(top);
+        free(count);
+        return -1;
+    }
 
     for (k = 0; k < n; k++) {
         int i = ev[k].layer, p = pl->gpu[i];
