@@ -126,7 +126,8 @@ static void say(int fd, const char *step, double sec, double rss, const char *no
         _exit(3);
 }
 
-static void run_baseline(int fd, const char *name, const struct problem *pb)
+static void run_baseline(int fd, const char *name, const char *step,
+                         const struct problem *pb)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -142,7 +143,7 @@ static void run_baseline(int fd, const char *name, const struct problem *pb)
         else
             snprintf(note, sizeof note, "T=%.6gms%s", res.plan->T,
                      res.plan->fits ? "" : ",no_fit");
-        say(fd, name, now() - t0, peak_mib(), note);
+        say(fd, step, now() - t0, peak_mib(), note);
         _exit(0);
     }
     int st = 0;
@@ -151,7 +152,7 @@ static void run_baseline(int fd, const char *name, const struct problem *pb)
     if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         char note[96];
         snprintf(note, sizeof note, "stopped_after_%.0fs", limit_sec);
-        say(fd, name, INFINITY, NAN, note);
+        say(fd, step, INFINITY, NAN, note);
     }
 }
 
@@ -180,8 +181,26 @@ static void run_size(int fd, const char *net_path)
     for (int i = 0; i < planner_count(); i++) {
         const char *name = planner_name(i);
         if (!planner_is_solver(name))
-            run_baseline(fd, name, pb);
+            run_baseline(fd, name, name, pb);
     }
+    /* The memory-aware planners again under a cap that binds: 60 % of
+     * the room the dp's plan takes without one, so they split by memory
+     * (steps *_tight, outside the target's total). */
+    struct planner_result loose;
+    if (planner_run("dp", pb, &loose) == 0 && loose.plan) {
+        double reserved = 0;
+        for (int p = 0; p < pb->P; p++)
+            reserved = fmax(reserved, pb->reserved[p]);
+        struct problem *tight = problem_copy(pb);
+        if (tight) {
+            for (int p = 0; p < tight->P; p++)
+                tight->cap[p] = floor(reserved + 0.6 * (loose.plan->peak_memory - reserved));
+            run_baseline(fd, "dp", "dp_tight", tight);
+            run_baseline(fd, "pipedream", "pipedream_tight", tight);
+            problem_free(tight);
+        }
+    }
+    planner_result_clear(&loose);
     problem_free(pb);
     _exit(0);
 }
@@ -219,7 +238,7 @@ static int measure_size(int k, const char *net_path)
         s->sec[k] = sec;
         s->rss[k] = rss;
         snprintf(s->note[k], sizeof s->note[k], "%s", note);
-        if (strcmp(name, "coarsen") != 0) {
+        if (strcmp(name, "coarsen") != 0 && !strstr(name, "_tight")) {
             total += sec;
             complete = complete && isfinite(sec);
         }
@@ -456,7 +475,7 @@ static void print_table(void)
 {
     printf("\nScale: time (s) and peak memory (MiB) per step; growth = time ratio per 10x "
            "layers (near-linear: about 10-14)\n\n");
-    printf("%-11s", "step");
+    printf("%-15s", "step");
     for (int k = 0; k < nsizes; k++)
         printf(" %9ld", sizes[k]);
     for (int k = 1; k < nsizes; k++)
@@ -466,7 +485,7 @@ static void print_table(void)
     printf("  note\n");
     for (int i = 0; i < nsteps; i++) {
         struct step *s = &steps[i];
-        printf("%-11s", s->name);
+        printf("%-15s", s->name);
         for (int k = 0; k < nsizes; k++) {
             char b[32];
             fmt_sec(s->sec[k], b, sizeof b);
