@@ -404,6 +404,11 @@ static int plot_write(const char *path, const struct csv_row *rows, long nrows, 
                 next[k + m++] = sc.pts[q].y;
         se->n = k;
         next += 2 * k;
+        if (k == 0) {
+            /* in the legend all the same: that it never fits is an answer */
+            size_t len = strlen(sc.pts[i].label);
+            snprintf(sc.pts[i].label + len, sizeof sc.pts[i].label - len, " (fits at no cap)");
+        }
         i = j;
     }
     bool one_sched = !sc.varies[SWEEP_COL_SCHEDULE];

@@ -31,8 +31,8 @@ static const char help_text[] =
     "                                     join the shards of a sweep\n"
     "       pipeplan --help | --version\n"
     "\n"
-    "Commands: check, gen, import, solve, sweep (each also takes --help). Any other first\n"
-    "argument opens the explorer: an existing file is its network file.\n"
+    "Commands: check, gen, import, solve, sweep (each also takes --help). Any\n"
+    "other first argument opens the explorer: an existing file is its network file.\n"
     "\n"
     "Knob options, for solve and the explorer (they override the files):\n"
     CLI_HELP_KNOBS
