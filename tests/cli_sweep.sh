@@ -193,7 +193,7 @@ run sweep "$TMP/quoted.ini" $PLAT --gpus 2 --planner dp -o "$TMP/q.csv"
 expect_status 0 "the quoted rows read back on resume"
 
 # ---- --plot ----
-run sweep $NET $PLAT --gpus 2,4 --memory 1GB:3GB:500MB --schedule pipedream --planner dp,uniform \
+run sweep $NET $PLAT --gpus 2,4 --memory 1GB:8GB:1GB --schedule pipedream --planner dp,uniform \
     -o "$TMP/plot.csv" --plot "$TMP/plot.svg"
 expect_status 0 "sweep with --plot"
 svg="$TMP/plot.svg"
@@ -206,9 +206,13 @@ done
 if grep -qF 'tiny on four, pipedream: best period against the memory cap' "$svg" &&
    grep -qF '>memory cap per GPU (GB)</text>' "$svg" && grep -qF '>period (ms)</text>' "$svg"; then
     ok "title and axis units"; else not_ok "title/axes"; fi
-# the DP stops fitting below some cap on 2 GPUs: a cross there
-if [ "$(grep -c '<path class="mark"' "$svg")" -ge 1 ]; then ok "where a planner stops fitting is marked"; else
-    not_ok "no mark"; fi
+# each of the four stops fitting below some cap: a cross there
+if [ "$(grep -c '<path class="mark"' "$svg")" -eq 4 ]; then ok "where a planner stops fitting is marked"; else
+    not_ok "marks: $(grep -c '<path class="mark"' "$svg")"; fi
+run sweep $NET $PLAT --gpus 2 --memory 1GB,2GB --planner dp -o "$TMP/none.csv" --plot "$TMP/none.svg"
+if grep -qF '>mem-aware DP, 2 GPUs (fits at no cap)</text>' "$TMP/none.svg" &&
+   [ "$(grep -c '<path class="mark"' "$TMP/none.svg")" -eq 0 ]; then
+    ok "a planner that fits nowhere says so in the legend"; else not_ok "fits nowhere"; fi
 # well-formed XML: python3's parser where there is one, else tags balanced
 if command -v python3 >/dev/null 2>&1; then
     if python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$svg"; then
