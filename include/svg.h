@@ -15,6 +15,7 @@ struct svg_chart {
     const char *title, *xlabel, *ylabel;
     int nseries;
     const struct svg_series *series;
+    double xmin, xmax;           /* x range to show at least (when xmax > xmin) */
 };
 
 /* The document (caller frees), or NULL when out of memory. Text is

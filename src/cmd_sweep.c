@@ -377,6 +377,12 @@ static int plot_write(const char *path, const struct csv_row *rows, long nrows, 
         goto out;
     }
     qsort(sc.pts, (size_t)sc.n, sizeof *sc.pts, point_cmp);
+    /* every cap swept on the axis, those where nothing fits too */
+    double xmin = INFINITY, xmax = -INFINITY;
+    for (long i = 0; i < sc.n; i++) {
+        xmin = fmin(xmin, sc.pts[i].gb);
+        xmax = fmax(xmax, sc.pts[i].gb);
+    }
     int ns = 0;
     double *next = xy;
     for (long i = 0; i < sc.n;) {
@@ -427,7 +433,7 @@ static int plot_write(const char *path, const struct csv_row *rows, long nrows, 
         .title = title, .xlabel = "memory cap per GPU (GB)",
         .ylabel = !one_sched ? "period or iteration time (ms)"
                   : iter ? "iteration time (ms)" : "period (ms)",
-        .nseries = ns, .series = series,
+        .nseries = ns, .series = series, .xmin = xmin, .xmax = xmax,
     };
     char *doc = svg_chart_render(&chart);
     if (!doc) {

@@ -91,6 +91,10 @@ char *svg_chart_render(const struct svg_chart *c)
             y0 = fmin(y0, c->series[s].y[i]);
             y1 = fmax(y1, c->series[s].y[i]);
         }
+    if (c->xmax > c->xmin) {
+        x0 = fmin(x0, c->xmin);
+        x1 = fmax(x1, c->xmax);
+    }
     if (!(x0 <= x1)) {
         x0 = 0;
         x1 = 1;

@@ -248,7 +248,7 @@ static void test_svg_structure(void **state)
         { "a <b> & \"c\"", 1, x2, y2, -1 },
         { "never fits", 0, NULL, NULL, -1 },
     };
-    struct svg_chart c = { "t & t", "memory cap per GPU (GB)", "period (ms)", 3, s };
+    struct svg_chart c = { "t & t", "memory cap per GPU (GB)", "period (ms)", 3, s, 0, 0 };
     char *doc = svg_chart_render(&c);
     assert_non_null(doc);
     assert_int_equal(count(doc, "<polyline "), 3);
@@ -263,9 +263,17 @@ static void test_svg_structure(void **state)
     assert_non_null(strstr(doc, ">80</text>"));
     assert_non_null(strstr(doc, "text-anchor=\"end\">0</text>"));
     assert_null(strstr(doc, "nan"));
+    assert_null(strstr(doc, ">100</text>"));
+    free(doc);
+    /* the caps swept where nothing fits are on the axis all the same */
+    c.xmin = 20;
+    c.xmax = 100;
+    doc = svg_chart_render(&c);
+    assert_non_null(strstr(doc, ">20</text>"));
+    assert_non_null(strstr(doc, ">100</text>"));
     free(doc);
     /* no series at all: still a chart with its axes */
-    struct svg_chart empty = { "none", "x", "y", 0, NULL };
+    struct svg_chart empty = { "none", "x", "y", 0, NULL, 0, 0 };
     doc = svg_chart_render(&empty);
     assert_non_null(doc);
     assert_int_equal(count(doc, "<polyline "), 0);
