@@ -773,11 +773,10 @@ static int sweep_run(const struct sweep_args *a)
     if (output_open(a, header, nheader, size, &cf) < 0)
         goto out;
     int np = a->grid->nplanners;
-    long total = 0, todo = 0, rows_done = cf.nrows, rows_total = 0;
+    long total = 0, rows_done = cf.nrows;
     for (long i = a->shard; i < size; i += a->nshards)
         total++;
-    rows_total = total * np;
-    todo = total - 0;
+    long rows_total = total * np;
     /* settings with every row already there are skipped */
     long complete = 0;
     for (long r = 0; r < cf.nrows;) {
@@ -787,7 +786,7 @@ static int sweep_run(const struct sweep_args *a)
         complete += q - r == np;
         r = q;
     }
-    todo = total - complete;
+    long todo = total - complete;
     if (cf.nrows > 0)
         text_eprintf("pipeplan sweep: %s: resuming: %ld of %ld rows there, %ld setting%s "
                      "to run\n", a->output, cf.nrows, rows_total, todo, todo == 1 ? "" : "s");

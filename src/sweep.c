@@ -243,7 +243,8 @@ char *sweep_grid_describe(const struct sweep_grid *g, char *buf, size_t len)
         for (int i = 0; i < g->n[a] && at < len; i++) {
             int64_t v = g->values[a][i];
             const char *sep = i ? "," : "";
-            if (v <= 0 && g->n[a] == 1 && (v == 0 || v == -1))
+            bool enum_axis = a == SWEEP_SCHEDULE || a == SWEEP_LAYOUT;
+            if (v == (enum_axis ? -1 : 0))
                 w = snprintf(buf + at, len - at, "files");
             else if (a == SWEEP_SCHEDULE)
                 w = snprintf(buf + at, len - at, "%s%s", sep,

@@ -173,6 +173,11 @@ static void test_grid_order_and_shards(void **state)
                         "networks=2 gpus=4,8 memory=40000000000,80000000000,120000000000 "
                         "micro_batches=files schedule=1f1b,pipedream layout=files "
                         "planners=ilp,dp");
+    /* 1f1b and any, given, are not "as in the files" */
+    assert_int_equal(sweep_grid_set(g, SWEEP_SCHEDULE, "1f1b", err, sizeof err), 0);
+    assert_int_equal(sweep_grid_set(g, SWEEP_LAYOUT, "any", err, sizeof err), 0);
+    assert_non_null(strstr(sweep_grid_describe(g, line, sizeof line),
+                           " schedule=1f1b layout=any planners"));
     /* the row key: setting and planner, one to one */
     assert_int_equal(sweep_row_key(g, 0, "ilp"), 0);
     assert_int_equal(sweep_row_key(g, 0, "dp"), 1);
