@@ -9,6 +9,8 @@ struct svg_series {
     int n;
     const double *x, *y;         /* [n], finite, x increasing */
     int mark;                    /* index of the point to cross, or -1 */
+    int colour;                  /* index into a palette of 10 */
+    int dash;                    /* 0 solid, then 3 dash patterns (modulo 4) */
 };
 
 struct svg_chart {

@@ -276,6 +276,8 @@ static int csv_writer(FILE *out, void *ctx)
 
 struct plot_point {
     char key[256];               /* the series: network, knobs but memory, planner */
+    size_t group_len;            /* the key without its planner: one dash per group */
+    int planner;                 /* registry index: one colour per planner */
     char label[200];
     double gb, y;
     bool fits;
@@ -340,9 +342,17 @@ static void point_visit(char **f, void *ctx)
     struct plot_scan *sc = ctx;
     struct plot_point *pt = &sc->pts[sc->n++];
     bool pipedream = strcmp(f[SWEEP_COL_SCHEDULE], "pipedream") == 0;
-    snprintf(pt->key, sizeof pt->key, "%.60s|%.6s|%.12s|%.10s|%.12s|%.16s",
-             f[SWEEP_COL_NETWORK], f[SWEEP_COL_GPUS], f[SWEEP_COL_MICRO_BATCHES],
-             f[SWEEP_COL_SCHEDULE], f[SWEEP_COL_LAYOUT], f[SWEEP_COL_PLANNER]);
+    pt->planner = 0;
+    for (int p = 0; p < planner_count(); p++)
+        if (strcmp(planner_name(p), f[SWEEP_COL_PLANNER]) == 0)
+            pt->planner = p;
+    /* numbers padded, so that the series sort as numbers: 4, 8, 16 */
+    int w = snprintf(pt->key, sizeof pt->key, "%.60s|%06ld|%08ld|%.10s|%.12s|",
+                     f[SWEEP_COL_NETWORK], strtol(f[SWEEP_COL_GPUS], NULL, 10),
+                     strtol(f[SWEEP_COL_MICRO_BATCHES], NULL, 10), f[SWEEP_COL_SCHEDULE],
+                     f[SWEEP_COL_LAYOUT]);
+    pt->group_len = w > 0 ? (size_t)w : 0;
+    snprintf(pt->key + pt->group_len, sizeof pt->key - pt->group_len, "%02d", pt->planner);
     pt->gb = strtod(f[SWEEP_COL_MEMORY], NULL) / 1e9;
     pt->y = f[pipedream ? SWEEP_COL_PERIOD : SWEEP_COL_ITERATION][0]
             ? strtod(f[pipedream ? SWEEP_COL_PERIOD : SWEEP_COL_ITERATION], NULL) : NAN;
@@ -383,13 +393,18 @@ static int plot_write(const char *path, const struct csv_row *rows, long nrows, 
         xmin = fmin(xmin, sc.pts[i].gb);
         xmax = fmax(xmax, sc.pts[i].gb);
     }
-    int ns = 0;
+    int ns = 0, group = 0;
     double *next = xy;
     for (long i = 0; i < sc.n;) {
         long j = i;
         while (j < sc.n && strcmp(sc.pts[j].key, sc.pts[i].key) == 0)
             j++;
         struct svg_series *se = &series[ns++];
+        if (i > 0 && (sc.pts[i].group_len != sc.pts[i - 1].group_len ||
+                      strncmp(sc.pts[i].key, sc.pts[i - 1].key, sc.pts[i].group_len) != 0))
+            group++;
+        se->colour = sc.pts[i].planner;
+        se->dash = group;
         int k = 0;
         bool below_fails = false;
         se->mark = -1;

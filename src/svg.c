@@ -77,6 +77,9 @@ static const char *const colours[] = {
     "#bcbd22", "#17becf"
 };
 #define NCOLOURS (int)(sizeof colours / sizeof colours[0])
+static const char *const dashes[4] = {
+    "", " stroke-dasharray=\"8 4\"", " stroke-dasharray=\"2 3\"", " stroke-dasharray=\"8 3 2 3\""
+};
 
 char *svg_chart_render(const struct svg_chart *c)
 {
@@ -160,9 +163,8 @@ char *svg_chart_render(const struct svg_chart *c)
     add(&b, "</text>\n</g>\n<g class=\"series\" fill=\"none\" stroke-width=\"2\">\n");
     for (int s = 0; s < c->nseries; s++) {
         const struct svg_series *se = &c->series[s];
-        const char *col = colours[s % NCOLOURS];
-        /* the same colour again later: dashed, so lines stay apart */
-        const char *dash = s >= NCOLOURS ? " stroke-dasharray=\"6 3\"" : "";
+        const char *col = colours[abs(se->colour) % NCOLOURS];
+        const char *dash = dashes[abs(se->dash) % 4];
         add(&b, "<polyline stroke=\"%s\"%s points=\"", col, dash);
         for (int i = 0; i < se->n; i++)
             add(&b, "%s%.1f,%.1f", i ? " " : "", PX(se->x[i]), PY(se->y[i]));
@@ -181,8 +183,8 @@ char *svg_chart_render(const struct svg_chart *c)
     double ly = top + ph + 62;
     for (int s = 0; s < c->nseries; s++, ly += 18) {
         add(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-            "stroke-width=\"2\"%s/>\n", left, ly - 4, left + 30, ly - 4, colours[s % NCOLOURS],
-            s >= NCOLOURS ? " stroke-dasharray=\"6 3\"" : "");
+            "stroke-width=\"2\"%s/>\n", left, ly - 4, left + 30, ly - 4,
+            colours[abs(c->series[s].colour) % NCOLOURS], dashes[abs(c->series[s].dash) % 4]);
         add(&b, "<text class=\"entry\" x=\"%.1f\" y=\"%.1f\">", left + 38, ly);
         add_text(&b, c->series[s].label);
         add(&b, "</text>\n");

@@ -249,9 +249,9 @@ static void test_svg_structure(void **state)
     (void)state;
     double x1[] = { 40, 60, 80 }, y1[] = { 30, 20, 10 }, x2[] = { 80 }, y2[] = { 12 };
     struct svg_series s[] = {
-        { "mem-aware DP, 4 GPUs", 3, x1, y1, 0 },
-        { "a <b> & \"c\"", 1, x2, y2, -1 },
-        { "never fits", 0, NULL, NULL, -1 },
+        { "mem-aware DP, 4 GPUs", 3, x1, y1, 0, 1, 0 },
+        { "a <b> & \"c\"", 1, x2, y2, -1, 1, 1 },
+        { "never fits", 0, NULL, NULL, -1, 12, 2 },
     };
     struct svg_chart c = { "t & t", "memory cap per GPU (GB)", "period (ms)", 3, s, 0, 0 };
     char *doc = svg_chart_render(&c);
@@ -260,6 +260,9 @@ static void test_svg_structure(void **state)
     assert_int_equal(count(doc, "<text class=\"entry\""), 3);
     assert_int_equal(count(doc, "<path class=\"mark\""), 1);
     assert_int_equal(count(doc, "<svg "), 1);
+    /* colour per planner, dash per group: the first two share a colour */
+    assert_int_equal(count(doc, "stroke=\"#d62728\""), 2 * 2 + 1);
+    assert_int_equal(count(doc, "stroke-dasharray=\"8 4\""), 2);
     assert_int_equal(count(doc, "</svg>"), 1);
     assert_non_null(strstr(doc, ">a &lt;b&gt; &amp; &quot;c&quot;</text>"));
     assert_non_null(strstr(doc, ">t &amp; t</text>"));
