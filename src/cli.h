@@ -1,15 +1,18 @@
 /* cli: the subcommands of the pipeplan binary. Each takes the argv slice
  * starting at its own name and returns the process exit status:
- * 0 success, 1 "no plan fits" (solve), 2 bad input or usage. */
+ * 0 success, 1 "no plan fits" (solve) or "settings absent" (sweep --merge),
+ * 2 bad input or usage, 128+N stopped by signal N (sweep). */
 #ifndef PIPEPLAN_CLI_H
 #define PIPEPLAN_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 int cmd_check(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 int cmd_explore(int argc, char **argv);   /* argv[0]: the program */
 
 struct knobs;
@@ -34,6 +37,22 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a);
  * -2 after saying that the value is missing. */
 int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
                    const char **value);
+
+struct problem;
+struct planner_result;
+/* Run the planners `order` (registry names, none the user's) on pb as
+ * solve does, in a worker process, and fill results[0..nrun-1] in that
+ * order (each to free with planner_result_clear). With `stop`, a nonzero
+ * *stop (a signal handler's flag) cancels the run. Returns 0, or -1 (after
+ * saying why, unless stopped) with nothing to free. */
+int cli_run_planners(const struct problem *pb, const char *const *order, int nrun,
+                     const struct ilp_args *ilp, struct planner_result *results,
+                     const volatile sig_atomic_t *stop);
+/* What solve does with the results before showing them: the best bound
+ * proven for the network given to every result, and every plan checked
+ * by the simulator (status error when it disagrees). Returns the elements
+ * the ILP worked on (pb->L if none). */
+int cli_finish_results(const struct problem *pb, struct planner_result *results, int n);
 
 /* "pipeplan CMD: message" on stderr; returns 2, the usage exit status. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -89,6 +108,26 @@ int cli_parse_planners(const char *list, const char **out, int max);
     "  -o, --output FILE        write to FILE (atomically) instead of standard output\n" \
     "  --force                  replace an existing FILE\n"
 
+#define CLI_HELP_SWEEP \
+    "  --gpus LIST              GPU counts, e.g. 4,8,16\n" \
+    "  --memory LIST|START:STOP:STEP  caps per GPU, e.g. 40GB,80GB or\n" \
+    "                           40GB:141GB:10GB (exact bytes; STOP when a step\n" \
+    "                           lands on it)\n" \
+    "  --micro-batches LIST     micro-batches per iteration, e.g. 8,16\n" \
+    "  --schedule LIST          1f1b, pipedream or both\n" \
+    "  --layout LIST            any, contiguous or both\n" \
+    "                           (a knob not given is as in the files)\n" \
+    "  --planner NAME[,NAME...]|all  planners per setting (default all)\n" \
+    "  --time-limit, --work-limit, --blocks, --threads  the ILP's, as for solve\n" \
+    "  --shard I/N              only settings numbered I mod N (I from 0 to N-1)\n" \
+    "  -o, --output FILE.csv    the rows; an existing FILE from the same inputs\n" \
+    "                           and grid is resumed, another one refused\n" \
+    "  --force                  start FILE over\n" \
+    "  --plot FILE.svg          the memory/period frontier of FILE's rows\n" \
+    "                           (rewritten on every run)\n" \
+    "  --merge A.csv B.csv...   join shards into -o FILE (nothing written and\n" \
+    "                           exit 1 when a setting is absent)\n"
+
 #define CLI_HELP_IMPORT \
     "  --micro-batch N          samples per batch the profile was measured at\n" \
     "                           (required; the profile does not say)\n" \
@@ -129,6 +168,8 @@ int cli_parse_planners(const char *list, const char **out, int max);
 #define CLI_SOLVE_DEFAULT_SECONDS "10"
 
 #define CLI_USAGE_SOLVE "pipeplan solve NETWORK.ini PLATFORM.ini [options]"
+#define CLI_USAGE_SWEEP "pipeplan sweep NETWORK.ini... PLATFORM.ini [grid options] -o FILE.csv"
+#define CLI_USAGE_MERGE "pipeplan sweep --merge A.csv B.csv... -o FILE.csv [--force] [--plot FILE.svg]"
 #define CLI_USAGE_CHECK "pipeplan check FILE..."
 #define CLI_USAGE_GEN "pipeplan gen transformer (--preset NAME | --layers N --hidden H --heads A\n" \
     "                    --ffn F --vocab V --seq S) --gpu GPU [options] [-o OUT.ini] [--force]"

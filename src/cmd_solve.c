@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -211,9 +212,12 @@ bad:
 }
 
 /* Run the planners in a worker process (CBC writes to stdout, which must
- * stay ours) and collect one result per planner, in request order. */
+ * stay ours) and collect one result per planner, in request order. With
+ * `stop`, a nonzero *stop (set by a signal handler) cancels the worker:
+ * -1, the results cleared. */
 static int run_planners(const struct problem *pb, const char *const *planners, int n,
-                        const struct ilp_args *ilp, struct planner_result *results)
+                        const struct ilp_args *ilp, struct planner_result *results,
+                        const volatile sig_atomic_t *stop)
 {
     struct worker_request req = {
         .pb = pb, .planners = planners, .nplanners = n, .time_limit = ilp->time_limit,
@@ -235,14 +239,24 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
     }
     int next = 0;
     for (;;) {
+        if (stop && *stop) {
+            worker_free(w);
+            for (int i = 0; i < n; i++)
+                planner_result_clear(&results[i]);
+            return -1;
+        }
         struct worker_event ev;
         int r = worker_next(w, &ev);
         if (r < 0)
             break;
         if (r == 0) {
-            /* woken at the solver's deadline too: a hung one is killed */
+            /* woken at the solver's deadline too: a hung one is killed;
+             * and often enough to notice a stop request */
             struct pollfd pfd = { worker_fd(w), POLLIN, 0 };
-            if (poll(&pfd, 1, worker_poll_ms(w)) < 0 && errno != EINTR)
+            int ms = worker_poll_ms(w);
+            if (stop && (ms < 0 || ms > 200))
+                ms = 200;
+            if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
                 break;
             continue;
         }
@@ -276,6 +290,57 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
     }
     worker_free(w);
     return 0;
+}
+
+int cli_run_planners(const struct problem *pb, const char *const *order, int nrun,
+                     const struct ilp_args *ilp, struct planner_result *results,
+                     const volatile sig_atomic_t *stop)
+{
+    /* the baselines before the solver, so a solver that dies leaves
+     * their plans (returned in the order asked all the same) */
+    const char *run[16];
+    int k = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < nrun; i++)
+            if (planner_is_solver(order[i]) == (pass == 1))
+                run[k++] = order[i];
+    if (run_planners(pb, run, nrun, ilp, results, stop) != 0)
+        return -1;
+    for (int i = 0; i < nrun; i++)
+        for (int j = i; j < nrun; j++)
+            if (results[j].planner == order[i]) {
+                struct planner_result tmp = results[i];
+                results[i] = results[j];
+                results[j] = tmp;
+                break;
+            }
+    return 0;
+}
+
+int cli_finish_results(const struct problem *pb, struct planner_result *results, int n)
+{
+    int blocks = pb->L;
+    /* a bound proven for the network holds whichever planner made the plan */
+    double net_bound = -INFINITY;
+    for (int i = 0; i < n; i++)
+        if (isfinite(results[i].bound))
+            net_bound = fmax(net_bound, results[i].bound);
+    for (int i = 0; i < n; i++)
+        if (isfinite(net_bound) && !(results[i].bound >= net_bound))
+            results[i].bound = net_bound;
+    for (int i = 0; i < n; i++) {
+        struct planner_result *res = &results[i];
+        if (planner_is_solver(res->planner) && res->blocks > 0)
+            blocks = res->blocks;
+        /* every plan is checked by the independent simulator before it is shown */
+        struct sim_report sim;
+        if (res->plan && simulate_plan(res->plan, pb, &sim) != SIM_OK) {
+            res->status = PLAN_ERROR;
+            snprintf(res->message, sizeof res->message, "rejected by the simulator: %s",
+                     sim.reason);
+        }
+    }
+    return blocks;
 }
 
 /* What solve was asked to do beyond the planners. */
@@ -518,18 +583,11 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
                          const struct ilp_args *ilp, const struct solve_args *sa)
 {
     /* the registry's planners run; the user's plan is judged here */
-    const char *run[16], *order[16];
+    const char *order[16];
     int nrun = 0;
     for (int i = 0; i < nplanners; i++)
         if (!planner_is_given(planners[i]))
             order[nrun++] = planners[i];
-    /* the baselines before the solver, so a solver that dies leaves
-     * their plans (shown in the order asked all the same) */
-    int k = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < nrun; i++)
-            if (planner_is_solver(order[i]) == (pass == 1))
-                run[k++] = order[i];
     bool given = sa->split || sa->plan_path;
     struct planner_result *results = calloc((size_t)nrun + 1, sizeof *results);
     if (!results) {
@@ -540,44 +598,17 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
         free(results);
         return 2;
     }
-    if (nrun > 0 && run_planners(pb, run, nrun, ilp, results) != 0) {
+    if (nrun > 0 && cli_run_planners(pb, order, nrun, ilp, results, NULL) != 0) {
         planner_result_clear(&results[nrun]);
         free(results);
         return 2;
     }
-    for (int i = 0; i < nrun; i++)
-        for (int j = i; j < nrun; j++)
-            if (results[j].planner == order[i]) {
-                struct planner_result tmp = results[i];
-                results[i] = results[j];
-                results[j] = tmp;
-                break;
-            }
     int n = nrun + given;
+    int blocks = cli_finish_results(pb, results, n);
     bool any_fits = false;
-    int blocks = pb->L;
-    /* a bound proven for the network holds whichever planner made the plan */
-    double net_bound = -INFINITY;
     for (int i = 0; i < n; i++)
-        if (isfinite(results[i].bound))
-            net_bound = fmax(net_bound, results[i].bound);
-    for (int i = 0; i < n; i++)
-        if (isfinite(net_bound) && !(results[i].bound >= net_bound))
-            results[i].bound = net_bound;
-    for (int i = 0; i < n; i++) {
-        struct planner_result *res = &results[i];
-        if (planner_is_solver(res->planner) && res->blocks > 0)
-            blocks = res->blocks;
-        /* every plan is checked by the independent simulator before it is shown */
-        struct sim_report sim;
-        if (res->plan && simulate_plan(res->plan, pb, &sim) != SIM_OK) {
-            res->status = PLAN_ERROR;
-            snprintf(res->message, sizeof res->message, "rejected by the simulator: %s",
-                     sim.reason);
-        }
-        if (res->plan && res->plan->fits && res->status != PLAN_ERROR)
+        if (results[i].plan && results[i].plan->fits && results[i].status != PLAN_ERROR)
             any_fits = true;
-    }
     struct report rep = {
         .pb = pb, .blocks = blocks, .results = results, .nresults = n,
         .min_cap = NAN, .min_cap_planner = NULL,

@@ -24,10 +24,15 @@ static const char help_text[] =
     "       " CLI_USAGE_SOLVE "\n"
     "                                     every planner: a table, JSON or\n"
     "                                     one plan (csv, plan file, megatron, deepspeed)\n"
+    "       " CLI_USAGE_SWEEP "\n"
+    "                                     every planner over a grid of settings, as CSV\n"
+    "                                     (resumable, in shards; --plot draws the frontier)\n"
+    "       " CLI_USAGE_MERGE "\n"
+    "                                     join the shards of a sweep\n"
     "       pipeplan --help | --version\n"
     "\n"
-    "Commands: check, gen, import, solve (each also takes --help). Any other first\n"
-    "argument opens the explorer: an existing file is its network file.\n"
+    "Commands: check, gen, import, solve, sweep (each also takes --help). Any\n"
+    "other first argument opens the explorer: an existing file is its network file.\n"
     "\n"
     "Knob options, for solve and the explorer (they override the files):\n"
     CLI_HELP_KNOBS
@@ -42,6 +47,9 @@ static const char help_text[] =
     "Options of solve only:\n"
     CLI_HELP_SOLVE_ONLY
     "\n"
+    "Options of sweep (the ILP options above apply too):\n"
+    CLI_HELP_SWEEP
+    "\n"
     "Options of import:\n"
     CLI_HELP_IMPORT
     "\n"
@@ -51,9 +59,10 @@ static const char help_text[] =
     "In the explorer, press ? for its keys. Network files describe a chain of\n"
     "layers (time, weights, activation sizes); platform files the GPUs, links\n"
     "and training settings. Exit status: 0 success, 1 no plan fits (solve),\n"
-    "2 bad input or usage. See pipeplan(1).\n";
+    "2 bad input or usage (sweep: 1 settings absent from a merge, 130 or 143\n"
+    "stopped by SIGINT or SIGTERM). See pipeplan(1).\n";
 
-static const char *const commands[] = { "check", "gen", "import", "solve", NULL };
+static const char *const commands[] = { "check", "gen", "import", "solve", "sweep", NULL };
 
 /* Levenshtein distance, capped: anything above 3 is 3. */
 static int edit_distance(const char *a, const char *b)
@@ -101,10 +110,10 @@ static int mistyped_command(const char *arg)
         }
     }
     if (nearest)
-        text_eprintf("pipeplan: '%s' is neither a command (check, gen, import, solve) nor a "
+        text_eprintf("pipeplan: '%s' is neither a command (check, gen, import, solve, sweep) nor a "
                 "file; did you mean '%s'?\n", arg, nearest);
     else
-        text_eprintf("pipeplan: '%s' is neither a command (check, gen, import, solve) nor a "
+        text_eprintf("pipeplan: '%s' is neither a command (check, gen, import, solve, sweep) nor a "
                 "file (see pipeplan --help)\n", arg);
     return 1;
 }
@@ -130,6 +139,8 @@ int main(int argc, char **argv)
         return cmd_import(argc - 1, argv + 1);
     if (strcmp(cmd, "solve") == 0)
         return cmd_solve(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return cmd_sweep(argc - 1, argv + 1);
     if (mistyped_command(cmd))
         return 2;
     /* anything else is the explorer's: files and knob flags */

@@ -26,7 +26,7 @@ expect_stderr "pipeplan: the explorer needs a terminal; use 'pipeplan solve NETW
     "no terminal message"
 run no-such-command
 expect_status 2 "an unknown word is no command and no file"
-expect_stderr "pipeplan: 'no-such-command' is neither a command (check, gen, import, solve) nor a file (see pipeplan --help)" \
+expect_stderr "pipeplan: 'no-such-command' is neither a command (check, gen, import, solve, sweep) nor a file (see pipeplan --help)" \
     "unknown word message"
 
 # Each kind of bad input: exact message, exit 2, empty stdout.

@@ -84,10 +84,11 @@ mistake "solve with three files" "pipeplan solve: unexpected argument 'c.ini' $S
 mistake "solve, unknown option" "pipeplan solve: unknown option '--frob' $H" solve $net $plat --frob
 mistake "solve, option without value" "pipeplan: --gpus needs a value $H" solve $net $plat --gpus
 mistake "solve, bad count" "pipeplan: bad --threads 'x': not a whole number $H" solve $net $plat --threads x
-mistake "mistyped solve" "pipeplan: 'slove' is neither a command (check, gen, import, solve) nor a file; did you mean 'solve'?" slove $net $plat
-mistake "mistyped check" "pipeplan: 'chek' is neither a command (check, gen, import, solve) nor a file; did you mean 'check'?" chek $net
-mistake "mistyped import" "pipeplan: 'improt' is neither a command (check, gen, import, solve) nor a file; did you mean 'import'?" improt pipedream
-mistake "unknown word" "pipeplan: 'frobnicate' is neither a command (check, gen, import, solve) nor a file $H" frobnicate
+mistake "mistyped solve" "pipeplan: 'slove' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'solve'?" slove $net $plat
+mistake "mistyped check" "pipeplan: 'chek' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'check'?" chek $net
+mistake "mistyped import" "pipeplan: 'improt' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'import'?" improt pipedream
+mistake "unknown word" "pipeplan: 'frobnicate' is neither a command (check, gen, import, solve, sweep) nor a file $H" frobnicate
+mistake "mistyped sweep" "pipeplan: 'sweeep' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'sweep'?" sweeep $net $plat
 mistake "missing network file" "nosuch.ini: cannot open: No such file or directory" nosuch.ini
 mistake "missing file in a directory" "data/nosuch: cannot open: No such file or directory" data/nosuch
 mistake "explorer, unknown option" "pipeplan: unknown option '--frob' $H" --frob

@@ -1,0 +1,228 @@
+#!/bin/sh
+# pipeplan sweep: rows equal solve --json setting by setting; a stopped or
+# killed run resumed equals one uninterrupted run; four shards run with GNU
+# parallel and merged equal one unsharded run; a merge with a shard absent
+# or given twice fails; bad grids, other inputs and unwritable files are
+# refused without leaving a file; --plot writes a well-formed SVG.
+. "$PIPEPLAN_SRCDIR/tests/lib.sh"
+cd "$PIPEPLAN_SRCDIR" || exit 1
+command -v jq >/dev/null || { echo "jq is needed (apt-get install jq)"; exit 1; }
+command -v parallel >/dev/null || { echo "GNU parallel is needed (apt-get install parallel)"; exit 1; }
+
+NET=tests/data/sweep/tiny.ini
+PLAT=tests/data/sweep/four.ini
+# 2 GPU counts x 2 caps x 2 schedules = 8 settings, 6 planners each; the
+# ILP under a work limit answers the same on any machine (a whole sweep:
+# 0.3 s natively, 7 s under valgrind)
+GRID="--gpus 2,4 --memory 2500MB,8GB --schedule 1f1b,pipedream --work-limit 5"
+# a CSV without its seconds column (the last one, which differs between runs)
+noseconds() { sed 's/,[^,]*$//' "$1"; }
+rows() { grep -vc '^#' "$1"; }
+
+# ---- one uninterrupted run ----
+run sweep $NET $PLAT $GRID -o "$TMP/full.csv"
+expect_status 0 "sweep over 8 settings"
+if [ "$(rows "$TMP/full.csv")" -eq 49 ]; then ok "48 rows and the column line"; else
+    not_ok "rows: $(rows "$TMP/full.csv")"; fi
+if grep -q "^# input network sha256 $(sha256sum <$NET | cut -d' ' -f1) " "$TMP/full.csv" &&
+   grep -q "^# input platform sha256 $(sha256sum <$PLAT | cut -d' ' -f1) " "$TMP/full.csv"; then
+    ok "the header names each input with its sha256sum"; else not_ok "header hashes"; fi
+if grep -q '^# grid networks=1 gpus=2,4 memory=2500000000,8000000000 micro_batches=files schedule=1f1b,pipedream layout=files planners=ilp,dp,pipedream,time,parameters,uniform$' "$TMP/full.csv"; then
+    ok "the header names the grid"; else not_ok "grid line"; grep '^# grid' "$TMP/full.csv"; fi
+if [ "$(grep -c 'pipeplan sweep: setting [0-7] ([1-8]/8)' "$TMP/err")" -eq 8 ]; then
+    ok "one progress line per setting when stderr is no terminal"; else
+    not_ok "progress lines"; cat "$TMP/err"; fi
+
+# ---- 1. every row equals solve --json of its setting ----
+# setting -> knobs, in grid order: gpus, memory, schedule (innermost)
+s=0
+mismatch=0
+for g in 2 4; do for m in 2500MB 8GB; do for sch in 1f1b pipedream; do
+    # the reference runs unwrapped: the sweep is what is under test
+    "$PIPEPLAN" solve $NET $PLAT --gpus $g --memory $m --schedule $sch --work-limit 5 --json \
+        >"$TMP/solve.json" 2>/dev/null
+    jq -r '.plans[] | [.planner, .status, .period_ms, .iteration_ms, (.bound_ms // ""),
+           .fits, .peak_memory] | @tsv' "$TMP/solve.json" >"$TMP/want"
+    awk -F, -v s=$s 'BEGIN{OFS="\t"} $1 == s {print $9, $10, $11, $12, $14, $17, $18}' \
+        "$TMP/full.csv" >"$TMP/got"
+    # JSON has 10 significant digits, the CSV 17: equal within 1e-9 relative
+    if ! awk -F'\t' 'NR == FNR {w[FNR] = $0; n = FNR; next}
+        { split(w[FNR], a, "\t"); if (a[1] != $1 || a[2] != $2 || a[6] != $6 || a[7] != $7) bad = 1
+          for (i = 3; i <= 5; i++) { d = a[i] - $i; if (d < 0) d = -d
+            if ((a[i] == "") != ($i == "") || d > 1e-9 * (a[i] < 0 ? -a[i] : a[i])) bad = 1 } }
+        END { exit bad || FNR != n || n != 6 }' "$TMP/want" "$TMP/got"; then
+        mismatch=1; echo "  setting $s ($g GPUs, $m, $sch):"; paste "$TMP/want" "$TMP/got"
+    fi
+    s=$((s + 1))
+done; done; done
+if [ $mismatch -eq 0 ]; then ok "each of the 48 rows equals solve --json (status, period, iteration, bound, fits, peak)"; else
+    not_ok "rows differ from solve --json"; fi
+# the figures are not all alike: the grid does change the answers
+if [ "$(awk -F, '$1 ~ /^[0-9]+$/ {print $10}' "$TMP/full.csv" | sort -u | wc -l)" -ge 3 ]; then
+    ok "the grid holds several statuses"; else not_ok "one status everywhere"; fi
+
+# ---- 2. stopped and resumed equals uninterrupted ----
+status=0
+PIPEPLAN_SWEEP_STOP_AFTER=10 pp sweep $NET $PLAT $GRID -o "$TMP/stop.csv" \
+    >"$TMP/out" 2>"$TMP/err" || status=$?
+expect_status 143 "SIGTERM after 10 rows: 128 + 15"
+expect_stderr_has() { if grep -qF -- "$1" "$TMP/err"; then ok "$2"; else not_ok "$2"; cat "$TMP/err"; fi; }
+expect_stderr_has "stopped by SIGTERM: 12 of 48 rows in $TMP/stop.csv; run the same command again to resume" \
+    "says how many rows are done and how to resume"
+if [ "$(rows "$TMP/stop.csv")" -eq 13 ] && [ "$(tail -c1 "$TMP/stop.csv" | od -An -c | tr -d ' ')" = '\n' ]; then
+    ok "whole settings only: 12 rows, ending with a newline"; else not_ok "stopped file"; tail -2 "$TMP/stop.csv"; fi
+run sweep $NET $PLAT $GRID -o "$TMP/stop.csv"
+expect_status 0 "the same command again"
+expect_stderr_has "resuming: 12 of 48 rows there, 6 settings to run" "resuming says what is there"
+if [ "$(grep -c 'pipeplan sweep: setting' "$TMP/err")" -eq 6 ]; then ok "only the 6 missing settings ran"; else
+    not_ok "settings run on resume"; cat "$TMP/err"; fi
+if [ "$(noseconds "$TMP/stop.csv")" = "$(noseconds "$TMP/full.csv")" ]; then
+    ok "stopped + resumed equals one uninterrupted run"; else not_ok "resumed differs";
+    diff "$TMP/stop.csv" "$TMP/full.csv" | head; fi
+run sweep $NET $PLAT $GRID -o "$TMP/stop.csv"
+expect_status 0 "a complete file again"
+expect_stderr_has "48 rows (0 new)" "nothing runs twice"
+# a killed machine: 44 whole rows and a partial one without its newline
+head -n 52 "$TMP/full.csv" >"$TMP/kill.csv"
+sed -n 53p "$TMP/full.csv" | head -c 30 >>"$TMP/kill.csv"
+run sweep $NET $PLAT $GRID -o "$TMP/kill.csv"
+expect_status 0 "resume after a kill"
+expect_stderr_has "$TMP/kill.csv:53: dropped a partial last row" "the partial row is dropped, with its line"
+if [ "$(noseconds "$TMP/kill.csv")" = "$(noseconds "$TMP/full.csv")" ]; then
+    ok "killed + resumed equals one uninterrupted run"; else not_ok "resumed after kill differs"; fi
+# a partial row that ends in a newline but lacks fields
+head -n 52 "$TMP/full.csv" >"$TMP/kill2.csv"
+echo "7,tiny,four,4" >>"$TMP/kill2.csv"
+run sweep $NET $PLAT $GRID -o "$TMP/kill2.csv"
+expect_status 0 "resume after a short last row"
+if [ "$(noseconds "$TMP/kill2.csv")" = "$(noseconds "$TMP/full.csv")" ]; then
+    ok "a short last row is dropped too"; else not_ok "short last row"; fi
+# a bad row in the middle is no interruption: refused with its line
+{ head -n 12 "$TMP/full.csv"; echo "1,tiny,four"; sed -n '13,$p' "$TMP/full.csv"; } >"$TMP/bad.csv"
+cp "$TMP/bad.csv" "$TMP/bad.before"
+run sweep $NET $PLAT $GRID -o "$TMP/bad.csv"
+expect_status 2 "a broken row in the middle"
+expect_stderr "pipeplan sweep: $TMP/bad.csv:13: 3 fields (expected 20) (use --force to start over)" \
+    "FILE:LINE for a broken row"
+if cmp -s "$TMP/bad.csv" "$TMP/bad.before"; then ok "the broken file is left alone"; else not_ok "broken file changed"; fi
+
+# ---- 3. four shards with GNU parallel, merged ----
+parallel -j2 "$PIPEPLAN_WRAP $PIPEPLAN sweep $NET $PLAT $GRID --shard {}/4 -o $TMP/shard{}.csv 2>/dev/null" \
+    ::: 0 1 2 3
+status=$?
+expect_status 0 "four shards under GNU parallel"
+if [ "$(rows "$TMP/shard3.csv")" -eq 13 ] && grep -q '^# shard 3/4$' "$TMP/shard3.csv" &&
+   [ "$(awk -F, '$1 ~ /^[0-9]+$/ {print $1}' "$TMP/shard3.csv" | sort -u | tr '\n' ' ')" = "3 7 " ]; then
+    ok "shard 3/4 holds settings 3 and 7"; else not_ok "shard 3/4"; cat "$TMP/shard3.csv"; fi
+run sweep --merge "$TMP/shard2.csv" "$TMP/shard0.csv" "$TMP/shard3.csv" "$TMP/shard1.csv" -o "$TMP/merged.csv"
+expect_status 0 "merge of four shards"
+if [ "$(noseconds "$TMP/merged.csv")" = "$(noseconds "$TMP/full.csv")" ]; then
+    ok "merged shards equal one unsharded run (header and rows, in grid order)"; else
+    not_ok "merged differs"; diff "$TMP/merged.csv" "$TMP/full.csv" | head; fi
+run sweep --merge "$TMP/shard0.csv" "$TMP/shard1.csv" "$TMP/shard2.csv" -o "$TMP/part.csv"
+expect_status 1 "merge with shard 3 absent"
+expect_stderr "pipeplan sweep: 2 of 8 settings absent: 3, 7 (settings are numbered from 0; shard I/N holds those equal to I mod N); nothing written" \
+    "names the absent settings"
+if [ ! -e "$TMP/part.csv" ]; then ok "no partial merge written"; else not_ok "partial merge written"; fi
+run sweep --merge "$TMP/shard0.csv" "$TMP/shard1.csv" "$TMP/shard1.csv" "$TMP/shard2.csv" "$TMP/shard3.csv" -o "$TMP/dup.csv"
+expect_status 2 "a shard given twice"
+expect_stderr "pipeplan sweep: shard 1/4 given twice: $TMP/shard1.csv and $TMP/shard1.csv" "says which shard"
+# a file whose row disagrees with another file's row for the same setting
+sed -e 's|^# shard 1/4$|# shard 1/2|' -e 's/^\(1,tiny,four,2,2500000000,4,pipedream,any,dp,[a-z_]*,\)[0-9.]*/\1999/' "$TMP/shard1.csv" >"$TMP/other1.csv"
+run sweep --merge "$TMP/shard1.csv" "$TMP/other1.csv" "$TMP/shard0.csv" "$TMP/shard2.csv" "$TMP/shard3.csv" -o "$TMP/dis.csv"
+expect_status 2 "rows that disagree"
+expect_stderr "pipeplan sweep: setting 1, planner dp: $TMP/shard1.csv and $TMP/other1.csv disagree" \
+    "names the setting and the files"
+
+# ---- 4. error paths ----
+for bad in "--memory 40GB:10GB:5GB|bad --memory '40GB:10GB:5GB': START above STOP" \
+           "--memory 1GB:2GB:0GB|bad --memory '1GB:2GB:0GB': STEP must be positive" \
+           "--memory 1GB:2GB|bad --memory '1GB:2GB': expected START:STOP:STEP, e.g. 40GB:141GB:10GB" \
+           "--gpus 2,,4|bad --gpus '2,,4': an empty item" \
+           "--gpus 2,2|bad --gpus '2,2': a value given twice" \
+           "--schedule 1f1b,gpipe|bad --schedule '1f1b,gpipe': 'gpipe' (expected 1f1b or pipedream)" \
+           "--shard 4/4|bad --shard '4/4': I is 4, N 4 (expected I in 0..N-1: shards count from 0; from a Slurm array numbered 1..N pass \$((SLURM_ARRAY_TASK_ID - 1))/N)" \
+           "--planner user|--planner user is your own plan, which a sweep does not take"; do
+    args=${bad%%|*}
+    run sweep $NET $PLAT $args -o "$TMP/err.csv"
+    expect_status 2 "refused: $args"
+    expect_stderr "pipeplan sweep: ${bad#*|}" "message for $args"
+done
+run sweep $NET $PLAT --gpus "" -o "$TMP/err.csv"
+expect_stderr "pipeplan sweep: bad --gpus '': an empty list" "an empty list"
+if [ ! -e "$TMP/err.csv" ]; then ok "no output file after a usage error"; else not_ok "output left"; fi
+run sweep $NET $PLAT --gpus 9999 -o "$TMP/err.csv"
+expect_status 2 "more GPUs than a spec allows"
+run sweep $NET -o "$TMP/err.csv"
+expect_status 2 "a network without a platform"
+run sweep $NET $PLAT
+expect_stderr "pipeplan sweep: missing -o FILE.csv (expected pipeplan sweep NETWORK.ini... PLATFORM.ini [grid options] -o FILE.csv)" "-o is required"
+printf '[network]\nname = x\nmicro_batch = 1\n\n[layer a]\nforward = 1ms\nbackward = 1parsec\n' >"$TMP/broken.ini"
+run sweep "$TMP/broken.ini" $PLAT -o "$TMP/err.csv"
+expect_status 2 "a broken network file"
+if grep -q "^$TMP/broken.ini:7: " "$TMP/err"; then ok "FILE:LINE for a broken input"; else not_ok "FILE:LINE"; cat "$TMP/err"; fi
+if [ ! -e "$TMP/err.csv" ]; then ok "no output file after bad input"; else not_ok "output left"; fi
+run sweep $NET $PLAT $GRID -o "$TMP/no/such/dir/out.csv"
+expect_status 2 "an unwritable -o"
+if grep -q "^pipeplan sweep: $TMP/no/such/dir/out.csv: cannot create a temporary file" "$TMP/err"; then
+    ok "says why it cannot write"; else not_ok "unwritable message"; cat "$TMP/err"; fi
+# other inputs: the same file name, another platform inside
+sed 's/^bandwidth = 10GB\/s/bandwidth = 20GB\/s/' $PLAT >"$TMP/four.ini"
+cp "$TMP/full.csv" "$TMP/other.csv"
+run sweep $NET "$TMP/four.ini" $GRID -o "$TMP/other.csv"
+expect_status 2 "a file from other inputs"
+if grep -q "^pipeplan sweep: $TMP/other.csv was made from other inputs or settings: it has '# input platform sha256 $(sha256sum <$PLAT | cut -d' ' -f1) .*' (use --force to start over)$" "$TMP/err" &&
+   cmp -s "$TMP/other.csv" "$TMP/full.csv"; then
+    ok "refused, the file untouched"; else not_ok "other inputs"; cat "$TMP/err"; fi
+run sweep $NET $PLAT --gpus 2 --work-limit 5 -o "$TMP/other.csv"
+expect_status 2 "a file from another grid"
+run sweep $NET "$TMP/four.ini" --gpus 2 --memory 3GB --work-limit 5 --force -o "$TMP/other.csv"
+expect_status 0 "--force starts over"
+if [ "$(rows "$TMP/other.csv")" -eq 7 ]; then ok "--force: only the new rows"; else not_ok "--force rows"; fi
+run sweep --merge "$TMP/full.csv" "$TMP/other.csv" -o "$TMP/mix.csv"
+expect_status 2 "merge of files from other inputs"
+
+# ---- quoting: a name with a comma and quotes (RFC 4180) ----
+sed 's/^name = tiny$/name = tiny, "six"/' $NET >"$TMP/quoted.ini"
+run sweep "$TMP/quoted.ini" $PLAT --gpus 2 --planner dp -o "$TMP/q.csv"
+if grep -q '^0,"tiny, ""six""",four,2,4000000000,4,1f1b,any,dp,' "$TMP/q.csv"; then
+    ok "a name with a comma and quotes is quoted"; else not_ok "quoting"; cat "$TMP/q.csv"; fi
+run sweep "$TMP/quoted.ini" $PLAT --gpus 2,4 --planner dp -o "$TMP/q.csv"
+expect_status 2 "another grid over the quoted file"
+run sweep "$TMP/quoted.ini" $PLAT --gpus 2 --planner dp -o "$TMP/q.csv"
+expect_status 0 "the quoted rows read back on resume"
+
+# ---- --plot ----
+run sweep $NET $PLAT --gpus 2,4 --memory 1GB:8GB:1GB --schedule pipedream --planner dp,uniform \
+    -o "$TMP/plot.csv" --plot "$TMP/plot.svg"
+expect_status 0 "sweep with --plot"
+svg="$TMP/plot.svg"
+# 2 planners x 2 GPU counts: four lines, four legend entries
+if [ "$(grep -c '<polyline ' "$svg")" -eq 4 ] && [ "$(grep -c '<text class="entry"' "$svg")" -eq 4 ]; then
+    ok "one polyline and legend entry per planner and GPU count"; else not_ok "polylines"; grep -c '<polyline' "$svg"; fi
+for label in "mem-aware DP, 2 GPUs" "mem-aware DP, 4 GPUs"; do
+    if grep -qF ">$label</text>" "$svg"; then ok "legend: $label"; else not_ok "legend: $label"; fi
+done
+if grep -qF 'tiny on four, pipedream: best period against the memory cap' "$svg" &&
+   grep -qF '>memory cap per GPU (GB)</text>' "$svg" && grep -qF '>period (ms)</text>' "$svg"; then
+    ok "title and axis units"; else not_ok "title/axes"; fi
+# each of the four stops fitting below some cap: a cross there
+if [ "$(grep -c '<path class="mark"' "$svg")" -eq 4 ]; then ok "where a planner stops fitting is marked"; else
+    not_ok "marks: $(grep -c '<path class="mark"' "$svg")"; fi
+run sweep $NET $PLAT --gpus 2 --memory 1GB,2GB --planner dp -o "$TMP/none.csv" --plot "$TMP/none.svg"
+if grep -qF '>mem-aware DP, 2 GPUs (fits at no cap)</text>' "$TMP/none.svg" &&
+   [ "$(grep -c '<path class="mark"' "$TMP/none.svg")" -eq 0 ]; then
+    ok "a planner that fits nowhere says so in the legend"; else not_ok "fits nowhere"; fi
+# well-formed XML: python3's parser where there is one, else tags balanced
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$svg"; then
+        ok "the SVG is well-formed XML (python3)"; else not_ok "python3 rejects the SVG"; fi
+fi
+if tr '>' '\n' <"$svg" | awk '
+    /<[a-z]/ { t = $0; sub(/.*</, "", t); sub(/[ \t].*/, "", t); if ($0 !~ /\/$/) st[++n] = t }
+    /<\// { t = $0; sub(/.*<\//, "", t); if (n == 0 || st[n] != t) bad = 1; n-- }
+    END { exit bad || n != 0 }'; then ok "every SVG tag is closed in order"; else not_ok "unbalanced SVG"; fi
+run sweep $NET $PLAT --gpus 2 -o "$TMP/p.csv" --plot "$TMP/p.png"
+expect_status 2 "--plot wants .svg"
+
+finish
