@@ -15,6 +15,10 @@ struct mip {
     double *val;
     int n, cap;
     bool oom;                  /* an allocation failed: the model is incomplete */
+    int threads, log_level;    /* as set, to set again on a retry */
+    double seconds;
+    long nodes;
+    int aborted;               /* solves CBC aborted (see mip_solve) */
 };
 
 /* seconds <= 0: no time cap; nodes <= 0: no node cap; threads <= 1: one.
@@ -46,8 +50,11 @@ enum mip_outcome {
 enum mip_outcome mip_solve(struct mip *mp);
 
 /* Test hook (the worker's child sets it from PIPEPLAN_FAULT, worker.c):
- * called before every solve; non-zero makes the solve MIP_FAILED, as if
- * CBC had failed. NULL, the default: none. */
+ * called before every solve; negative makes the solve MIP_FAILED, as if
+ * CBC had failed; MIP_FAULT_ABORT makes CBC's first try abort, as Clp's
+ * assertions do (mip_solve then solves a copy again); 0 or NULL, the
+ * default: none. */
+#define MIP_FAULT_ABORT 2
 typedef int (*mip_fault_fn)(void);
 void mip_set_fault(mip_fault_fn fn);
 

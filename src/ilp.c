@@ -224,6 +224,10 @@ static enum mip_outcome search_mip_solve(struct search *s, struct mip *mp, doubl
     enum mip_outcome out = mip_solve(mp);
     *seconds += now() - t1;
     s->work += 1 + mip_nodes(mp);
+    if (mp->aborted)
+        trace(s, "CBC aborted (an assertion in Clp) %s", out == MIP_FAILED
+              ? "twice on this MIP: it is given up" : "on this MIP: a copy was solved again with "
+              "Dantzig pricing");
     if (out == MIP_FAILED)
         s->failed = s->stopped = true;     /* out of memory building it */
     return out;

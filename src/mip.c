@@ -3,9 +3,13 @@
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static mip_fault_fn fault;
 
@@ -14,17 +18,13 @@ void mip_set_fault(mip_fault_fn fn)
     fault = fn;
 }
 
-int mip_init(struct mip *mp, int threads, double seconds, long nodes)
+static void mip_configure(struct mip *mp, double seconds)
 {
-    memset(mp, 0, sizeof mp[0]);
-    mp->m = Cbc_newModel();
-    if (!mp->m)
-        return -1;
-    mip_log_level(mp, 0);
+    mip_log_level(mp, mp->log_level);
     Cbc_setParameter(mp->m, "slog", "0");
-    if (threads > 1) {
+    if (mp->threads > 1) {
         char buf[16];
-        snprintf(buf, sizeof buf, "%d", threads);
+        snprintf(buf, sizeof buf, "%d", mp->threads);
         Cbc_setParameter(mp->m, "threads", buf);
     }
     if (seconds > 0) {
@@ -33,12 +33,24 @@ int mip_init(struct mip *mp, int threads, double seconds, long nodes)
         Cbc_setParameter(mp->m, "timeMode", "elapsed");
         Cbc_setMaximumSeconds(mp->m, seconds > 0.01 ? seconds : 0.01);
     }
-    if (nodes > 0)
-        Cbc_setMaximumNodes(mp->m, nodes > INT_MAX ? INT_MAX : (int)nodes);
+    if (mp->nodes > 0)
+        Cbc_setMaximumNodes(mp->m, mp->nodes > INT_MAX ? INT_MAX : (int)mp->nodes);
     /* measured on the bundled networks: probing costs more than it saves
      * on these small, symmetric models */
     Cbc_setParameter(mp->m, "probing", "off");
     Cbc_setAllowableFractionGap(mp->m, 1e-6);
+}
+
+int mip_init(struct mip *mp, int threads, double seconds, long nodes)
+{
+    memset(mp, 0, sizeof mp[0]);
+    mp->m = Cbc_newModel();
+    if (!mp->m)
+        return -1;
+    mp->threads = threads;
+    mp->seconds = seconds;
+    mp->nodes = nodes;
+    mip_configure(mp, seconds);
     return 0;
 }
 
@@ -53,6 +65,7 @@ void mip_free(struct mip *mp)
 
 void mip_log_level(struct mip *mp, int level)
 {
+    mp->log_level = level;
     char lvl[16];
     snprintf(lvl, sizeof lvl, "%d", level);
     Cbc_setLogLevel(mp->m, level);
@@ -102,11 +115,94 @@ void mip_row_end(struct mip *mp, char sense, double rhs)
     mp->rows++;
 }
 
+/* Debian's Clp is built with its assertions on, and one of them
+ * (ClpPrimalColumnSteepest::pivotColumn: "reducedCost > 0") fires on some
+ * masters (a Llama 3 70B on 8 GPUs at 40 GB): abort() ended the whole
+ * solver process. So a solve runs with SIGABRT caught on its thread: the
+ * model the abort left is half updated by CBC, so it is leaked, never
+ * touched again, and a copy taken before the solve is solved again with
+ * Dantzig pricing, which has no such assertion, in the time that is left.
+ * A second abort, or one on a thread of CBC's own, is left fatal. */
+static sigjmp_buf abort_jump;
+/* the models aborts left, kept reachable (leak checkers stay quiet) */
+static Cbc_Model *abandoned[32];
+static int nabandoned;
+static volatile sig_atomic_t abort_armed;
+static pthread_t abort_thread;
+
+static void on_abort(int sig)
+{
+    if (abort_armed && pthread_equal(pthread_self(), abort_thread)) {
+        abort_armed = 0;
+        siglongjmp(abort_jump, 1);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static double clock_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Cbc_solve under the guard: 0, or -1 when CBC aborted. */
+static int guarded_solve(Cbc_Model *m, bool simulate_abort)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_abort;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGABRT, &sa, &old) != 0) {
+        Cbc_solve(m);
+        return 0;
+    }
+    int rc = 0;
+    abort_thread = pthread_self();
+    if (sigsetjmp(abort_jump, 1) == 0) {
+        abort_armed = 1;
+        if (simulate_abort)
+            abort();
+        Cbc_solve(m);
+    } else {
+        rc = -1;
+    }
+    abort_armed = 0;
+    sigaction(SIGABRT, &old, NULL);
+    return rc;
+}
+
 enum mip_outcome mip_solve(struct mip *mp)
 {
-    if (mp->oom || (fault && fault() != 0))
+    int f = mp->oom ? -1 : fault ? fault() : 0;
+    if (f < 0)
         return MIP_FAILED;
-    Cbc_solve(mp->m);
+    double t0 = clock_now();
+    Cbc_Model *copy = Cbc_clone(mp->m);
+    if (guarded_solve(mp->m, f == MIP_FAULT_ABORT) != 0) {
+        mp->aborted++;
+        if (nabandoned < (int)(sizeof abandoned / sizeof abandoned[0]))
+            abandoned[nabandoned++] = mp->m;
+        mp->m = copy;          /* the aborted model is never touched again */
+        copy = NULL;
+        if (!mp->m)
+            return MIP_FAILED;
+        double left = mp->seconds > 0 ? mp->seconds - (clock_now() - t0) : 0;
+        if (mp->seconds > 0 && left <= 0.01)
+            left = 0.01;
+        mip_configure(mp, left);
+        Cbc_setParameter(mp->m, "primalP", "dantzig");
+        if (guarded_solve(mp->m, false) != 0) {
+            mp->aborted++;
+            if (nabandoned < (int)(sizeof abandoned / sizeof abandoned[0]))
+                abandoned[nabandoned++] = mp->m;
+            mp->m = NULL;
+            return MIP_FAILED;
+        }
+    }
+    if (copy)
+        Cbc_deleteModel(copy);
     /* CBC gave up (numerical trouble, an internal error): a solution it
      * found is still judged like any other, no answer is a failure */
     if (Cbc_isAbandoned(mp->m) && !Cbc_bestSolution(mp->m))
@@ -125,21 +221,23 @@ enum mip_outcome mip_solve(struct mip *mp)
 
 long mip_nodes(const struct mip *mp)
 {
-    return Cbc_getNodeCount(mp->m);
+    return mp->m ? Cbc_getNodeCount(mp->m) : 0;
 }
 
 double mip_best_bound(const struct mip *mp)
 {
+    if (!mp->m)
+        return -INFINITY;
     double v = Cbc_getBestPossibleObjValue(mp->m);
     return isfinite(v) && fabs(v) < 1e40 ? v : -INFINITY;
 }
 
 double mip_objective(const struct mip *mp)
 {
-    return Cbc_getObjValue(mp->m);
+    return mp->m ? Cbc_getObjValue(mp->m) : NAN;
 }
 
 const double *mip_solution(const struct mip *mp)
 {
-    return Cbc_bestSolution(mp->m) ? Cbc_getColSolution(mp->m) : NULL;
+    return mp->m && Cbc_bestSolution(mp->m) ? Cbc_getColSolution(mp->m) : NULL;
 }

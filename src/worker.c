@@ -67,7 +67,8 @@ struct worker {
 /* ---- child side ---- */
 
 /* Test hook: PIPEPLAN_FAULT, read only in the child, makes every MIP
- * solve of the ILP fail as CBC would (fail), or the child exit with status
+ * solve of the ILP fail as CBC would (fail), abort inside CBC as Clp's
+ * assertions do (clp-abort: recovered, see mip_solve), or the child exit with status
  * 70 (exit), abort (abort) or stop answering (hang) once the ILP reported
  * its first plan or calls CBC. Unset or any other value: no effect.
  * tests/test_worker.c and tests/faults.sh use it to check how a failed,
@@ -79,6 +80,8 @@ static int child_fault(void)
         return 0;
     if (strcmp(f, "fail") == 0)
         return -1;
+    if (strcmp(f, "clp-abort") == 0)
+        return MIP_FAULT_ABORT;
     if (strcmp(f, "exit") == 0)
         _exit(70);
     if (strcmp(f, "abort") == 0) {
@@ -96,7 +99,7 @@ static void child_fault_install(void)
 {
     const char *f = getenv("PIPEPLAN_FAULT");
     if (f && (strcmp(f, "fail") == 0 || strcmp(f, "exit") == 0 || strcmp(f, "abort") == 0 ||
-              strcmp(f, "hang") == 0))
+              strcmp(f, "hang") == 0 || strcmp(f, "clp-abort") == 0))
         mip_set_fault(child_fault);
 }
 

@@ -48,6 +48,25 @@ else
     not_ok "solve table"; cat "$TMP/out"
 fi
 
+# CBC aborting inside a solve, as Debian's Clp does on a failed assertion:
+# the MIP is solved again from a copy, the ILP answers as if nothing happened
+pp solve "$NET" "$PLAT" --work-limit 300 --json >"$TMP/calm" 2>/dev/null
+status=0
+fpp clp-abort solve "$NET" "$PLAT" --work-limit 300 --json --log "$TMP/clp.log" \
+    >"$TMP/out" 2>"$TMP/err" || status=$?
+expect_status 0 "solve, CBC aborts inside a solve"
+if [ ! -s "$TMP/err" ] &&
+   grep -q "CBC aborted (an assertion in Clp) on this MIP: a copy was solved again with Dantzig pricing" \
+       "$TMP/clp.log" &&
+   [ "$(jq -c '.plans[0] | [.planner, .status, .objective_ms]' "$TMP/out")" = \
+     "$(jq -c '.plans[0] | [.planner, .status, .objective_ms]' "$TMP/calm")" ] &&
+   [ "$(jq -r '.plans[0].status' "$TMP/out")" != error ]; then
+    ok "solve, CBC aborts inside a solve: solved again, the same answer, nothing on stderr"
+else
+    not_ok "solve, CBC aborts inside a solve"; cat "$TMP/err"; grep -c "CBC aborted" "$TMP/clp.log"
+    jq -c '.plans[0] | [.planner, .status, .objective_ms]' "$TMP/out" "$TMP/calm"
+fi
+
 # ---- exports: read-only, full, failing, vanished ----
 echo "old contents" >"$TMP/plan.json"
 for fault in create-erofs write-enospc write-eio rename-enospc rename-eio; do
