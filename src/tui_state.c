@@ -1328,10 +1328,12 @@ bool tui_frontier_request(struct tui *t, struct worker_request *req, const char 
             cap = 1;
             break;
         }
-        if (!(f->fit_cap > 0)) {
+        if (!(f->fit_cap >= 0)) {
             frontier_fail(f, "no plan fits at any cap");
             return false;
         }
+        /* a network that needs no memory at all starts at one step */
+        f->fit_cap = fmax(f->fit_cap, 1);
         f->phase = FR_PEAKS;
         f->next = 0;
         /* fall through */
