@@ -1620,10 +1620,14 @@ void tui_frontier_draw(struct tui *t)
     if (c && fr->ncap > 0) {
         bool dots = t->unicode;
         int dw = dots ? 2 * pw : pw, dh = dots ? 4 * ph : ph;
+        /* the cell of a point: the one its dot lands in */
+#define FR_CELL_X(k) (frontier_col(fr, (k), dw) / (dots ? 2 : 1))
+#define FR_CELL_Y(v) (frontier_row((v), lo, hi, dh) / (dots ? 4 : 1))
         for (int i = 0; i < pw * ph; i++)
             c[i].owner = c[i].mark_owner = -1;
         /* the current cap, under the curves */
-        int cc = frontier_cap_col(fr, cur, pw);
+        int cc = frontier_cap_col(fr, cur, dw);
+        cc = cc < 0 ? -1 : cc >= dw ? pw : dots ? cc / 2 : cc;
         if (cc >= 0 && cc < pw)
             for (int y = 0; y < ph; y++)
                 fr_mark(c, pw, ph, cc, y, t->unicode ? "\u2506" : ":", -2);
@@ -1651,8 +1655,7 @@ void tui_frontier_draw(struct tui *t)
                 for (int k = 0; solver && k < fr->ncap; k++) {
                     const struct frontier_point *p = &fr->pt[i][k];
                     if (p->done && p->fits)
-                        fr_mark(c, pw, ph, frontier_col(fr, k, pw),
-                                frontier_row(p->objective, lo, hi, ph),
+                        fr_mark(c, pw, ph, FR_CELL_X(k), FR_CELL_Y(p->objective),
                                 p->status == PLAN_OPTIMAL ? (t->unicode ? "\u25cf" : "*")
                                                           : (t->unicode ? "\u25cb" : "o"), i);
                 }
@@ -1663,18 +1666,17 @@ void tui_frontier_draw(struct tui *t)
                     while (k < fr->ncap && !(fr->pt[i][k].done && fr->pt[i][k].fits))
                         k++;
                     if (k < fr->ncap)
-                        fr_mark(c, pw, ph, frontier_col(fr, s, pw),
-                                frontier_row(fr->pt[i][k].objective, lo, hi, ph),
+                        fr_mark(c, pw, ph, FR_CELL_X(s), FR_CELL_Y(fr->pt[i][k].objective),
                                 t->unicode ? "\u00d7" : "x", i);
                 }
                 /* its letter where the curve starts (braille curves share cells) */
                 if (dots && first >= 0 && !solver) {
-                    int x = frontier_col(fr, first, pw) - 1;
-                    int y = frontier_row(fr->pt[i][first].objective, lo, hi, ph);
+                    int x = FR_CELL_X(first) - 1, y = FR_CELL_Y(fr->pt[i][first].objective);
+                    /* marks point at their glyph until the frame is drawn */
                     static char lt[FRONTIER_MAX_PLANNERS][2];
                     lt[i][0] = letter[i];
                     lt[i][1] = '\0';
-                    if (x >= 0 && !c[y * pw + x].mark)
+                    if (x >= 0 && !c[y * pw + x].mark && !c[y * pw + x].dots)
                         fr_mark(c, pw, ph, x, y, lt[i], i);
                 }
             }
@@ -1710,6 +1712,8 @@ void tui_frontier_draw(struct tui *t)
                 }
             }
     }
+#undef FR_CELL_X
+#undef FR_CELL_Y
     free(c);
     if (!any) {
         char msg[400];
@@ -1731,7 +1735,8 @@ void tui_frontier_draw(struct tui *t)
     /* the cursor on the axis, the caps under it */
     int ya = top + ph, yl = ya + 1;
     if (fr->ncap > 0) {
-        int cx = frontier_col(fr, f->cursor, pw);
+        int cx = t->unicode ? frontier_col(fr, f->cursor, 2 * pw) / 2
+                            : frontier_col(fr, f->cursor, pw);
         attrset(roles[R_SEL]);
         mvaddstr(ya, x0 + cx, t->unicode ? "\u25b2" : "^");
         struct pen pn = { yl, x0, COLS };
@@ -1739,7 +1744,8 @@ void tui_frontier_draw(struct tui *t)
         put(&pn, roles[R_NORMAL], b1);
         fmt_size(fr->cap[fr->ncap - 1], b2, sizeof b2);
         int lx = x0 + pw - (int)strlen(b2);
-        int cc = frontier_cap_col(fr, cur, pw);
+        int cc = frontier_cap_col(fr, cur, t->unicode ? 2 * pw : pw);
+        cc = cc < 0 ? -1 : cc >= (t->unicode ? 2 * pw : pw) ? pw : t->unicode ? cc / 2 : cc;
         char capl[64];
         snprintf(capl, sizeof capl, "%s cap %s", cc < 0 ? G->left : cc >= pw ? G->right : G->vbar,
                  fmt_size(cur, b1, sizeof b1));

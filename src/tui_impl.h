@@ -241,9 +241,10 @@ int tui_cap_set(struct tui *t, uint64_t cap);
 void tui_frontier_open(struct tui *t, int nmax);
 void tui_frontier_stop(struct tui *t);
 /* Leaving the view kills its worker but keeps what it computed; coming
- * back to the same problem continues (the cursor at the current cap). */
+ * back to the same problem continues (the cursor at the current cap),
+ * to another starts over with nmax caps. */
 void tui_frontier_pause(struct tui *t);
-void tui_frontier_resume(struct tui *t);
+void tui_frontier_resume(struct tui *t, int nmax);
 void tui_frontier_event(struct tui *t, struct worker_event *ev);
 /* The next worker request when none is in flight; false when finished. */
 bool tui_frontier_request(struct tui *t, struct worker_request *req, const char **names);

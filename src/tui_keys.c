@@ -330,7 +330,7 @@ static void main_key(struct tui *t, int ch)
         break;
     case 'F':
         t->mode = MODE_FRONTIER;
-        tui_frontier_resume(t);
+        tui_frontier_resume(t, tui_frontier_points());
         t->dirty = true;
         break;
     case 'g': knob(t, KNOB_GPUS, -1, "GPUs"); break;

@@ -1448,11 +1448,11 @@ void tui_frontier_pause(struct tui *t)
     f->busy = -1;
 }
 
-void tui_frontier_resume(struct tui *t)
+void tui_frontier_resume(struct tui *t, int nmax)
 {
     struct tui_frontier *f = &t->front;
     if (f->phase == FR_OFF || f->phase == FR_FAILED || f->for_pb != t->cur) {
-        tui_frontier_open(t, tui_frontier_points());
+        tui_frontier_open(t, nmax);
         return;
     }
     double cur = 0;
