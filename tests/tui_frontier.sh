@@ -2,7 +2,7 @@
 # The explorer's frontier view (F), driven through tmux: on the built-in
 # example the baselines' curves come in, with the objective and cap labels,
 # the legend and the current cap marked; the panel's figures at a cap equal
-# `pipeplan solve --memory CAP`; Left moves the cursor and Enter applies its
+# `pipeplan solve --memory CAP`; Home/Left/Right move the cursor and Enter applies its
 # cap to the main view; a knob (G) computes it again; q leaves the view
 # without quitting; the view
 # redraws at the smallest size the explorer allows and at a large one; under
@@ -98,11 +98,29 @@ cur=$(sed -n 's/^cap \([0-9.]*\) \([KMGT]\)iB .*/\1\2iB/p' "$TMP/last")
 if [ -n "$cur" ]; then ok "F: panel at cap $cur"; else not_ok "F: no panel"; show_last; fi
 [ -n "$cur" ] && expect_panel fr "F: the panel at $cur is solve's" "$(echo "$cur" | sed 's/\([KMGT]\)iB/ \1iB/; s/\./\\./')" "$cur"
 
-# two caps down: the panel follows, and its figures are solve's there
-keys fr Left Left
-expect_screen fr "Left Left: the cursor moved" "^cap [0-9.]+ [KMGT]iB  \(Enter applies it\)"
-to=$(sed -n 's/^cap \([0-9.]*\) \([KMGT]\)iB  (Enter.*/\1\2iB/p' "$TMP/last")
-[ -n "$to" ] && expect_panel fr "Left Left: the panel at $to is solve's" "$(echo "$to" | sed 's/\([KMGT]\)iB/ \1iB/; s/\./\\./')" "$to"
+# Home: the cursor on the smallest cap (the axis' first label); Right: the
+# next one (the first other cap the panel shows, one key pending); the
+# panel's figures there are solve's
+first=$(sed -n 's/^ *\([0-9.]*\) \([KMGT]\)iB .*/\1 \2iB/p' "$TMP/last" | head -n 1)
+keys fr Home
+expect_screen fr "Home: the cursor on the first cap, $first" \
+    "^cap $(echo "$first" | sed 's/\./\\./') +\((Enter applies it|the current cap)\)"
+keys fr Right
+to="" _end=$(($(date +%s) + DEADLINE))
+while wait_screen fr "^cap [0-9.]+ [KMGT]iB  \(Enter applies it\)"; do
+    to=$(sed -n 's/^cap \([0-9.]*\) \([KMGT]\)iB  (Enter.*/\1 \2iB/p' "$TMP/last")
+    [ "$to" != "$first" ] || [ "$(date +%s)" -ge "$_end" ] && break
+    sleep 0.1
+done
+if [ -n "$to" ] && [ "$to" != "$first" ]; then ok "Right: the cursor on the next cap, $to"; else
+    not_ok "Right: the cursor did not move"; show_last; fi
+to=$(echo "$to" | tr -d ' ')
+[ -n "$to" ] && expect_panel fr "Right: the panel at $to is solve's" "$(echo "$to" | sed 's/\([KMGT]\)iB/ \1iB/; s/\./\\./')" "$to"
+# Left back to the first, Right to the next again
+keys fr Left
+expect_screen fr "Left: back on $first" "^cap $(echo "$first" | sed 's/\./\\./') "
+keys fr Right
+expect_screen fr "Right: on $to again" "^cap $(echo "$to" | sed 's/\([KMGT]\)iB/ \1iB/; s/\./\\./') "
 
 # Enter: the main view plans with that cap (its knob line writes sizes as
 # the panel does)
