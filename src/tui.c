@@ -266,10 +266,56 @@ static void worker_drain(struct tui *t)
     }
 }
 
+/* The frontier view's next request, when it is open and none is in
+ * flight; its computation starts over for a new problem (a knob). */
+static void frontier_next(struct tui *t)
+{
+    struct tui_frontier *f = &t->front;
+    /* it goes on while its help is read */
+    if (t->mode != MODE_FRONTIER && !(t->mode == MODE_HELP && t->help_from == MODE_FRONTIER))
+        return;
+    if (f->phase == FR_OFF || f->for_pb != t->cur)
+        tui_frontier_open(t, tui_frontier_points());
+    while (!f->worker) {
+        struct worker_request req;
+        const char *names[TUI_MAX_ROWS];
+        if (!tui_frontier_request(t, &req, names))
+            break;
+        char err[256];
+        f->worker = worker_start(&req, err, sizeof err);
+        if (!f->worker) {
+            f->phase = FR_FAILED;
+            snprintf(f->why, sizeof f->why, "cannot start the planners: %s", err);
+        }
+        t->dirty = true;
+    }
+}
+
+static void frontier_drain(struct tui *t)
+{
+    struct tui_frontier *f = &t->front;
+    if (!f->worker)
+        return;
+    struct worker_event ev;
+    int r;
+    while ((r = worker_next(f->worker, &ev)) == 1) {
+        tui_frontier_event(t, &ev);
+        worker_event_clear(&ev);
+    }
+    if (r < 0) {
+        worker_free(f->worker);
+        f->worker = NULL;
+        t->dirty = true;
+    }
+}
+
 static int poll_timeout(const struct tui *t, double *next_tick)
 {
-    /* the worker's own deadline: a hung solver is killed there */
+    /* the workers' own deadlines: a hung solver is killed there */
     int w = t->worker ? worker_poll_ms(t->worker) : -1;
+    int fw = t->front.worker ? worker_poll_ms(t->front.worker) : -1;
+    if (fw >= 0 && (w < 0 || fw < w))
+        w = fw;
     if (!t->rows[t->ilp].started)
         return w;
     double now = tui_now();
@@ -285,17 +331,19 @@ static void loop_run(struct tui *t)
     while (!t->quit) {
         if (t->replan != REPLAN_NONE)
             worker_restart(t);
+        frontier_next(t);
         if (t->dirty)
             frame_show(t);
         /* how long a key that came during this pass waited unseen */
         if (t->trace && wake > 0)
             tui_trace(t, "work %.3f %.3f", wake * 1e3, tui_now() * 1e3);
-        struct pollfd fds[3] = {
+        struct pollfd fds[4] = {
             { .fd = STDIN_FILENO, .events = POLLIN },
             { .fd = sig_pipe[0], .events = POLLIN },
             { .fd = t->worker ? worker_fd(t->worker) : -1, .events = POLLIN },
+            { .fd = t->front.worker ? worker_fd(t->front.worker) : -1, .events = POLLIN },
         };
-        int n = poll(fds, 3, poll_timeout(t, &next_tick));
+        int n = poll(fds, 4, poll_timeout(t, &next_tick));
         wake = tui_now();
         if (n < 0 && errno != EINTR)
             break;
@@ -305,6 +353,7 @@ static void loop_run(struct tui *t)
         /* events first: they belong to the problem the worker was given,
          * which a key below may replace */
         worker_drain(t);
+        frontier_drain(t);
         if (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
             t->quit = true;     /* the terminal went away */
             t->exit_status = 128 + SIGHUP;
@@ -378,6 +427,7 @@ int tui_run(const struct tui_options *opt, struct spec_network *net,
 
     worker_free(t->worker);
     t->worker = NULL;
+    tui_frontier_stop(t);
     curs_set(1);
     endwin();
     term_active = 0;

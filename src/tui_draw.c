@@ -1219,7 +1219,7 @@ static void draw_keys(const struct tui *t, int y)
         { "g/G", "GPUs", 1 }, { "m/M", "cap", 1 }, { "b/B", "micro-batches", 2 },
         { "s", "schedule", 2 }, { "c", "layout", 3 }, { "[]{}", "GPU cap", 5 },
         { "k/K", "blocks", 5 }, { "t/T", "limit", 5 }, { "u", "undo", 4 },
-        { "r/R", "reload", 6 }, { "e", "export", 3 }, { "p", "load plan", 4 },
+        { "r/R", "reload", 6 }, { "e", "export", 3 }, { "p", "load plan", 4 }, { "F", "frontier", 3 },
         { "?", "help", 0 }, { "q", "quit", 0 },
     };
     static const struct keyhint prompt_keys[] = {
@@ -1230,6 +1230,11 @@ static void draw_keys(const struct tui *t, int y)
     };
     static const struct keyhint format_keys[] = {
         { "1-9", "format", 0 }, { "Enter", "highlighted", 0 }, { "Esc", "cancel", 0 },
+    };
+    static const struct keyhint frontier_keys[] = {
+        { "Left/Right", "cap", 0 }, { "Enter", "apply", 0 }, { "g/G", "GPUs", 1 },
+        { "s", "schedule", 1 }, { "b/B", "micro-batches", 2 }, { "c", "layout", 3 },
+        { "?", "help", 0 }, { "Esc/F/q", "back", 0 },
     };
     static const struct keyhint help_keys[] = {
         { "Up/Down", "scroll", 0 }, { "any other key", "back", 0 },
@@ -1253,6 +1258,9 @@ static void draw_keys(const struct tui *t, int y)
     } else if (t->mode == MODE_FORMAT) {
         k = format_keys;
         n = 3;
+    } else if (t->mode == MODE_FRONTIER) {
+        k = frontier_keys;
+        n = (int)(sizeof frontier_keys / sizeof frontier_keys[0]);
     }
     /* the most hints that fit, with two spaces between them or else one */
     int limit = 9, sep = 2;
@@ -1400,6 +1408,413 @@ static void draw_status(struct tui *t, int y, int lines)
     }
 }
 
+/* ---- the frontier view (F) ---- */
+
+/* Columns of the objective labels left of the plot, and the lines around it. */
+#define FR_YLABEL 9
+
+struct fr_cell {
+    unsigned char dots;          /* braille dots (UTF-8), or 1 for a curve cell (ASCII) */
+    signed char owner;           /* planner of the last curve through it, -1 */
+    const char *mark;            /* a glyph over it, or NULL */
+    signed char mark_owner;
+};
+
+/* A planner's letter: its title's first letter not taken by an earlier one. */
+static void fr_letters(const struct tui *t, char *letter)
+{
+    const struct frontier *f = &t->front.fr;
+    for (int i = 0; i < f->nplanner; i++) {
+        const char *s = f->planner[i] == t->rows[t->ilp].planner ? "ILP"
+                                                                 : planner_title(f->planner[i]);
+        letter[i] = '?';
+        for (const char *p = s; *p; p++) {
+            char c = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+            bool taken = !(c >= 'A' && c <= 'Z');
+            for (int j = 0; j < i && !taken; j++)
+                taken = letter[j] == c;
+            if (!taken) {
+                letter[i] = c;
+                break;
+            }
+        }
+    }
+}
+
+static attr_t fr_role(const struct tui *t, int i)
+{
+    static const enum role r[] = { R_GOOD, R_WARN, R_WEIGHTS, R_ACTIV, R_RULE, R_RESERVED };
+    if (t->front.fr.planner[i] == t->rows[t->ilp].planner)
+        return roles[R_VALUE];
+    return roles[r[i % (int)(sizeof r / sizeof r[0])]];
+}
+
+int tui_frontier_points(void)
+{
+    int pw = COLS - FR_YLABEL - 2;
+    int n = pw / 2;
+    return n < 16 ? 16 : n > 48 ? 48 : n;
+}
+
+/* Lines of the panel under the plot: planners in columns of `*w`. */
+static int fr_panel_rows(int np, int *ncol, int *w)
+{
+    *w = COLS >= 80 ? 40 : 30;
+    *ncol = COLS / *w > 0 ? COLS / *w : 1;
+    return (np + *ncol - 1) / *ncol;
+}
+
+static void fr_line(struct fr_cell *c, int pw, int ph, bool dots, int x0, int y0, int x1, int y1,
+                    int owner)
+{
+    int dx = abs(x1 - x0), dy = -abs(y1 - y0), sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+    int err = dx + dy;
+    for (;;) {
+        int cx = dots ? x0 / 2 : x0, cy = dots ? y0 / 4 : y0;
+        if (cx >= 0 && cx < pw && cy >= 0 && cy < ph) {
+            struct fr_cell *k = &c[cy * pw + cx];
+            if (dots) {
+                static const unsigned char bit[2][4] = { { 0x01, 0x02, 0x04, 0x40 },
+                                                         { 0x08, 0x10, 0x20, 0x80 } };
+                k->dots |= bit[x0 % 2][y0 % 4];
+            } else {
+                k->dots = 1;
+            }
+            k->owner = (signed char)owner;
+        }
+        if (x0 == x1 && y0 == y1)
+            break;
+        int e2 = 2 * err;
+        if (e2 >= dy) {
+            err += dy;
+            x0 += sx;
+        }
+        if (e2 <= dx) {
+            err += dx;
+            y0 += sy;
+        }
+    }
+}
+
+static void fr_mark(struct fr_cell *c, int pw, int ph, int x, int y, const char *g, int owner)
+{
+    if (x >= 0 && x < pw && y >= 0 && y < ph) {
+        c[y * pw + x].mark = g;
+        c[y * pw + x].mark_owner = (signed char)owner;
+    }
+}
+
+/* The words for a point: its objective and what it is. */
+static const char *fr_point_text(const struct tui *t, int i, const struct frontier_point *p,
+                                 char *obj, size_t len)
+{
+    bool solver = t->front.fr.planner[i] == t->rows[t->ilp].planner;
+    snprintf(obj, len, "-");
+    if (!p->done)
+        return "";
+    if (p->fits)
+        fmt_time(p->objective, obj, len);
+    if (p->status == PLAN_ERROR)
+        return "error";
+    if (!solver)
+        return p->fits ? "fits" : "no fit";
+    if (p->status == PLAN_OPTIMAL)
+        return "optimal";
+    if (p->status == PLAN_INFEASIBLE)
+        return "none fits";
+    return p->fits ? "best found" : "no fit found";
+}
+
+static void fr_progress(const struct tui *t, char *buf, size_t len)
+{
+    const struct tui_frontier *f = &t->front;
+    int np = 0, k = 0;
+    for (int i = 0; i < f->fr.nplanner; i++)
+        if (f->fr.planner[i] != t->rows[t->ilp].planner)
+            np++;
+    switch (f->phase) {
+    case FR_MIN_CAP:
+    case FR_PEAKS:
+        snprintf(buf, len, "computing the range");
+        break;
+    case FR_BASELINES:
+        snprintf(buf, len, "computing %d/%d", f->fr.ncap > 0 && np > 0
+                 ? frontier_done(&f->fr, -1) / np : 0, f->fr.ncap);
+        break;
+    case FR_ILP:
+        k = frontier_done(&f->fr, frontier_planner(&f->fr, t->rows[t->ilp].planner));
+        snprintf(buf, len, "ILP %d/%d", k, f->fr.ncap);
+        break;
+    case FR_DONE:
+        snprintf(buf, len, "done");
+        break;
+    default:
+        snprintf(buf, len, "stopped");
+        break;
+    }
+}
+
+void tui_frontier_draw(struct tui *t)
+{
+    const struct tui_frontier *f = &t->front;
+    const struct frontier *fr = &f->fr;
+    const struct problem *pb = t->cur->pb;
+    bool ilp_obj = pb->schedule == SPEC_SCHEDULE_1F1B;
+    char name[128], left[4][300], right[64], b1[32], b2[32];
+    text_clean(pb->network, name, sizeof name, t->unicode);
+    const char *sched = ilp_obj ? "1f1b" : "pipedream", *what = ilp_obj ? "iteration time"
+                                                                         : "period";
+    /* the most that fits */
+    snprintf(left[0], sizeof left[0], "frontier  %s  %d %s  %s: %s by memory cap", name, pb->P,
+             pb->tp > 1 ? "ranks" : "GPUs", sched, what);
+    snprintf(left[1], sizeof left[1], "frontier  %s  %d %s  %s %s", name, pb->P,
+             pb->tp > 1 ? "ranks" : "GPUs", sched, what);
+    snprintf(left[2], sizeof left[2], "frontier  %s  %s", name, sched);
+    snprintf(left[3], sizeof left[3], "frontier");
+    fr_progress(t, right, sizeof right);
+    int lk = 0;
+    while (lk < 3 && !rule_fits(left[lk], right))
+        lk++;
+    rule(0, left[lk], roles[R_TITLE], right, f->phase == FR_DONE ? roles[R_GOOD] : roles[R_WARN]);
+
+    int ncol, cw;
+    int np = fr->nplanner;
+    int prow = fr_panel_rows(np, &ncol, &cw);
+    /* title, axis, cap labels, legend, panel header + rows, keys */
+    int ph = LINES - 6 - prow, pw = COLS - FR_YLABEL - 2;
+    if (ph < 2 || pw < 4)
+        return;
+    int top = 1, x0 = FR_YLABEL + 1;
+    double cur = 0;
+    for (int p = 0; p < pb->P; p++)
+        cur = fmax(cur, pb->cap[p]);
+    char letter[FRONTIER_MAX_PLANNERS];
+    fr_letters(t, letter);
+
+    /* the axes */
+    attrset(roles[R_DIM]);
+    for (int y = 0; y < ph; y++)
+        mvaddstr(top + y, x0 - 1, G->vbar);
+    for (int x = x0 - 1; x < x0 + pw; x++)
+        mvaddstr(top + ph, x, x == x0 - 1 ? (t->unicode ? "\u2514" : "+") : G->hline);
+
+    double lo = 0, hi = 0;
+    bool any = fr->ncap > 0 && frontier_range(fr, &lo, &hi);
+    if (any) {
+        struct pen pn;
+        char lab[32];
+        int rows[3] = { 0, ph - 1, (ph - 1) / 2 };
+        double vals[3] = { hi, lo, (lo + hi) / 2 };
+        for (int k = 0; k < (hi > lo ? 3 : 1); k++) {
+            if (k == 2 && ph < 5)
+                break;
+            fmt_time(k == 0 && !(hi > lo) ? lo : vals[k], lab, sizeof lab);
+            pn = (struct pen){ top + (hi > lo ? rows[k] : (ph - 1) / 2), 0, x0 - 1 };
+            pn.x = x0 - 2 - (int)strlen(lab) > 0 ? x0 - 2 - (int)strlen(lab) : 0;
+            put(&pn, roles[R_NORMAL], lab);
+        }
+    }
+
+    /* the curves on a canvas of cells (braille: 2x4 dots each) */
+    struct fr_cell *c = calloc((size_t)pw * (size_t)ph, sizeof *c);
+    if (c && fr->ncap > 0) {
+        bool dots = t->unicode;
+        int dw = dots ? 2 * pw : pw, dh = dots ? 4 * ph : ph;
+        /* the cell of a point: the one its dot lands in */
+#define FR_CELL_X(k) (frontier_col(fr, (k), dw) / (dots ? 2 : 1))
+#define FR_CELL_Y(v) (frontier_row((v), lo, hi, dh) / (dots ? 4 : 1))
+        for (int i = 0; i < pw * ph; i++)
+            c[i].owner = c[i].mark_owner = -1;
+        /* the current cap, under the curves */
+        int cc = frontier_cap_col(fr, cur, dw);
+        cc = cc < 0 ? -1 : cc >= dw ? pw : dots ? cc / 2 : cc;
+        if (cc >= 0 && cc < pw)
+            for (int y = 0; y < ph; y++)
+                fr_mark(c, pw, ph, cc, y, t->unicode ? "\u2506" : ":", -2);
+        /* baselines first, the ILP on top */
+        for (int pass = 0; pass < 2 && any; pass++)
+            for (int i = 0; i < np; i++) {
+                bool solver = fr->planner[i] == t->rows[t->ilp].planner;
+                if (solver != (pass == 1))
+                    continue;
+                int first = -1;
+                for (int k = 0; k < fr->ncap; k++) {
+                    const struct frontier_point *p = &fr->pt[i][k];
+                    if (!p->done || !p->fits)
+                        continue;
+                    int x = frontier_col(fr, k, dw), y = frontier_row(p->objective, lo, hi, dh);
+                    const struct frontier_point *q = k + 1 < fr->ncap ? &fr->pt[i][k + 1] : NULL;
+                    if (q && q->done && q->fits)
+                        fr_line(c, pw, ph, dots, x, y, frontier_col(fr, k + 1, dw),
+                                frontier_row(q->objective, lo, hi, dh), i);
+                    else
+                        fr_line(c, pw, ph, dots, x, y, x, y, i);
+                    if (first < 0)
+                        first = k;
+                }
+                for (int k = 0; solver && k < fr->ncap; k++) {
+                    const struct frontier_point *p = &fr->pt[i][k];
+                    if (p->done && p->fits)
+                        fr_mark(c, pw, ph, FR_CELL_X(k), FR_CELL_Y(p->objective),
+                                p->status == PLAN_OPTIMAL ? (t->unicode ? "\u25cf" : "*")
+                                                          : (t->unicode ? "\u25cb" : "o"), i);
+                }
+                /* where it stops fitting: a cross at the cap below its first fit */
+                int s = frontier_stop(fr, i);
+                if (s >= 0) {
+                    int k = s + 1;
+                    while (k < fr->ncap && !(fr->pt[i][k].done && fr->pt[i][k].fits))
+                        k++;
+                    if (k < fr->ncap)
+                        fr_mark(c, pw, ph, FR_CELL_X(s), FR_CELL_Y(fr->pt[i][k].objective),
+                                t->unicode ? "\u00d7" : "x", i);
+                }
+                /* its letter where the curve starts (braille curves share cells) */
+                if (dots && first >= 0 && !solver) {
+                    int x = FR_CELL_X(first) - 1, y = FR_CELL_Y(fr->pt[i][first].objective);
+                    /* marks point at their glyph until the frame is drawn */
+                    static char lt[FRONTIER_MAX_PLANNERS][2];
+                    lt[i][0] = letter[i];
+                    lt[i][1] = '\0';
+                    if (x >= 0 && !c[y * pw + x].mark && !c[y * pw + x].dots)
+                        fr_mark(c, pw, ph, x, y, lt[i], i);
+                }
+            }
+        for (int y = 0; y < ph; y++)
+            for (int x = 0; x < pw; x++) {
+                const struct fr_cell *k = &c[y * pw + x];
+                char g[8];
+                const char *s = NULL;
+                attr_t a = roles[R_NORMAL];
+                if (k->mark && k->mark_owner != -2) {
+                    s = k->mark;
+                    a = fr_role(t, k->mark_owner) | A_BOLD;
+                } else if (k->dots) {
+                    if (dots) {
+                        unsigned v = 0x2800u + k->dots;
+                        g[0] = (char)(0xe0 | (v >> 12));
+                        g[1] = (char)(0x80 | ((v >> 6) & 0x3f));
+                        g[2] = (char)(0x80 | (v & 0x3f));
+                        g[3] = '\0';
+                    } else {
+                        g[0] = letter[k->owner];
+                        g[1] = '\0';
+                    }
+                    s = g;
+                    a = fr_role(t, k->owner);
+                } else if (k->mark) {
+                    s = k->mark;
+                    a = roles[R_DIM];
+                }
+                if (s) {
+                    attrset(a);
+                    mvaddstr(top + y, x0 + x, s);
+                }
+            }
+    }
+#undef FR_CELL_X
+#undef FR_CELL_Y
+    free(c);
+    if (!any) {
+        char msg[400];
+        if (f->phase == FR_FAILED)
+            snprintf(msg, sizeof msg, "no frontier: %s", f->why);
+        else if (fr->ncap > 0 && f->phase > FR_BASELINES)
+            snprintf(msg, sizeof msg, "no plan fits at any of these caps");
+        else
+            fr_progress(t, msg, sizeof msg);
+        char cl[400];
+        text_clean(msg, cl, sizeof cl, t->unicode);
+        struct pen pn = { top + ph / 2, x0 + 2, COLS };
+        int w = text_cols(cl);
+        if (w < pw)
+            pn.x = x0 + (pw - w) / 2;
+        put(&pn, f->phase == FR_FAILED ? roles[R_BAD] : roles[R_DIM], cl);
+    }
+
+    /* the cursor on the axis, the caps under it */
+    int ya = top + ph, yl = ya + 1;
+    if (fr->ncap > 0) {
+        int cx = t->unicode ? frontier_col(fr, f->cursor, 2 * pw) / 2
+                            : frontier_col(fr, f->cursor, pw);
+        attrset(roles[R_SEL]);
+        mvaddstr(ya, x0 + cx, t->unicode ? "\u25b2" : "^");
+        struct pen pn = { yl, x0, COLS };
+        fmt_size(fr->cap[0], b1, sizeof b1);
+        put(&pn, roles[R_NORMAL], b1);
+        fmt_size(fr->cap[fr->ncap - 1], b2, sizeof b2);
+        int lx = x0 + pw - (int)strlen(b2);
+        int cc = frontier_cap_col(fr, cur, t->unicode ? 2 * pw : pw);
+        cc = cc < 0 ? -1 : cc >= (t->unicode ? 2 * pw : pw) ? pw : t->unicode ? cc / 2 : cc;
+        char capl[64];
+        snprintf(capl, sizeof capl, "%s cap %s", cc < 0 ? G->left : cc >= pw ? G->right : G->vbar,
+                 fmt_size(cur, b1, sizeof b1));
+        int w = text_cols(capl);
+        int px = cc < 0 ? x0 : cc >= pw ? x0 + pw - w : x0 + cc;
+        if (px + w > x0 + pw)
+            px = x0 + pw - w;
+        /* the end label yields to the current cap's */
+        if (lx > px + w) {
+            pn = (struct pen){ yl, lx, COLS };
+            put(&pn, roles[R_NORMAL], b2);
+        }
+        pn = (struct pen){ yl, px, COLS };
+        put(&pn, roles[R_WARN], capl);
+    }
+
+    /* the legend: titles, or registry names when they do not fit */
+    const char *marks = t->unicode ? "\u25cf optimal \u25cb best found \u00d7 stops fitting"
+                                   : "* optimal o best found x stops fitting";
+    int wide = 0;
+    for (int i = 0; i < np; i++)
+        wide += 4 + text_cols(fr->planner[i] == t->rows[t->ilp].planner
+                                  ? "ILP" : planner_title(fr->planner[i]));
+    bool titles = wide - 2 <= COLS;
+    struct pen pn = { yl + 1, 0, COLS };
+    for (int i = 0; i < np; i++) {
+        char lt[2] = { letter[i], '\0' };
+        put(&pn, fr_role(t, i) | A_BOLD, lt);
+        put(&pn, roles[R_NORMAL], " ");
+        put(&pn, roles[R_NORMAL], fr->planner[i] == t->rows[t->ilp].planner ? "ILP"
+                                  : titles ? planner_title(fr->planner[i]) : fr->planner[i]);
+        put(&pn, roles[R_NORMAL], "  ");
+    }
+    if (pn.x + text_cols(marks) <= COLS)
+        put(&pn, roles[R_DIM], marks);
+
+    /* the cursor's cap, per planner */
+    int yp = yl + 2;
+    pn = (struct pen){ yp, 0, COLS };
+    if (fr->ncap > 0) {
+        putf(&pn, roles[R_VALUE], "cap %s", fmt_size(fr->cap[f->cursor], b1, sizeof b1));
+        put(&pn, roles[R_NORMAL], fr->cap[f->cursor] == cur ? " (the current cap)"
+                                                            : "  (Enter applies it)");
+    }
+    for (int i = 0; i < np && fr->ncap > 0; i++) {
+        const struct frontier_point *p = &fr->pt[i][f->cursor];
+        char obj[32];
+        const char *st = fr_point_text(t, i, p, obj, sizeof obj);
+        pn = (struct pen){ yp + 1 + i / ncol, (i % ncol) * cw, (i % ncol + 1) * cw - 1 };
+        char lt[2] = { letter[i], '\0' };
+        put(&pn, fr_role(t, i) | A_BOLD, lt);
+        put(&pn, roles[R_NORMAL], " ");
+        if (cw >= 40) {
+            put(&pn, roles[R_NORMAL], fr->planner[i] == t->rows[t->ilp].planner
+                                          ? "ILP" : planner_title(fr->planner[i]));
+            pad_to(&pn, (i % ncol) * cw + 17);
+        }
+        if (!p->done) {
+            put(&pn, roles[R_DIM], "computing");
+            continue;
+        }
+        int x = pn.x;
+        put(&pn, roles[R_VALUE], obj);
+        pad_to(&pn, x + 10);
+        put(&pn, p->fits ? (strcmp(st, "optimal") == 0 ? roles[R_GOOD] : roles[R_NORMAL])
+                         : roles[R_BAD], st);
+    }
+}
+
 static const char *const help_text[] = {
     "#pipeplan explorer: keys",
     "",
@@ -1428,8 +1843,16 @@ static const char *const help_text[] = {
     "  e            export the plan on screen: pick a format (1-9, or Enter for the highlighted one, json at first: json, table, csv, plan file, megatron, deepspeed, torch, torch schedule; as solve --format), then the file",
     "  p            load a plan file (written by e or solve --format plan) as your plan: the row \"your split\", judged like the others",
     "  Ctrl-L       redraw the screen",
+    "  F            the frontier view: the best iteration time (1f1b) or period (pipedream) of each planner against a memory cap on every GPU, for these GPUs and schedule; computed in the background, the baselines first, then the ILP with a short limit per cap",
     "  ?            this help",
     "  q  Ctrl-C    quit",
+    "",
+    "#The frontier view (F)",
+    "  Left Right h l   move the cursor along the caps (Home End too); the panel shows that cap's figures per planner",
+    "  Enter        apply the cursor's cap to every GPU (as m/M do) and go back",
+    "  g G s b B c  change a knob: the curves are computed again",
+    "  Esc F q      back to the plans (q does not quit here; Ctrl-C does)",
+    "  Curves: braille dots (letters under LANG=C), one per planner, the letter in the legend; a point not computed yet is not drawn. The ILP's points: @o optimal (proven), @f best found (not proven); @x where a planner stops fitting (at the cap below its smallest that fits); the dotted line is the current cap.",
     "",
     "#Reading the screen",
     "  Memory bars, against each GPU's cap (marks beyond the cap stand out):",
@@ -1534,6 +1957,12 @@ static void draw_help(struct tui *t)
                 p++;
                 if (*p == 'i')
                     put(&pn, roles[R_IDLE], G->idle);
+                else if (*p == 'o')
+                    put(&pn, a, t->unicode ? "\u25cf" : "*");
+                else if (*p == 'f')
+                    put(&pn, a, t->unicode ? "\u25cb" : "o");
+                else if (*p == 'x')
+                    put(&pn, a, t->unicode ? "\u00d7" : "x");
                 else if (*p >= '0' && *p <= '3')
                     put(&pn, roles[R_WEIGHTS + (*p - '0')], G->seg[*p - '0']);
                 continue;
@@ -1570,6 +1999,13 @@ void tui_draw(struct tui *t)
         draw_small();
     } else if (t->mode == MODE_HELP) {
         draw_help(t);
+    } else if (t->mode == MODE_FRONTIER) {
+        tui_frontier_draw(t);
+        /* a message takes the keys' line */
+        if (t->msg_kind != MSG_NONE)
+            draw_status(t, LINES - 1, 1);
+        else
+            draw_keys(t, LINES - 1);
     } else {
         struct layout ly;
         layout_compute(t, &ly);

@@ -3,7 +3,7 @@
  * tui_state.c  knobs, undo, reload, results, export (no curses)
  * tui.c        terminal, signals, the event loop, the solver worker
  * tui_keys.c   keys to actions
- * tui_draw.c   one whole frame from the state */
+ * tui_draw.c   one whole frame from the state (the frontier view's too) */
 #ifndef PIPEPLAN_TUI_IMPL_H
 #define PIPEPLAN_TUI_IMPL_H
 
@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "export.h"
+#include "frontier.h"
 #include "planner.h"
 #include "problem.h"
 #include "spec.h"
@@ -46,7 +47,7 @@ enum tui_knob {
     KNOB_LAYOUT, KNOB_BLOCKS, KNOB_TIME_LIMIT
 };
 
-enum tui_mode { MODE_MAIN, MODE_HELP, MODE_PROMPT, MODE_CONFIRM, MODE_FORMAT };
+enum tui_mode { MODE_MAIN, MODE_HELP, MODE_PROMPT, MODE_CONFIRM, MODE_FORMAT, MODE_FRONTIER };
 /* What the prompt line asks for: a file to export to, or a plan file to load. */
 enum tui_prompt { PROMPT_EXPORT, PROMPT_LOAD };
 enum tui_msg { MSG_NONE, MSG_INFO, MSG_ERROR };
@@ -67,6 +68,27 @@ struct tui_row {
     int blocks;                  /* ILP: elements the bound holds for (0: unknown) */
     double seconds;
     char message[320];
+};
+
+/* The frontier view's computation, one worker request at a time: the
+ * range (the smallest cap at which a plan fits, then every baseline's
+ * unconstrained peak), the baselines at every cap, the ILP at every cap. */
+enum tui_fr_phase { FR_OFF, FR_MIN_CAP, FR_PEAKS, FR_BASELINES, FR_ILP, FR_DONE, FR_FAILED };
+
+struct tui_frontier {
+    enum tui_fr_phase phase;
+    struct tui_problem *for_pb;  /* the problem it is computed for (a reference) */
+    struct frontier fr;
+    int nmax;                    /* caps wanted (from the plot's width) */
+    double fit_cap, all_cap;     /* the range found (bytes) */
+    int next;                    /* next cap index to ask for in this phase */
+    int busy;                    /* cap index of the request in flight, -1 */
+    struct worker *worker;
+    struct problem *pb;          /* the request's problem (the worker's plans
+                                    are judged against it) */
+    struct plan *warm;           /* the ILP's last plan that fits, to start from */
+    int cursor;                  /* cap index under the cursor */
+    char why[320];               /* FR_FAILED: the reason */
 };
 
 struct tui {
@@ -94,6 +116,8 @@ struct tui {
      * problem when nothing fits (from the worker), NAN when unknown */
     double min_cap;
     const char *min_cap_planner;
+
+    struct tui_frontier front;   /* the frontier view (F) */
 
     /* solver */
     struct worker *worker;
@@ -128,6 +152,7 @@ struct tui {
     char msg[640];
     enum tui_msg msg_kind;
     int help_top;
+    enum tui_mode help_from;     /* the mode ? came from */
 
     /* terminal */
     bool unicode, color;
@@ -209,6 +234,21 @@ int tui_user_load(struct tui *t, const char *path, char *err, size_t errlen);
 /* "~/x" -> "$HOME/x" into out. */
 void tui_path_expand(const char *in, char *out, size_t outlen);
 
+/* Set every GPU's cap to `cap` bytes (as m/M do): 1 when it changed. */
+int tui_cap_set(struct tui *t, uint64_t cap);
+/* The frontier view: open it (its computation starts from the loop),
+ * close it (its worker killed), and apply its worker's events. */
+void tui_frontier_open(struct tui *t, int nmax);
+void tui_frontier_stop(struct tui *t);
+/* Leaving the view kills its worker but keeps what it computed; coming
+ * back to the same problem continues (the cursor at the current cap),
+ * to another starts over with nmax caps. */
+void tui_frontier_pause(struct tui *t);
+void tui_frontier_resume(struct tui *t, int nmax);
+void tui_frontier_event(struct tui *t, struct worker_event *ev);
+/* The next worker request when none is in flight; false when finished. */
+bool tui_frontier_request(struct tui *t, struct worker_request *req, const char **names);
+
 /* ---- tui.c ---- */
 void tui_trace(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -218,5 +258,9 @@ void tui_key(struct tui *t, int ch);
 /* ---- tui_draw.c ---- */
 void tui_draw_init(struct tui *t);      /* colours and glyphs, after newterm */
 void tui_draw(struct tui *t);           /* erase, draw all, one doupdate */
+/* The frontier view (all but the keys line); the caps it wants at this
+ * screen width. */
+void tui_frontier_draw(struct tui *t);
+int tui_frontier_points(void);
 
 #endif

@@ -230,7 +230,84 @@ static void help_key(struct tui *t, int ch)
         t->help_top += LINES - 2;
         break;
     default:
+        t->mode = t->help_from;
+        break;
+    }
+    t->dirty = true;
+}
+
+/* The frontier view: a cursor along its caps, Enter applies one; the
+ * knobs that change the curves (not the cap: it is the axis) restart
+ * them. q leaves the view: quitting from a view that computes in the
+ * background would lose it to a reflex. */
+static void frontier_key(struct tui *t, int ch)
+{
+    struct tui_frontier *f = &t->front;
+    int n = f->fr.ncap;
+    switch (ch) {
+    case 27:
+    case 'F':
+    case 'q':
+    case 'Q':
         t->mode = MODE_MAIN;
+        tui_frontier_pause(t);
+        break;
+    case CTRL('C'):
+        t->quit = true;
+        break;
+    case '?':
+    case KEY_F(1):
+        t->help_from = MODE_FRONTIER;
+        t->mode = MODE_HELP;
+        t->help_top = 0;
+        break;
+    case KEY_LEFT:
+    case 'h':
+        if (f->cursor > 0)
+            f->cursor--;
+        break;
+    case KEY_RIGHT:
+    case 'l':
+        if (f->cursor < n - 1)
+            f->cursor++;
+        break;
+    case KEY_HOME:
+    case KEY_FIND:
+    case KEY_A1:
+        f->cursor = 0;
+        break;
+    case KEY_END:
+    case KEY_SELECT:
+    case KEY_C1:
+        f->cursor = n > 0 ? n - 1 : 0;
+        break;
+    case '\n':
+    case '\r':
+    case KEY_ENTER: {
+        if (n == 0) {
+            tui_message(t, MSG_INFO, "no caps yet: the range is still being computed");
+            break;
+        }
+        uint64_t cap = (uint64_t)f->fr.cap[f->cursor];
+        t->mode = MODE_MAIN;
+        tui_frontier_pause(t);
+        if (tui_cap_set(t, cap) == 0)
+            tui_message(t, MSG_INFO, "the cap is already %.2f GiB", (double)cap / TUI_GIB);
+        break;
+    }
+    case 'g': knob(t, KNOB_GPUS, -1, "GPUs"); break;
+    case 'G': knob(t, KNOB_GPUS, +1, "GPUs"); break;
+    case 'b': knob(t, KNOB_MICRO_BATCHES, -1, "micro-batches"); break;
+    case 'B': knob(t, KNOB_MICRO_BATCHES, +1, "micro-batches"); break;
+    case 's': knob(t, KNOB_SCHEDULE, +1, "schedule"); break;
+    case 'c': knob(t, KNOB_LAYOUT, +1, "layout"); break;
+    case CTRL('L'):
+        clearok(curscr, TRUE);
+        break;
+    default:
+        if (ch >= 0x20 && ch < 0x7f)
+            tui_message(t, MSG_INFO, "'%c' does nothing in the frontier view; ? lists the keys",
+                        ch);
         break;
     }
     t->dirty = true;
@@ -246,8 +323,14 @@ static void main_key(struct tui *t, int ch)
         break;
     case '?':
     case KEY_F(1):
+        t->help_from = MODE_MAIN;
         t->mode = MODE_HELP;
         t->help_top = 0;
+        t->dirty = true;
+        break;
+    case 'F':
+        t->mode = MODE_FRONTIER;
+        tui_frontier_resume(t, tui_frontier_points());
         t->dirty = true;
         break;
     case 'g': knob(t, KNOB_GPUS, -1, "GPUs"); break;
@@ -412,6 +495,11 @@ void tui_key(struct tui *t, int ch)
     case MODE_PROMPT: prompt_key(t, ch); break;
     case MODE_CONFIRM: confirm_key(t, ch); break;
     case MODE_FORMAT: format_key(t, ch); break;
+    case MODE_FRONTIER:
+        if (t->msg_kind != MSG_NONE)
+            t->msg_kind = MSG_NONE;
+        frontier_key(t, ch);
+        break;
     default:
         /* a message lasts until the next key */
         if (t->msg_kind != MSG_NONE) {

@@ -263,6 +263,26 @@ static double cap_max(const struct problem *pb)
     return m;
 }
 
+/* Make `s` (owned from here) the setting, undoably: 1, or -1 when its
+ * problem cannot be built (the message says why). */
+static int setting_change(struct tui *t, struct tui_setting *s)
+{
+    bool same = setting_same_problem(s, &t->set);
+    struct problem *npb = NULL;
+    if (!same) {
+        char err[SPEC_ERR_LEN];
+        npb = problem_build(t->net, t->plat, s, err, sizeof err);
+        if (!npb) {
+            tui_message(t, MSG_ERROR, "%s", err);
+            setting_free(s);
+            return -1;
+        }
+    }
+    undo_push(t, &t->set);
+    setting_install(t, s, npb, same);
+    return 1;
+}
+
 int tui_knob_step(struct tui *t, enum tui_knob knob, int dir)
 {
     const struct problem *pb = t->cur->pb;
@@ -355,20 +375,27 @@ int tui_knob_step(struct tui *t, enum tui_knob knob, int dir)
         setting_free(&s);
         return 0;
     }
-    bool same = setting_same_problem(&s, &t->set);
-    struct problem *npb = NULL;
-    if (!same) {
-        char err[SPEC_ERR_LEN];
-        npb = problem_build(t->net, t->plat, &s, err, sizeof err);
-        if (!npb) {
-            tui_message(t, MSG_ERROR, "%s", err);
-            setting_free(&s);
-            return -1;
-        }
+    return setting_change(t, &s);
+}
+
+int tui_cap_set(struct tui *t, uint64_t cap)
+{
+    const struct problem *pb = t->cur->pb;
+    bool uniform = t->set.ncap == 0;
+    for (int p = 0; p < pb->P; p++)
+        uniform = uniform && pb->cap[p] == (double)cap;
+    if (uniform)
+        return 0;
+    struct tui_setting s;
+    if (setting_copy(&s, &t->set) < 0) {
+        tui_message(t, MSG_ERROR, "out of memory");
+        return -1;
     }
-    undo_push(t, &t->set);
-    setting_install(t, &s, npb, same);
-    return 1;
+    s.k.memory = cap;
+    free(s.cap);
+    s.cap = NULL;
+    s.ncap = 0;
+    return setting_change(t, &s);
 }
 
 int tui_undo(struct tui *t)
@@ -1210,10 +1237,228 @@ void tui_state_free(struct tui *t)
     setting_free(&t->set);
     tui_export_end(t);
     user_forget(t);
+    tui_frontier_stop(t);
     tp_unref(t->cur);
     t->cur = NULL;
     spec_network_free(t->net);
     spec_platform_free(t->plat);
     t->net = NULL;
     t->plat = NULL;
+}
+
+/* ---- the frontier view ---- */
+
+/* The ILP's seconds per cap (a work limit, when given, decides instead). */
+#define FR_ILP_SECONDS 2.0
+/* "No cap": the baselines' own plans, for their peaks (1 PiB). */
+#define FR_NO_CAP 1125899906842624.0
+
+void tui_frontier_stop(struct tui *t)
+{
+    struct tui_frontier *f = &t->front;
+    worker_free(f->worker);
+    f->worker = NULL;
+    problem_free(f->pb);
+    f->pb = NULL;
+    plan_free(f->warm);
+    f->warm = NULL;
+    tp_unref(f->for_pb);
+    f->for_pb = NULL;
+    f->phase = FR_OFF;
+}
+
+void tui_frontier_open(struct tui *t, int nmax)
+{
+    tui_frontier_stop(t);
+    struct tui_frontier *f = &t->front;
+    const char *names[TUI_MAX_ROWS];
+    int n = 0;
+    for (int i = 0; i < t->nrows; i++)
+        if (i != t->user)
+            names[n++] = t->rows[i].planner;
+    frontier_init(&f->fr, NULL, 0, names, n);
+    f->phase = FR_MIN_CAP;
+    f->for_pb = tp_ref(t->cur);
+    f->nmax = nmax;
+    f->fit_cap = NAN;
+    f->all_cap = 0;
+    f->next = 0;
+    f->busy = -1;
+    f->cursor = 0;
+    f->why[0] = '\0';
+    t->dirty = true;
+}
+
+static void frontier_fail(struct tui_frontier *f, const char *why)
+{
+    f->phase = FR_FAILED;
+    if (!f->why[0])
+        snprintf(f->why, sizeof f->why, "%s", why);
+}
+
+/* The problem of the view with every GPU's cap at `cap`. */
+static struct problem *frontier_problem(const struct tui *t, double cap)
+{
+    struct problem *pb = problem_copy(t->cur->pb);
+    if (pb)
+        for (int p = 0; p < pb->P; p++)
+            pb->cap[p] = cap;
+    return pb;
+}
+
+bool tui_frontier_request(struct tui *t, struct worker_request *req, const char **names)
+{
+    struct tui_frontier *f = &t->front;
+    int n = 0;
+    double cap = 0;
+    memset(req, 0, sizeof *req);
+    req->known_bound = NAN;
+    req->threads = t->opt.threads > 0 ? t->opt.threads : 1;
+    req->blocks = t->set.k.blocks;
+    f->busy = -1;
+    switch (f->phase) {
+    case FR_MIN_CAP:
+        if (f->next == 0) {
+            /* one baseline under a cap nothing meets: the worker then
+             * looks for the smallest cap at which a plan fits */
+            for (int i = 0; i < t->nrows && n == 0; i++)
+                if (i != t->ilp && i != t->user)
+                    names[n++] = t->rows[i].planner;
+            req->min_cap = true;
+            cap = 1;
+            break;
+        }
+        if (!(f->fit_cap >= 0)) {
+            frontier_fail(f, "no plan fits at any cap");
+            return false;
+        }
+        /* a network that needs no memory at all starts at one step */
+        f->fit_cap = fmax(f->fit_cap, 1);
+        f->phase = FR_PEAKS;
+        f->next = 0;
+        /* fall through */
+    case FR_PEAKS:
+        if (f->next == 0) {
+            cap = FR_NO_CAP;
+            break;
+        }
+        {
+            double caps[FRONTIER_MAX_CAPS];
+            const char *pl[FRONTIER_MAX_PLANNERS];
+            int nc = frontier_caps(f->fit_cap, f->all_cap, f->nmax, caps);
+            if (nc < 0) {
+                frontier_fail(f, "the baselines gave no peak memory");
+                return false;
+            }
+            memcpy(pl, f->fr.planner, sizeof pl);
+            frontier_init(&f->fr, caps, nc, pl, f->fr.nplanner);
+            double cur = 0;
+            for (int p = 0; p < t->cur->pb->P; p++)
+                cur = fmax(cur, t->cur->pb->cap[p]);
+            f->cursor = frontier_nearest(&f->fr, cur);
+        }
+        f->phase = FR_BASELINES;
+        f->next = 0;
+        /* fall through */
+    case FR_BASELINES:
+        if (f->next < f->fr.ncap) {
+            cap = f->fr.cap[f->next];
+            break;
+        }
+        f->phase = FR_ILP;
+        f->next = 0;
+        /* fall through */
+    case FR_ILP:
+        if (t->ilp >= 0 && f->next < f->fr.ncap) {
+            cap = f->fr.cap[f->next];
+            names[n++] = t->rows[t->ilp].planner;
+            /* a plan that fits a smaller cap fits this one */
+            req->warm = f->warm;
+            req->work_limit = t->opt.work_limit;
+            req->time_limit = t->opt.work_limit > 0 || t->set.time_limit < FR_ILP_SECONDS
+                                  ? t->set.time_limit : FR_ILP_SECONDS;
+            break;
+        }
+        f->phase = FR_DONE;
+        return false;
+    default:
+        return false;
+    }
+    if (f->phase == FR_PEAKS || f->phase == FR_BASELINES)
+        for (int i = 0; i < t->nrows; i++)
+            if (i != t->ilp && i != t->user)
+                names[n++] = t->rows[i].planner;
+    if (f->phase == FR_BASELINES || f->phase == FR_ILP)
+        f->busy = f->next;
+    f->next++;
+    problem_free(f->pb);
+    f->pb = frontier_problem(t, cap);
+    if (!f->pb) {
+        frontier_fail(f, "out of memory");
+        return false;
+    }
+    req->pb = f->pb;
+    req->planners = names;
+    req->nplanners = n;
+    return true;
+}
+
+void tui_frontier_event(struct tui *t, struct worker_event *ev)
+{
+    struct tui_frontier *f = &t->front;
+    if (ev->kind == WORKER_MIN_CAP && f->phase == FR_MIN_CAP) {
+        f->fit_cap = ev->bound;
+        return;
+    }
+    if (ev->kind != WORKER_RESULT)
+        return;
+    if (ev->status == PLAN_ERROR && !f->why[0])
+        snprintf(f->why, sizeof f->why, "%s", ev->message);
+    if (f->phase == FR_PEAKS) {
+        if (ev->plan)
+            f->all_cap = fmax(f->all_cap, ev->plan->peak_memory);
+        return;
+    }
+    if (f->busy < 0)
+        return;
+    int i = frontier_planner(&f->fr, ev->planner);
+    if (i < 0)
+        return;
+    frontier_set(&f->fr, i, f->busy, ev->status, ev->plan);
+    if (f->phase == FR_ILP && ev->plan && ev->plan->fits) {
+        plan_free(f->warm);
+        f->warm = ev->plan;
+        ev->plan = NULL;
+    }
+    t->dirty = true;
+}
+
+void tui_frontier_pause(struct tui *t)
+{
+    struct tui_frontier *f = &t->front;
+    if (!f->worker)
+        return;
+    worker_free(f->worker);
+    f->worker = NULL;
+    /* the request cut short is asked again */
+    if (f->phase == FR_MIN_CAP || f->phase == FR_PEAKS)
+        f->next = 0;
+    else if (f->busy >= 0)
+        f->next = f->busy;
+    f->busy = -1;
+}
+
+void tui_frontier_resume(struct tui *t, int nmax)
+{
+    struct tui_frontier *f = &t->front;
+    if (f->phase == FR_OFF || f->phase == FR_FAILED || f->for_pb != t->cur) {
+        tui_frontier_open(t, nmax);
+        return;
+    }
+    double cur = 0;
+    for (int p = 0; p < t->cur->pb->P; p++)
+        cur = fmax(cur, t->cur->pb->cap[p]);
+    if (f->fr.ncap > 0)
+        f->cursor = frontier_nearest(&f->fr, cur);
+    t->dirty = true;
 }
