@@ -169,11 +169,20 @@ int cli_parse_planners(const char *list, const char **out, int max);
 
 #define CLI_USAGE_SOLVE "pipeplan solve NETWORK.ini PLATFORM.ini [options]"
 #define CLI_USAGE_SWEEP "pipeplan sweep NETWORK.ini... PLATFORM.ini [grid options] -o FILE.csv"
-#define CLI_USAGE_MERGE "pipeplan sweep --merge A.csv B.csv... -o FILE.csv [--force] [--plot FILE.svg]"
+/* One line, for error messages; the _WRAPPED forms, for the help texts,
+ * break where a line would pass 80 columns. */
+#define CLI_USAGE_MERGE_A "pipeplan sweep --merge A.csv B.csv... -o FILE.csv"
+#define CLI_USAGE_MERGE_B "[--force] [--plot FILE.svg]"
+#define CLI_USAGE_MERGE CLI_USAGE_MERGE_A " " CLI_USAGE_MERGE_B
+#define CLI_USAGE_MERGE_WRAPPED CLI_USAGE_MERGE_A "\n                      " CLI_USAGE_MERGE_B
 #define CLI_USAGE_CHECK "pipeplan check FILE..."
 #define CLI_USAGE_GEN "pipeplan gen transformer (--preset NAME | --layers N --hidden H --heads A\n" \
-    "                    --ffn F --vocab V --seq S) --gpu GPU [options] [-o OUT.ini] [--force]"
-#define CLI_USAGE_IMPORT "pipeplan import pipedream GRAPH.txt --micro-batch N [-o OUT.ini] [--force]"
+    "                    --ffn F --vocab V --seq S) --gpu GPU [options]\n" \
+    "                    [-o OUT.ini] [--force]"
+#define CLI_USAGE_IMPORT_A "pipeplan import pipedream GRAPH.txt --micro-batch N"
+#define CLI_USAGE_IMPORT_B "[-o OUT.ini] [--force]"
+#define CLI_USAGE_IMPORT CLI_USAGE_IMPORT_A " " CLI_USAGE_IMPORT_B
+#define CLI_USAGE_IMPORT_WRAPPED CLI_USAGE_IMPORT_A "\n                      " CLI_USAGE_IMPORT_B
 
 /* The embedded default spec files (generated from data/ at build time). */
 extern const char default_network[], default_network_path[];

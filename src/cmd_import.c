@@ -19,8 +19,7 @@
 #define MAX_NOTES 8
 
 static const char help_text[] =
-    "usage: " CLI_USAGE_IMPORT "\n"
-    "                                  [--note TEXT]...\n"
+    "usage: " CLI_USAGE_IMPORT_WRAPPED " [--note TEXT]...\n"
     "Convert a PipeDream profile (graph.txt) into a pipeplan network file.\n"
     "\n"
     CLI_HELP_IMPORT

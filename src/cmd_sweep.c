@@ -28,7 +28,7 @@
 
 static const char sweep_usage[] =
     "usage: " CLI_USAGE_SWEEP "\n"
-    "       " CLI_USAGE_MERGE "\n"
+    "       " CLI_USAGE_MERGE_WRAPPED "\n"
     CLI_HELP_SWEEP;
 
 /* ---- the CSV file: header lines and rows ---- */

@@ -64,6 +64,15 @@ run check --help
 expect_status 0 "check --help"
 expect_stdout_has "usage: pipeplan check FILE..." "check --help"
 
+# Every help fits an 80-column terminal.
+for cmd in "" check gen import solve sweep; do
+    # shellcheck disable=SC2086
+    pp $cmd --help >"$TMP/help" 2>&1
+    wide=$(awk 'length > 80' "$TMP/help")
+    if [ -z "$wide" ]; then ok "${cmd:-pipeplan} --help: no line over 80 columns"; else
+        not_ok "${cmd:-pipeplan} --help: lines over 80 columns"; echo "$wide"; fi
+done
+
 # Mistakes: exit 2, nothing on stdout, exactly this one line on stderr.
 mistake() {   # mistake NAME EXPECTED-STDERR ARGS...
     name=$1 want=$2
