@@ -7,6 +7,7 @@
 #ifndef PIPEPLAN_PROBLEM_H
 #define PIPEPLAN_PROBLEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "spec.h"
@@ -64,6 +65,9 @@ struct problem *problem_create(const struct spec_network *net,
  * builders, and tests that fill a problem by hand). NULL when out of memory. */
 struct problem *problem_new(int L, int P);
 struct problem *problem_copy(const struct problem *pb);
+/* Whether a and b are the same problem but for their memory caps: every
+ * time, size, count and setting alike (names aside). */
+bool problem_same_but_caps(const struct problem *a, const struct problem *b);
 void problem_free(struct problem *pb);
 
 /* Coarsen into at most `blocks` elements: sums of f, b, w, s; a block's cut

@@ -294,6 +294,28 @@ oom:
     return NULL;
 }
 
+static bool same_doubles(const double *x, const double *y, int n)
+{
+    return n <= 0 || memcmp(x, y, (size_t)n * sizeof *x) == 0;
+}
+
+bool problem_same_but_caps(const struct problem *a, const struct problem *b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b || a->L != b->L || a->P != b->P || a->tp != b->tp || a->m != b->m ||
+        a->micro_batch != b->micro_batch || a->schedule != b->schedule ||
+        a->layout != b->layout || a->phi != b->phi || a->bandwidth != b->bandwidth ||
+        a->latency_ms != b->latency_ms)
+        return false;
+    int L = a->L;
+    return same_doubles(a->f, b->f, L) && same_doubles(a->b, b->b, L) &&
+           same_doubles(a->w, b->w, L) && same_doubles(a->a, b->a, L) &&
+           same_doubles(a->s, b->s, L) && same_doubles(a->c, b->c, L) &&
+           same_doubles(a->reserved, b->reserved, a->P) &&
+           memcmp(a->first, b->first, ((size_t)L + 1) * sizeof *a->first) == 0;
+}
+
 struct problem *problem_copy(const struct problem *pb)
 {
     struct problem *cp = problem_new(pb->L, pb->P);

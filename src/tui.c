@@ -274,7 +274,7 @@ static void frontier_next(struct tui *t)
     /* it goes on while its help is read */
     if (t->mode != MODE_FRONTIER && !(t->mode == MODE_HELP && t->help_from == MODE_FRONTIER))
         return;
-    if (f->phase == FR_OFF || f->for_pb != t->cur)
+    if (!tui_frontier_current(t))
         tui_frontier_open(t, tui_frontier_points());
     while (!f->worker) {
         struct worker_request req;

@@ -78,6 +78,8 @@ enum tui_fr_phase { FR_OFF, FR_MIN_CAP, FR_PEAKS, FR_BASELINES, FR_ILP, FR_DONE,
 struct tui_frontier {
     enum tui_fr_phase phase;
     struct tui_problem *for_pb;  /* the problem it is computed for (a reference) */
+    int blocks;                  /* ... with these ILP blocks and seconds */
+    double time_limit;
     struct frontier fr;
     int nmax;                    /* caps wanted (from the plot's width) */
     double fit_cap, all_cap;     /* the range found (bytes) */
@@ -239,6 +241,11 @@ int tui_cap_set(struct tui *t, uint64_t cap);
 /* The frontier view: open it (its computation starts from the loop),
  * close it (its worker killed), and apply its worker's events. */
 void tui_frontier_open(struct tui *t, int nmax);
+/* Whether the view's curves stand for the current setting (and then it
+ * follows it): the same problem but for the caps, which the view sets
+ * itself, and the same ILP blocks and seconds. So a cap applied with
+ * Enter, m or M keeps what was computed. */
+bool tui_frontier_current(struct tui *t);
 void tui_frontier_stop(struct tui *t);
 /* Leaving the view kills its worker but keeps what it computed; coming
  * back to the same problem continues (the cursor at the current cap),

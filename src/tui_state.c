@@ -1279,6 +1279,8 @@ void tui_frontier_open(struct tui *t, int nmax)
     frontier_init(&f->fr, NULL, 0, names, n);
     f->phase = FR_MIN_CAP;
     f->for_pb = tp_ref(t->cur);
+    f->blocks = t->set.k.blocks;
+    f->time_limit = t->set.time_limit;
     f->nmax = nmax;
     f->fit_cap = NAN;
     f->all_cap = 0;
@@ -1287,6 +1289,21 @@ void tui_frontier_open(struct tui *t, int nmax)
     f->cursor = 0;
     f->why[0] = '\0';
     t->dirty = true;
+}
+
+bool tui_frontier_current(struct tui *t)
+{
+    struct tui_frontier *f = &t->front;
+    if (f->phase == FR_OFF || !f->for_pb)
+        return false;
+    if (f->for_pb == t->cur)
+        return true;
+    if (f->blocks != t->set.k.blocks || f->time_limit != t->set.time_limit ||
+        !problem_same_but_caps(f->for_pb->pb, t->cur->pb))
+        return false;
+    tp_unref(f->for_pb);
+    f->for_pb = tp_ref(t->cur);
+    return true;
 }
 
 static void frontier_fail(struct tui_frontier *f, const char *why)
@@ -1451,7 +1468,7 @@ void tui_frontier_pause(struct tui *t)
 void tui_frontier_resume(struct tui *t, int nmax)
 {
     struct tui_frontier *f = &t->front;
-    if (f->phase == FR_OFF || f->phase == FR_FAILED || f->for_pb != t->cur) {
+    if (f->phase == FR_FAILED || !tui_frontier_current(t)) {
         tui_frontier_open(t, nmax);
         return;
     }

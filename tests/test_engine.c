@@ -716,6 +716,24 @@ static void test_problem_fields(void **state)
     assert_string_equal(cp->names[0], "l1");
     assert_memory_equal(cp->c, pb->c, 3 * sizeof(double));
     assert_true(cp->cap[1] == pb->cap[1] && cp->latency_ms == 0.25);
+    /* the same but for the caps: other caps yes, any other figure no */
+    assert_true(problem_same_but_caps(pb, cp));
+    cp->cap[0] *= 2;
+    cp->cap[1] = 1;
+    assert_true(problem_same_but_caps(pb, cp));
+    cp->w[2] += 1;
+    assert_false(problem_same_but_caps(pb, cp));
+    cp->w[2] -= 1;
+    cp->m = 5;
+    assert_false(problem_same_but_caps(pb, cp));
+    cp->m = pb->m;
+    cp->reserved[0] += 1;
+    assert_false(problem_same_but_caps(pb, cp));
+    cp->reserved[0] -= 1;
+    cp->schedule = SPEC_SCHEDULE_1F1B;
+    assert_false(problem_same_but_caps(pb, cp));
+    cp->schedule = pb->schedule;
+    assert_true(problem_same_but_caps(pb, cp));
     problem_free(pb);
     problem_free(cp);
 }

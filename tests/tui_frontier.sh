@@ -3,7 +3,8 @@
 # example the baselines' curves come in, with the objective and cap labels,
 # the legend and the current cap marked; the panel's figures at a cap equal
 # `pipeplan solve --memory CAP`; Home/Left/Right move the cursor and Enter applies its
-# cap to the main view; a knob (G) computes it again; q leaves the view
+# cap to the main view, whose new cap keeps the curves; a knob (G) computes
+# it again; q leaves the view
 # without quitting; the view
 # redraws at the smallest size the explorer allows and at a large one; under
 # LANG=C only ASCII shows, and Ctrl-C mid-computation gives the terminal
@@ -136,9 +137,15 @@ IFS=$_old
 expect_screen fr "Enter: the main view's cap is $to, its plans solve's" \
     "GPUs 4  cap $knob  micro-batches 8" "^ *plan +period" "$@"
 
-# F again: computed for the new cap (the cursor on it); q leaves the view only
+# F again: what was computed stands (only the cap changed: the curves do
+# not depend on it), the cursor on the new cap; q leaves the view only
 keys fr F
 expect_screen fr "F again: the view, at the new cap" "^.* frontier " "cap $knob"
+if grep -q "computing the range" "$TMP/last" || ! LC_ALL=C grep -q "$(printf '\342[\240-\243]')" "$TMP/last"; then
+    not_ok "F again: computed anew for a cap change"; show_last
+else
+    ok "F again: the curves kept across the cap change"
+fi
 keys fr q
 expect_screen fr "q in the view: back to the plans, still running" "^ *plan +period" "GPUs 4  cap $knob"
 if grep -q "^EXITED" "$TMP/last"; then not_ok "q in the view quit the explorer"; fi
