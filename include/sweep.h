@@ -73,7 +73,7 @@ enum sweep_column {
     SWEEP_COL_MICRO_BATCHES, SWEEP_COL_SCHEDULE, SWEEP_COL_LAYOUT, SWEEP_COL_PLANNER,
     SWEEP_COL_STATUS, SWEEP_COL_PERIOD, SWEEP_COL_ITERATION, SWEEP_COL_THROUGHPUT,
     SWEEP_COL_BOUND, SWEEP_COL_BLOCK_BOUND, SWEEP_COL_GAP, SWEEP_COL_FITS, SWEEP_COL_PEAK_MEMORY,
-    SWEEP_COL_PEAK_GPU, SWEEP_COL_SECONDS, SWEEP_NCOLUMNS
+    SWEEP_COL_PEAK_GPU, SWEEP_COL_MESSAGE, SWEEP_COL_SECONDS, SWEEP_NCOLUMNS
 };
 /* The column line (no newline). */
 extern const char sweep_columns[];
@@ -91,6 +91,7 @@ struct sweep_row {
     bool fits;
     double peak_memory;          /* bytes */
     int peak_gpu;
+    const char *message;         /* why (an error, a surprise), or NULL */
     double seconds;
 };
 

@@ -672,7 +672,7 @@ static long run_setting(const struct sweep_args *a, const struct sweep_inputs *i
                            res->status != PLAN_INFEASIBLE ? res->block_bound : NAN,
             .gap = planner_gap(res), .fits = pl && pl->fits,
             .peak_memory = pl ? pl->peak_memory : NAN, .peak_gpu = pl ? pl->peak_gpu : -1,
-            .seconds = res->seconds,
+            .message = res->message[0] ? res->message : NULL, .seconds = res->seconds,
         };
         char line[2048];
         int len = sweep_row_format(&row, line, sizeof line);

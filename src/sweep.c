@@ -13,7 +13,7 @@
 const char sweep_columns[] =
     "setting,network,platform,gpus,memory,micro_batches,schedule,layout,planner,status,"
     "period_ms,iteration_ms,throughput,bound_ms,block_bound_ms,gap,fits,peak_memory,"
-    "peak_gpu,seconds";
+    "peak_gpu,message,seconds";
 
 static const char *const axis_names[SWEEP_AXES] = {
     "gpus", "memory", "micro_batches", "schedule", "layout"
@@ -373,6 +373,8 @@ int sweep_row_format(const struct sweep_row *r, char *buf, size_t len)
         bad |= put(buf, len, &at, ",%.0f,%d", r->peak_memory, r->peak_gpu);
     else
         bad |= put(buf, len, &at, ",,");
+    bad |= put(buf, len, &at, ",");
+    bad |= r->message ? put_name(buf, len, &at, r->message) : 0;
     bad |= put_real(buf, len, &at, r->seconds);
     bad |= put(buf, len, &at, "\n");
     return bad ? -1 : (int)at;

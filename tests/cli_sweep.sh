@@ -102,7 +102,7 @@ if [ "$(noseconds "$TMP/kill2.csv")" = "$(noseconds "$TMP/full.csv")" ]; then
 cp "$TMP/bad.csv" "$TMP/bad.before"
 run sweep $NET $PLAT $GRID -o "$TMP/bad.csv"
 expect_status 2 "a broken row in the middle"
-expect_stderr "pipeplan sweep: $TMP/bad.csv:13: 3 fields (expected 20) (use --force to start over)" \
+expect_stderr "pipeplan sweep: $TMP/bad.csv:13: 3 fields (expected 21) (use --force to start over)" \
     "FILE:LINE for a broken row"
 if cmp -s "$TMP/bad.csv" "$TMP/bad.before"; then ok "the broken file is left alone"; else not_ok "broken file changed"; fi
 
@@ -224,5 +224,18 @@ if tr '>' '\n' <"$svg" | awk '
     END { exit bad || n != 0 }'; then ok "every SVG tag is closed in order"; else not_ok "unbalanced SVG"; fi
 run sweep $NET $PLAT --gpus 2 -o "$TMP/p.csv" --plot "$TMP/p.png"
 expect_status 2 "--plot wants .svg"
+
+# a planner's message (why it failed) is in its row, as solve --json has it
+env PIPEPLAN_FAULT=fail $PIPEPLAN_WRAP "$PIPEPLAN" sweep $NET $PLAT --gpus 2 --memory 8GB \
+    --planner ilp,dp --work-limit 5 -o "$TMP/msg.csv" 2>/dev/null
+want=$(env PIPEPLAN_FAULT=fail "$PIPEPLAN" solve $NET $PLAT --gpus 2 --memory 8GB --planner ilp \
+    --work-limit 5 --json 2>/dev/null | jq -r '.plans[0].message')
+if [ -n "$want" ] && [ "$want" != null ] &&
+   grep -qF ",ilp,error," "$TMP/msg.csv" && grep -qF ",$want," "$TMP/msg.csv" &&
+   [ "$(grep ',dp,' "$TMP/msg.csv" | awk -F, '{print $(NF-1)}')" = "" ]; then
+    ok "an error row carries its message (the dp's row none)"
+else
+    not_ok "message column"; grep -v '^#' "$TMP/msg.csv"; echo "want: $want"
+fi
 
 finish

@@ -210,7 +210,7 @@ static void test_rows_round_trip(void **state)
     assert_int_equal(line[n - 1], '\n');
     assert_string_equal(line, "12,\"tiny, \"\"six\"\"\",h200,8,141000000000,16,1f1b,any,ilp,"
                         "optimal,0.30000000000000004,1234.5678901234567,1e-300,,"
-                        "3,0,true,140999999999,7,2.5\n");
+                        "3,0,true,140999999999,7,,2.5\n");
     line[n - 1] = '\0';
     char *f[SWEEP_NCOLUMNS + 1];
     assert_int_equal(sweep_csv_split(line, f, SWEEP_NCOLUMNS + 1), SWEEP_NCOLUMNS);
@@ -219,11 +219,23 @@ static void test_rows_round_trip(void **state)
     assert_true(strtod(f[SWEEP_COL_ITERATION], NULL) == 1234.5678901234567);
     assert_true(strtod(f[SWEEP_COL_THROUGHPUT], NULL) == 1e-300);
     assert_string_equal(f[SWEEP_COL_BOUND], "");
-    /* no plan: every plan column empty */
+    assert_string_equal(f[SWEEP_COL_MESSAGE], "");
+    /* no plan: every plan column empty; a message quoted when it must be */
     r.has_plan = false;
     r.network = "a\nb";
+    r.status = "error";
+    r.message = "CBC said \"no\", then\nstopped";
     n = sweep_row_format(&r, line, sizeof line);
-    assert_string_equal(line, "12,a b,h200,8,141000000000,16,1f1b,any,ilp,optimal,,,,,3,0,,,,2.5\n");
+    assert_string_equal(line, "12,a b,h200,8,141000000000,16,1f1b,any,ilp,error,,,,,3,0,,,,"
+                        "\"CBC said \"\"no\"\", then stopped\",2.5\n");
+    line[n - 1] = '\0';
+    assert_int_equal(sweep_csv_split(line, f, SWEEP_NCOLUMNS + 1), SWEEP_NCOLUMNS);
+    assert_string_equal(f[SWEEP_COL_MESSAGE], "CBC said \"no\", then stopped");
+    assert_string_equal(f[SWEEP_COL_SECONDS], "2.5");
+    r.message = NULL;
+    r.status = "optimal";
+    n = sweep_row_format(&r, line, sizeof line);
+    assert_string_equal(line, "12,a b,h200,8,141000000000,16,1f1b,any,ilp,optimal,,,,,3,0,,,,,2.5\n");
     assert_int_equal(sweep_row_format(&r, line, 20), -1);
     /* bad quoting is refused */
     char bad1[] = "1,\"open", bad2[] = "1,\"a\"b,2", bad3[] = "a\"b", ok[] = "\"\",,\"x\"";
