@@ -501,6 +501,13 @@ static double stage_layers(struct dp *d, int j, int i, double T, double room)
  * cell cost the whole window (100,000 such layers: hours). */
 #define DP_TIES 8
 
+static void dp_cell_set(struct dp *d, size_t at, double X, double slack, int next)
+{
+    d->X[at] = X;
+    d->slack[at] = slack;
+    d->next[at] = next;
+}
+
 static void dp_fill_cells(struct dp *d, double T, int S)
 {
     const struct problem *pb = d->pb;
@@ -545,10 +552,7 @@ static void dp_fill_cells(struct dp *d, double T, int S)
                 double out_c = j < L ? pb->c[j - 1] : 0;
                 double mem = layers + (j < L ? 2 * pb->a[j - 1] : 0) + in_buf;
                 if (layers != INFINITY && in_c + out_c <= T && mem <= room) {
-                    size_t to = (size_t)t * row + i;
-                    d->X[to] = x;
-                    d->slack[to] = fmin(Sp[j], room - mem);
-                    d->next[to] = j;
+                    dp_cell_set(d, (size_t)t * row + i, x, fmin(Sp[j], room - mem), j);
                     continue;
                 }
             }
@@ -579,12 +583,8 @@ static void dp_fill_cells(struct dp *d, double T, int S)
             }
             for (int k = 0; k < nheld; k++)
                 heap_push(d, &n, d->held[k]);
-            if (best >= 0) {
-                size_t to = (size_t)t * row + i;
-                d->X[to] = bestX;
-                d->slack[to] = bestSl;
-                d->next[to] = best;
-            }
+            if (best >= 0)
+                dp_cell_set(d, (size_t)t * row + i, bestX, bestSl, best);
         }
     }
 }

@@ -122,13 +122,20 @@ void mip_row_end(struct mip *mp, char sense, double rhs)
  * model the abort left is half updated by CBC, so it is leaked, never
  * touched again, and a copy taken before the solve is solved again with
  * Dantzig pricing, which has no such assertion, in the time that is left.
- * A second abort, or one on a thread of CBC's own, is left fatal. */
+ * A second abort fails the MIP; one on a thread of CBC's own stays fatal. */
 static sigjmp_buf abort_jump;
 /* the models aborts left, kept reachable (leak checkers stay quiet) */
 static Cbc_Model *abandoned[32];
 static int nabandoned;
 static volatile sig_atomic_t abort_armed;
 static pthread_t abort_thread;
+
+/* An aborted model: kept, never touched again. */
+static void abandon(Cbc_Model *m)
+{
+    if (nabandoned < (int)(sizeof abandoned / sizeof abandoned[0]))
+        abandoned[nabandoned++] = m;
+}
 
 static void on_abort(int sig)
 {
@@ -182,9 +189,8 @@ enum mip_outcome mip_solve(struct mip *mp)
     Cbc_Model *copy = Cbc_clone(mp->m);
     if (guarded_solve(mp->m, f == MIP_FAULT_ABORT) != 0) {
         mp->aborted++;
-        if (nabandoned < (int)(sizeof abandoned / sizeof abandoned[0]))
-            abandoned[nabandoned++] = mp->m;
-        mp->m = copy;          /* the aborted model is never touched again */
+        abandon(mp->m);
+        mp->m = copy;
         copy = NULL;
         if (!mp->m)
             return MIP_FAILED;
@@ -195,8 +201,7 @@ enum mip_outcome mip_solve(struct mip *mp)
         Cbc_setParameter(mp->m, "primalP", "dantzig");
         if (guarded_solve(mp->m, false) != 0) {
             mp->aborted++;
-            if (nabandoned < (int)(sizeof abandoned / sizeof abandoned[0]))
-                abandoned[nabandoned++] = mp->m;
+            abandon(mp->m);
             mp->m = NULL;
             return MIP_FAILED;
         }
