@@ -134,12 +134,25 @@ static double now(void)
 struct trace {
     int plans, rejected;
     const struct problem *pb;
+    double proven_at;
 };
+
+/* Records in *at the first moment the reported bound for the blocks meets
+ * the plan: a search that has proven its plan goes on with the time left
+ * on the network's bound, so its end is not when it proved. */
+static void proven_moment(double *at, const struct ilp_progress *p)
+{
+    double bb = isfinite(p->block_bound) ? p->block_bound : p->bound;
+    if (*at < 0 && isfinite(p->objective) && isfinite(bb) &&
+        (p->objective - bb) / p->objective <= ILP_GAP)
+        *at = p->elapsed;
+}
 
 static void on_progress(void *ctx, const struct ilp_progress *p)
 {
     struct trace *t = ctx;
     struct sim_report rep;
+    proven_moment(&t->proven_at, p);
     if (p->plan) {
         t->plans++;
         if (simulate_plan(p->plan, t->pb, &rep) != SIM_OK)
@@ -170,7 +183,7 @@ static void ilp_row(const char *net, const char *plat, const struct knobs *k, in
     struct ilp_options opt;
     struct ilp_stats st;
     struct planner_result res;
-    struct trace tr = { 0, 0, pb };
+    struct trace tr = { 0, 0, pb, -1 };
     ilp_options_init(&opt);
     opt.blocks = blocks;
     opt.time_limit = secs;
@@ -190,7 +203,7 @@ static void ilp_row(const char *net, const char *plat, const struct knobs *k, in
     else
         snprintf(first, sizeof first, "-");
     if (res.status == PLAN_OPTIMAL || res.status == PLAN_BLOCK_OPTIMAL)
-        snprintf(proven, sizeof proven, "%.2f", wall);
+        snprintf(proven, sizeof proven, "%.2f", tr.proven_at >= 0 ? tr.proven_at : wall);
     else
         snprintf(proven, sizeof proven, "-");
     fprintf(out, "%-9s %-17s %-9s %3d %-13s %8s %8s %7.2f%% %7.2f%% %8.4f %8.4f %5d %5d %5d %3d/%d"
@@ -347,6 +360,9 @@ struct inst {
     double obj, bound, block_bound, gap, bgap;
     double first_better;         /* seconds, or -1 */
     double wall;
+    double proven_at;            /* seconds until the bound for its blocks met
+                                  * the plan (the search goes on after it, on
+                                  * the network's bound), or -1 */
     bool ran;
     bool guarded;                /* stopped by the bench's guard, not its limit */
     int crashed;                 /* the run's process died: its signal, or -1 */
@@ -382,6 +398,12 @@ static void best_baseline(const struct problem *pb, double *obj, const char **na
     }
 }
 
+static void inst_progress(void *ctx, const struct ilp_progress *p)
+{
+    struct inst *r = ctx;
+    proven_moment(&r->proven_at, p);
+}
+
 /* Run the ILP on pb (blocks: -1 automatic, else the count) under a time
  * limit (secs) or, when work > 0, the work limit alone. */
 static void inst_solve(struct inst *r, const struct problem *pb, int blocks, double secs, long work,
@@ -395,6 +417,9 @@ static void inst_solve(struct inst *r, const struct problem *pb, int blocks, dou
     opt.blocks = blocks;
     opt.time_limit = work > 0 ? 0 : secs;
     opt.work_limit = work;
+    opt.on_progress = inst_progress;
+    opt.ctx = r;
+    r->proven_at = -1;
     r->limit = work > 0 ? 0 : secs;
     r->work = work;
     guard_hit = 0;
@@ -532,9 +557,12 @@ static bool t1_verdict(const struct inst *r, double within, char *fig, size_t fl
                        size_t dlen)
 {
     char b[32];
-    bool met = proven(r) && r->wall <= within;
+    /* proven when the bound met the plan; a run ends later when its
+     * time left goes to the network's bound */
+    double at = r->proven_at >= 0 ? r->proven_at : r->wall;
+    bool met = proven(r) && at <= within;
     if (proven(r))
-        snprintf(fig, flen, "proven optimal for %d blocks in %.2f s", r->blocks, r->wall);
+        snprintf(fig, flen, "proven optimal for %d blocks at %.2f s", r->blocks, at);
     else if (r->fits)
         snprintf(fig, flen, "not proven: block gap %s at %.2f s", pct(r->bgap, b, sizeof b),
                  r->wall);
@@ -544,7 +572,7 @@ static bool t1_verdict(const struct inst *r, double within, char *fig, size_t fl
     if (met)
         dist[0] = '\0';
     else if (proven(r))
-        snprintf(dist, dlen, " (distance: %.2f s over %g s)", r->wall - within, within);
+        snprintf(dist, dlen, " (distance: %.2f s over %g s)", at - within, within);
     else
         snprintf(dist, dlen, " (distance: block gap %s left)", pct(r->bgap, b, sizeof b));
     return met;
@@ -579,7 +607,8 @@ static void target1(void)
     double lim = limit_for(T1_SECONDS);
     fprintf(out, "Target 1: built-in example (resnet50 on v100-16gb-pcie-4, the files' settings), "
             "both schedules, default blocks\n"
-            "  measured: seconds until the ILP's status is optimal or optimal for its blocks\n"
+            "  measured: seconds until the bound for the blocks meets the plan (the status at the end:\n"
+            "            optimal or optimal for its blocks; the time left then goes to the network's bound)\n"
             "  limit:    %g s time limit per run\n"
             "  target:   proven optimal for the default blocks in <= %g s\n", lim, T1_SECONDS);
     shortened_note(T1_SECONDS);
