@@ -76,6 +76,9 @@ struct ilp_stats {
     int blocks;                  /* elements of the problem the bound holds for */
     int rows, cols, integers;    /* of the largest master MIP built */
     int masters, subproblems, cuts;
+    long alloc_nodes;            /* nodes of the enumeration of allocations */
+    long allocs;                 /* allocations it found that could beat the
+                                  * incumbent, -1 when it did not finish */
     double first_better_seconds; /* first plan better than the warm start, or -1 */
     double master_seconds, sub_seconds, refine_seconds;   /* where the time went */
 };

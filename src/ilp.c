@@ -37,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "allocset.h"
 #include "baseline.h"
 #include "mip.h"
 #include "lns.h"
@@ -70,6 +71,14 @@
 #define RELAX_SECONDS 3.0
 #define RELAX_RESOLUTION 1e-3
 #define RELAX_MIN_WORK 50
+/* The enumeration of allocations (allocset.h): its node budget (one to
+ * two seconds on 16 blocks and 8 GPUs), the allocations the master may be
+ * restricted to, and its nodes per unit of work (under a work limit it
+ * may take an eighth of the work left). */
+#define ENUM_NODES 2000000L
+#define ENUM_KEEP 1024
+#define ENUM_WORK 1024
+#define ENUM_MAX_BLOCKS 64     /* beyond, it could not finish anyway */
 
 /* ------------------------------------------------------------- search */
 
@@ -132,6 +141,10 @@ struct search {
     int max_blocks;            /* relaxed: refinement stops here */
     double deadline;           /* stop at this time too (seconds mode) */
     long work_cap;             /* and at this work (work mode) */
+    /* The allocations that could beat the incumbent (complete search
+     * only); when every one is kept, the master picks among them. */
+    struct allocset allocs;
+    bool allocs_only;
 };
 
 static double now(void)
@@ -1396,6 +1409,65 @@ static void master_contiguous_rows(const struct search *s, const struct master_c
     free(st);
 }
 
+/* Only the enumerated allocations can beat the cutoff (section 5.4): the
+ * master picks one of them, with its bounds on the period, the latency
+ * and the objective as floors. Those that cannot beat today's cutoff or
+ * fit by b are left out. */
+static void master_allocset_rows(const struct search *s, const struct master_cols *mc)
+{
+    const struct allocset *as = &s->allocs;
+    struct mip *mp = mc->mp;
+    int B = s->B, P = s->P, n = 0;
+    int *y = malloc((size_t)(as->n + 1) * sizeof *y), *k_of = malloc((size_t)(as->n + 1) * sizeof *k_of);
+    if (!y || !k_of) {
+        free(y);
+        free(k_of);
+        mp->oom = true;
+        return;
+    }
+    double cap = objective_cap(s);
+    for (int k = 0; k < as->n; k++) {
+        if (as->bound[k] >= cap || as->period[k] > mc->b * (1 + 1e-9))
+            continue;
+        k_of[n] = k;
+        y[n++] = mip_col(mp, 0, 1, 0, true);
+    }
+    mip_row_begin(mp);
+    if (n == 0) {
+        /* none: the master is infeasible, as it should be */
+        mip_row_add(mp, mip_col(mp, 0, 0, 0, false), 1);
+    }
+    for (int j = 0; j < n; j++)
+        mip_row_add(mp, y[j], 1);
+    mip_row_end(mp, 'E', 1);
+    for (int i = 0; i < B; i++) {
+        for (int p = 0; p < P; p++) {
+            mip_row_begin(mp);
+            mip_row_add(mp, mc->x[X(s, i, p)], 1);
+            for (int j = 0; j < n; j++)
+                if (as->gpu[(size_t)k_of[j] * B + i] == p)
+                    mip_row_add(mp, y[j], -1);
+            mip_row_end(mp, 'E', 0);
+        }
+    }
+    /* floors: the period, the latency and the objective (its bound) */
+    for (int f = 0; f < 3; f++) {
+        mip_row_begin(mp);
+        if (f != 1)
+            mip_row_add(mp, mc->tau, f == 0 ? 1 : s->alpha);
+        if (f != 0)
+            mip_row_add(mp, mc->lam, f == 1 ? 1 : s->beta);
+        for (int j = 0; j < n; j++) {
+            int k = k_of[j];
+            mip_row_add(mp, y[j], -(f == 0 ? as->period[k] : f == 1 ? as->latency[k]
+                                    : as->bound[k]));
+        }
+        mip_row_end(mp, 'G', 0);
+    }
+    free(y);
+    free(k_of);
+}
+
 /* The cuts on allocations already judged that hold over [a, b]:
  * no-goods, and least objectives over intervals that hold this one. */
 static void master_judged_rows(const struct search *s, const struct master_cols *mc)
@@ -1488,6 +1560,8 @@ static int master_build(struct search *s, struct master *ms, double a, double b)
         master_memory_rows(s, &mc);
     master_load_rows(s, &mc);
     master_symmetry_rows(s, &mc);
+    if (s->allocs_only && !s->relaxed)
+        master_allocset_rows(s, &mc);
     if (s->bp->layout == LAYOUT_CONTIGUOUS)
         master_contiguous_rows(s, &mc);
     /* what the schedule MIPs proved holds for blocks, not for layers */
@@ -1745,12 +1819,15 @@ static int interval_solve(struct search *s, struct interval *iv)
         }
         master_free(&ms);
         iv->lb = fmax(iv->lb, v);
+        /* An allocation already judged over the master's [a, b]: the
+         * master had that cut, its value for it is exact, nothing more to
+         * learn here (asked before a moves: a cut that covers only the
+         * narrower interval is news to it). */
+        bool known = cut_known(s, alloc, iv->a, iv->b);
         /* pipedream: no plan has its period below the master's least */
         if (s->beta <= 0 && v > iv->a)
             iv->a = fmin(v, iv->b);
-        /* An allocation already judged over [a, b]: the master's value
-         * for it is exact, nothing more to learn here. */
-        if (cut_known(s, alloc, iv->a, iv->b)) {
+        if (known) {
             free(alloc);
             iv->state = IV_SOLVED;
             return 1;
@@ -2294,6 +2371,52 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
 }
 
 /* network: also bound the network's own layers (the relaxation) */
+static bool allocs_stop(void *ctx)
+{
+    struct search *s = ctx;
+    return (s->opt->cancel && *s->opt->cancel) || (!deterministic(s) && should_stop(s));
+}
+
+/* Enumerate the allocations of the blocks that could beat the incumbent
+ * (section 5.4). Searched to the end, the least of their wait-free
+ * bounds holds for every plan of the blocks; none at all proves the
+ * incumbent (or, with none, that nothing fits); and when every one is
+ * kept the masters choose among them. Otherwise nothing is learnt. */
+static void enumerate_allocations(struct search *s)
+{
+    struct allocset_options eo = {
+        .cutoff = objective_cap(s), .max_nodes = ENUM_NODES, .max_keep = ENUM_KEEP,
+        .stop = allocs_stop, .ctx = s,
+    };
+    if (s->B > ENUM_MAX_BLOCKS)
+        return;
+    if (deterministic(s)) {
+        long share = (s->opt->work_limit - s->work) / 8;
+        if (share < 1)
+            return;
+        if (share < ENUM_NODES / ENUM_WORK)
+            eo.max_nodes = share * ENUM_WORK;
+    }
+    if (allocset_search(s->bp, s->sym, &eo, &s->allocs) != 0)
+        return;                /* out of memory: the masters do without */
+    s->work += 1 + s->allocs.nodes / ENUM_WORK;
+    s->stats->alloc_nodes = s->allocs.nodes;
+    s->stats->allocs = s->allocs.complete ? s->allocs.found : -1;
+    trace(s, "allocations: %ld nodes%s, %ld could beat %.6g ms, least bound %.6g ms",
+          s->allocs.nodes, s->allocs.complete ? "" : " (stopped)", s->allocs.found, eo.cutoff,
+          s->allocs.least);
+    if (!s->allocs.complete) {
+        allocset_free(&s->allocs);
+        return;
+    }
+    double floor = fmin(eo.cutoff, s->allocs.least);
+    if (floor > s->bound) {
+        s->bound = floor;
+        report(s, NULL);
+    }
+    s->allocs_only = s->allocs.found <= s->allocs.n;
+}
+
 static int solve(const struct problem *pb, const struct ilp_options *opt,
                  struct planner_result *res, struct ilp_stats *stats, bool network)
 {
@@ -2307,6 +2430,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         stats = &local;
     memset(stats, 0, sizeof *stats);
     stats->first_better_seconds = -1;
+    stats->allocs = -1;
     memset(res, 0, sizeof *res);
     res->planner = "ilp";
     res->bound = NAN;
@@ -2328,6 +2452,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     s.wide = WIDE_SHARE;
     s.deadline = INFINITY;
     s.work_cap = LONG_MAX;
+    s.allocs.least = INFINITY;
     bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
     s.alpha = flushed ? (double)(pb->m - 1) : 1.0;
     s.beta = flushed ? 1.0 : 0.0;
@@ -2352,6 +2477,8 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         s.chain += 2 * s.bp->c[i];
 
     warm_start(&s);
+    if (s.sym)
+        enumerate_allocations(&s);
     /* blocks coarser than the layers: the relaxation bounds the layers */
     struct search r;
     struct ilp_options ropt;
@@ -2378,7 +2505,9 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     double t_hi = fmax(s.chain, t_lo);
     if (isfinite(s.best_obj) && s.alpha > 0)
         t_hi = fmin(t_hi, (s.best_obj - s.beta * s.lat_floor) / s.alpha);
-    if (t_hi < t_lo || (isfinite(s.best_obj) && s.bound >= s.best_obj * (1 - ILP_GAP))) {
+    if (isinf(s.bound) && s.bound > 0) {
+        /* the enumeration found no allocation that fits */
+    } else if (t_hi < t_lo || (isfinite(s.best_obj) && s.bound >= s.best_obj * (1 - ILP_GAP))) {
         /* the incumbent already meets the bound */
         s.bound = fmax(s.bound, fmin(s.best_obj, objective_of(&s, t_lo, s.lat_floor)));
     } else if (s.sym) {
@@ -2463,6 +2592,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     free(s.cuts);
     free(s.iv);
     free(s.sym);
+    allocset_free(&s.allocs);
     relaxed_free(&r);
     problem_free(s.bp);
     plan_free(s.best);

@@ -1357,12 +1357,16 @@ static void stats_describe_blocks_and_master(void **state)
     fx_seed(99);
     struct problem *pb = fx_random(20, 3, &ilp_spread);
     pb->schedule = SPEC_SCHEDULE_PIPEDREAM;
-    pb_caps(pb, 0.5 * pb_single_copy_memory(pb), 0);
+    /* at this cap a few allocations could beat the first plan: the
+     * masters choose among them */
+    pb_caps(pb, 1.0 * pb_single_copy_memory(pb), 0);
     struct planner_result res;
     struct ilp_stats stats;
     ilp_run(pb, 6, TINY_WORK, &res, &stats);
     assert_int_equal(stats.blocks, 6);
     assert_int_equal(res.blocks, 6);
+    assert_true(stats.alloc_nodes > 0);
+    assert_true(stats.allocs > 0);
     assert_true(stats.masters > 0);
     assert_true(stats.rows > 0);
     assert_true(stats.cols > 0);
@@ -1376,6 +1380,16 @@ static void stats_describe_blocks_and_master(void **state)
     /* the plan is per layer even though the search ran on blocks */
     if (res.plan)
         assert_int_equal(res.plan->L, 20);
+    fx_result_clear(&res);
+
+    /* tighter, no allocation can beat the first plan: the enumeration
+     * proves it for the blocks with no master at all */
+    pb_caps(pb, 0.5 * pb_single_copy_memory(pb), 0);
+    ilp_run(pb, 6, TINY_WORK, &res, &stats);
+    assert_int_equal(stats.allocs, 0);
+    assert_int_equal(stats.masters, 0);
+    assert_int_equal(res.status, PLAN_BLOCK_OPTIMAL);
+    assert_true(res.block_bound >= res.plan->objective * (1 - ILP_GAP));
     fx_result_clear(&res);
 
     /* the block count is known before the search: no need to run it */

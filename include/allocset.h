@@ -1,0 +1,61 @@
+/* allocset: the allocations of a problem's elements (the ILP's blocks)
+ * that could still beat an objective, found by enumeration
+ * (doc/model.md section 5.4).
+ *
+ * Depth first over the elements in chain order, each given a GPU. A
+ * partial allocation is dropped when no plan completing it can beat the
+ * cutoff even with no waits at all: at the longest period that could
+ * still beat it, its GPUs' compute and link loads must fit in the period,
+ * its elements' memory (copies from their wait-free lifetimes, which only
+ * grow as elements are added) within the caps, and what the elements
+ * still to place need at least within the room left. A complete
+ * allocation that passes gets its bound over pieces of the periods from
+ * the least at which its wait-free lifetimes fit: in each, lifetimes
+ * rounded up by the waits that an element's own forward and backward,
+ * and those of neighbours on one GPU, force by not overlapping modulo
+ * the period; the least objective over the pieces that fit. Every plan of
+ * the elements (each element's operations run as one) is at or above the
+ * bound of its allocation, so when the search completes, every plan that
+ * beats the cutoff uses an allocation kept (or counted, past max_keep),
+ * and no plan is below the least bound.
+ *
+ * Identical neighbouring GPUs are used in order of their first element,
+ * as the ILP's symmetry rows ask; with the contiguous layout each GPU
+ * holds one run. Deterministic under its node budget. Pure C, no I/O. */
+#ifndef PIPEPLAN_ALLOCSET_H
+#define PIPEPLAN_ALLOCSET_H
+
+#include <stdbool.h>
+#include "problem.h"
+
+struct allocset {
+    int B, P;
+    int n;                       /* allocations kept, best bound first */
+    int *gpu;                    /* [n*B]: allocation k is gpu[k*B .. k*B+B-1] */
+    double *period;              /* [n] no plan of it has a shorter period */
+    double *latency;             /* [n] nor a shorter latency */
+    double *bound;               /* [n] nor a smaller objective */
+    long found;                  /* allocations that beat the cutoff (may exceed n) */
+    double least;                /* least bound of those (INFINITY: none) */
+    long nodes;                  /* partial allocations looked at */
+    bool complete;               /* the whole tree was searched */
+};
+
+struct allocset_options {
+    double cutoff;               /* objective to beat (INFINITY: anything that fits) */
+    long max_nodes;              /* node budget (<= 0: none) */
+    int max_keep;                /* allocations kept at most */
+    /* polled every few thousand nodes; true stops the search (incomplete) */
+    bool (*stop)(void *ctx);
+    void *ctx;
+};
+
+/* Search. `sym[p]` is true when GPU p may trade places with GPU p-1 (NULL:
+ * none may). Returns 0, or -1 on bad arguments or out of memory (out is
+ * then empty). */
+int allocset_search(const struct problem *pb, const int *sym, const struct allocset_options *opt,
+                    struct allocset *out);
+
+void allocset_free(struct allocset *as);
+
+#endif

@@ -1,0 +1,385 @@
+/* allocset: the allocations that could still beat an objective, by
+ * enumeration with bounds that need no schedule (see allocset.h,
+ * doc/model.md section 5.4). */
+#include "allocset.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+#define POLL_NODES 4096
+#define BISECT 64
+#define PIECES 64              /* of the periods a complete allocation is bounded over */
+#define REFINE 32              /* halvings of the piece that gives its bound */
+/* Bounds must stay below the model's own figures when sums are taken in
+ * another order: lifetimes shrink and tolerances grow by this. */
+#define SLACK 1e-9
+
+struct walk {
+    const struct problem *pb;
+    const int *sym;
+    const struct allocset_options *opt;
+    struct allocset *out;
+    int B, P, kept_cap;
+    bool flushed, contiguous;
+    double alpha, beta;
+    int *gpu;                  /* [B] the partial allocation */
+    int *used;                 /* [P] elements on GPU p so far */
+    double *suffix;            /* [B+1] compute from element i to the end */
+    double *life;              /* [B] wait-free lifetimes of the placed elements */
+    double *wf;                /* [B] a copy of them, while life holds a piece's */
+    double *mem, *load, *link; /* [P] */
+    bool stopped;
+};
+
+/* Copies memory charges for a lifetime at period T (a lower bound of the
+ * model's count: the lifetime of a plan is at least the wait-free one). */
+static double copies(const struct walk *w, double life, double T)
+{
+    double n = 1;
+    if (isfinite(T) && T > 0)
+        n = fmax(1, ceil(life * (1 - SLACK) / T - PLAN_EPS));
+    return w->flushed ? fmin(n, (double)w->pb->m) : n;
+}
+
+/* Memory that does not depend on the copies: weights (pipedream's extra
+ * versions are charged with the copies). */
+static double base_of(const struct walk *w, int i)
+{
+    return (w->flushed ? w->pb->phi : w->pb->phi - 1) * w->pb->w[i];
+}
+
+static double per_copy(const struct walk *w, int i)
+{
+    return w->flushed ? w->pb->s[i] : w->pb->s[i] + w->pb->w[i];
+}
+
+/* Lifetimes of elements 0..k-1 with the cuts among them; returns the
+ * wait-free latency those cuts give. */
+static double lifetimes(struct walk *w, int k)
+{
+    double acc = 0;
+    for (int i = k - 1; i >= 0; i--) {
+        if (i + 1 < k && w->gpu[i] != w->gpu[i + 1])
+            acc += 2 * w->pb->c[i];
+        w->life[i] = w->suffix[i] + acc;
+    }
+    return w->suffix[0] + acc;
+}
+
+/* Whether elements 0..k-1 placed, at period T, leave room for a plan:
+ * loads within T, memory within the caps, and the rest's least memory and
+ * compute within what is left (after lifetimes()). */
+static bool fits(struct walk *w, int k, double T)
+{
+    const struct problem *pb = w->pb;
+    int P = w->P;
+    double tol = T * (1 + SLACK) + 1e-12;
+    for (int p = 0; p < P; p++)
+        w->mem[p] = w->load[p] = w->link[p] = 0;
+    for (int i = 0; i < k; i++) {
+        int p = w->gpu[i];
+        w->load[p] += pb->f[i] + pb->b[i];
+        w->mem[p] += base_of(w, i) + per_copy(w, i) * copies(w, w->life[i], T);
+        if (i + 1 < k && w->gpu[i + 1] != p) {
+            int q = w->gpu[i + 1];
+            w->link[p] += pb->c[i];
+            w->link[q] += pb->c[i];
+            w->mem[p] += 2 * pb->a[i];
+            w->mem[q] += 2 * pb->a[i];
+        }
+    }
+    double room = 0, spare = 0;
+    for (int p = 0; p < P; p++) {
+        double free = pb->cap[p] - pb->reserved[p];
+        if (w->load[p] > tol || w->link[p] > tol || w->mem[p] > free * (1 + SLACK))
+            return false;
+        room += fmax(0, free - w->mem[p]);
+        if (isfinite(T))
+            spare += T - w->load[p];
+    }
+    if (k == w->B)
+        return true;
+    /* the elements still to place, each at its least (no cut after it) */
+    double need = 0;
+    for (int i = k; i < w->B; i++)
+        need += base_of(w, i) + per_copy(w, i) * copies(w, w->suffix[i], T);
+    if (need > room * (1 + SLACK) + 1e-6)
+        return false;
+    return !isfinite(T) || w->suffix[k] <= spare * (1 + SLACK) + 1e-9;
+}
+
+/* The longest period at which a plan with this wait-free latency could
+ * still beat the cutoff. */
+static double longest(const struct walk *w, double lat)
+{
+    if (!isfinite(w->opt->cutoff))
+        return INFINITY;
+    return w->alpha > 0 ? (w->opt->cutoff - w->beta * lat) / w->alpha : INFINITY;
+}
+
+static void keep(struct walk *w, double T, double lat, double bound)
+{
+    struct allocset *as = w->out;
+    as->found++;
+    as->least = fmin(as->least, bound);
+    if (as->n >= w->kept_cap)
+        return;
+    memcpy(as->gpu + (size_t)as->n * w->B, w->gpu, (size_t)w->B * sizeof *w->gpu);
+    as->period[as->n] = T;
+    as->latency[as->n] = lat;
+    as->bound[as->n] = bound;
+    as->n++;
+}
+
+/* The least x >= v with x in [k T + lo, (k + 1) T - hi] for some k >= 0
+ * and some period T in [t1, t2]: in [k t1 + lo, (k + 1) t2 - hi]. Those
+ * zones start later as k grows: x is in the first that ends at or after
+ * v. Rounded down (a bound). */
+static double zone(double v, double lo, double hi, double t1, double t2)
+{
+    double k = fmax(0, ceil((v * (1 - SLACK) + hi) / t2) - 1);
+    return fmax(v, (k * t1 + lo) * (1 - SLACK));
+}
+
+/* The least lifetime at or above `life` that an element's own forward
+ * and backward (f, b) allow at some period in [t1, t2]. They share a GPU
+ * and may not overlap modulo the period T: the backward starts k T + f
+ * to (k + 1) T - b after the forward, so the lifetime lies in
+ * [k T + f + b, (k + 1) T] for some k >= 0. */
+static double own_pair(double life, double f, double b, double t1, double t2)
+{
+    return zone(life, f + b, 0, t1, t2);
+}
+
+/* Lifetimes over periods in [t1, t2] (after lifetimes(B) into w->wf): from
+ * the last element back, each at least its wait-free lifetime plus the
+ * waits of the later ones (their windows lie inside its own), rounded up
+ * to what the pairs on its GPU allow. Returns the latency, element 0's
+ * lifetime. */
+static double waited(struct walk *w, double t1, double t2)
+{
+    const struct problem *pb = w->pb;
+    double extra = 0;
+    for (int i = w->B - 1; i >= 0; i--) {
+        double life = w->wf[i] + extra;
+        if (i + 1 < w->B && w->gpu[i] == w->gpu[i + 1]) {
+            /* i + 1 on the same GPU, no cut: B_i starts x = L_{i+1} + w2
+             * after F_{i+1} starts, B_{i+1} starts f_i + y - b_{i+1}
+             * after F_i with y = L_{i+1} + w1 (w1, w2 >= 0 the waits
+             * between the two, both in L_i - f_i - b_i); neither pair may
+             * overlap modulo T */
+            double l1 = w->life[i + 1], dd = pb->f[i] + pb->b[i];
+            life = fmax(life, dd + zone(l1, pb->f[i + 1], pb->b[i], t1, t2));
+            life = fmax(life, dd + zone(l1, pb->b[i + 1], pb->f[i], t1, t2));
+        }
+        w->life[i] = own_pair(life, pb->f[i], pb->b[i], t1, t2);
+        extra = w->life[i] - w->wf[i];
+    }
+    return w->life[0];
+}
+
+/* One piece [t1, t2]: the lifetimes of waited() must fit at t2 (the
+ * fewest copies in it), and every plan there is at least alpha t1 + beta
+ * times its latency. Its bound (INFINITY when nothing fits) and latency. */
+static double piece(struct walk *w, double t1, double t2, double *lat)
+{
+    *lat = waited(w, t1, t2);
+    return fits(w, w->B, t2) ? w->alpha * t1 + w->beta * *lat : INFINITY;
+}
+
+/* Bound of a complete allocation over periods in [t_lo, top] (t_lo the
+ * least at which its wait-free lifetimes fit): the range cut into PIECES,
+ * the piece that gives the least halved REFINE times at most. The least
+ * over the pieces that fit, the first such piece's start and their least
+ * latency go to keep(). */
+static void leaf_pieces(struct walk *w, double lat, double t_lo, double top)
+{
+    memcpy(w->wf, w->life, (size_t)w->B * sizeof *w->wf);
+    double hi = isfinite(top) ? top : fmax(t_lo, w->wf[0]);
+    double a[PIECES + REFINE], b[PIECES + REFINE], v[PIECES + REFINE], l[PIECES + REFINE];
+    int n = hi > t_lo ? PIECES : 1;
+    for (int j = 0; j < n; j++) {
+        a[j] = t_lo + (hi - t_lo) * j / n;
+        b[j] = j + 1 == n ? hi : t_lo + (hi - t_lo) * (j + 1) / n;
+        v[j] = piece(w, a[j], b[j], &l[j]);
+    }
+    /* halve the piece that gives the bound, while that raises it */
+    for (int r = 0; r < REFINE && n > 1; r++) {
+        int m = 0;
+        for (int j = 1; j < n; j++)
+            if (v[j] < v[m])
+                m = j;
+        double mid = a[m] + (b[m] - a[m]) / 2;
+        if (!isfinite(v[m]) || !(mid > a[m] && mid < b[m]))
+            break;
+        a[n] = mid;
+        b[n] = b[m];
+        b[m] = mid;
+        v[m] = piece(w, a[m], b[m], &l[m]);
+        v[n] = piece(w, a[n], b[n], &l[n]);
+        n++;
+    }
+    double best = INFINITY, first = INFINITY, least_lat = INFINITY;
+    for (int j = 0; j < n; j++) {
+        if (!isfinite(v[j]))
+            continue;
+        best = fmin(best, v[j]);
+        first = fmin(first, a[j]);
+        least_lat = fmin(least_lat, l[j]);
+    }
+    if (!isfinite(top)) {
+        /* beyond the longest lifetime no one waits and one copy is kept */
+        memcpy(w->life, w->wf, (size_t)w->B * sizeof *w->life);
+        if (fits(w, w->B, hi)) {
+            best = fmin(best, w->alpha * hi + w->beta * lat);
+            first = fmin(first, hi);
+            least_lat = fmin(least_lat, lat);
+        }
+    }
+    memcpy(w->life, w->wf, (size_t)w->B * sizeof *w->life);
+    if (best < w->opt->cutoff)
+        keep(w, first, least_lat, best);
+}
+
+/* A complete allocation that passed: its least fitting period. */
+static void leaf(struct walk *w, double lat, double top)
+{
+    double t_load = 0;
+    for (int p = 0; p < w->P; p++)
+        t_load = fmax(t_load, fmax(w->load[p], w->link[p]));
+    /* above the longest lifetime every count is one: memory is least */
+    double hi = fmin(top, fmax(t_load, w->life[0]));
+    if (!(t_load > 0) || t_load > hi * (1 + SLACK) || !fits(w, w->B, hi))
+        return;
+    double T = t_load;
+    if (!fits(w, w->B, t_load)) {
+        double lo = t_load;
+        for (int k = 0; k < BISECT && hi - lo > 1e-13 * hi; k++) {
+            double mid = lo + (hi - lo) / 2;
+            if (fits(w, w->B, mid))
+                hi = mid;
+            else
+                lo = mid;
+        }
+        T = lo;                /* nothing below lo fits: a bound */
+    }
+    if (w->alpha * T + w->beta * lat < w->opt->cutoff)
+        leaf_pieces(w, lat, T, top);
+}
+
+static void dfs(struct walk *w, int k)
+{
+    struct allocset *as = w->out;
+    if (w->stopped)
+        return;
+    as->nodes++;
+    if ((w->opt->max_nodes > 0 && as->nodes > w->opt->max_nodes) ||
+        (w->opt->stop && as->nodes % POLL_NODES == 0 && w->opt->stop(w->opt->ctx))) {
+        w->stopped = true;
+        return;
+    }
+    double lat = lifetimes(w, k);
+    double top = longest(w, lat);
+    if (!(top > 0) || !fits(w, k, top))
+        return;
+    if (k == w->B) {
+        leaf(w, lat, top);
+        return;
+    }
+    for (int p = 0; p < w->P; p++) {
+        /* identical GPUs in order of first use */
+        if (!w->used[p] && p > 0 && w->sym && w->sym[p] && !w->used[p - 1])
+            continue;
+        if (w->contiguous && k > 0 && w->gpu[k - 1] != p && w->used[p])
+            continue;
+        w->gpu[k] = p;
+        w->used[p]++;
+        dfs(w, k + 1);
+        w->used[p]--;
+        if (w->stopped)
+            return;
+    }
+}
+
+/* Kept allocations, best bound first (stable on the order found). */
+static void sort_kept(struct allocset *as)
+{
+    int n = as->n, B = as->B;
+    for (int i = 1; i < n; i++) {
+        for (int j = i; j > 0 && as->bound[j] < as->bound[j - 1]; j--) {
+            double t;
+            t = as->bound[j], as->bound[j] = as->bound[j - 1], as->bound[j - 1] = t;
+            t = as->period[j], as->period[j] = as->period[j - 1], as->period[j - 1] = t;
+            t = as->latency[j], as->latency[j] = as->latency[j - 1], as->latency[j - 1] = t;
+            for (int b = 0; b < B; b++) {
+                int g = as->gpu[(size_t)j * B + b];
+                as->gpu[(size_t)j * B + b] = as->gpu[(size_t)(j - 1) * B + b];
+                as->gpu[(size_t)(j - 1) * B + b] = g;
+            }
+        }
+    }
+}
+
+void allocset_free(struct allocset *as)
+{
+    if (!as)
+        return;
+    free(as->gpu);
+    free(as->period);
+    memset(as, 0, sizeof *as);
+    as->least = INFINITY;
+}
+
+int allocset_search(const struct problem *pb, const int *sym, const struct allocset_options *opt,
+                    struct allocset *out)
+{
+    if (!out)
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->least = INFINITY;
+    if (!pb || !opt || pb->L < 1 || pb->P < 1 || opt->max_keep < 0)
+        return -1;
+    int B = pb->L, P = pb->P, keep_n = opt->max_keep;
+    struct walk w = {
+        .pb = pb, .sym = sym, .opt = opt, .out = out, .B = B, .P = P, .kept_cap = keep_n,
+        .flushed = pb->schedule == SPEC_SCHEDULE_1F1B,
+        .contiguous = pb->layout == LAYOUT_CONTIGUOUS,
+    };
+    w.alpha = w.flushed ? (double)(pb->m - 1) : 1.0;
+    w.beta = w.flushed ? 1.0 : 0.0;
+    int *ints = malloc((size_t)(B + P) * sizeof *ints);
+    double *dbl = malloc((size_t)(3 * B + 1 + 3 * P) * sizeof *dbl);
+    out->gpu = malloc(((size_t)keep_n * B + 1) * sizeof *out->gpu);
+    out->period = malloc(((size_t)3 * keep_n + 1) * sizeof *out->period);
+    if (!ints || !dbl || !out->gpu || !out->period) {
+        free(ints);
+        free(dbl);
+        allocset_free(out);
+        return -1;
+    }
+    out->B = B;
+    out->P = P;
+    out->latency = out->period + keep_n;
+    out->bound = out->period + 2 * keep_n;
+    w.gpu = ints;
+    w.used = ints + B;
+    memset(w.used, 0, (size_t)P * sizeof *w.used);
+    w.suffix = dbl;
+    w.life = dbl + B + 1;
+    w.wf = dbl + 2 * B + 1;
+    w.mem = dbl + 3 * B + 1;
+    w.load = w.mem + P;
+    w.link = w.load + P;
+    w.suffix[B] = 0;
+    for (int i = B - 1; i >= 0; i--)
+        w.suffix[i] = w.suffix[i + 1] + pb->f[i] + pb->b[i];
+    dfs(&w, 0);
+    out->complete = !w.stopped;
+    sort_kept(out);
+    free(ints);
+    free(dbl);
+    return 0;
+}

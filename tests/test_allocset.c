@@ -1,0 +1,430 @@
+/* allocset: hand-worked bounds, agreement with a brute force that uses the
+ * model's own memory code (plan_evaluate), bounds never above a real plan,
+ * budgets and bad arguments. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "allocset.h"
+#include "fixture.h"
+#include "plan.h"
+#include "planner.h"
+#include "schedule.h"
+
+#define MAXL 7
+
+static void caps(struct problem *pb, double cap)
+{
+    for (int p = 0; p < pb->P; p++) {
+        pb->cap[p] = cap;
+        pb->reserved[p] = 0;
+    }
+}
+
+static void search(const struct problem *pb, double cutoff, struct allocset *as)
+{
+    int sym[8] = { 0 };
+    for (int p = 1; p < pb->P; p++)
+        sym[p] = pb->cap[p] == pb->cap[p - 1] && pb->reserved[p] == pb->reserved[p - 1];
+    struct allocset_options o = { .cutoff = cutoff, .max_nodes = 0, .max_keep = 4096 };
+    assert_int_equal(allocset_search(pb, sym, &o, as), 0);
+    assert_true(as->complete);
+}
+
+/* Two layers of f = b = 1 ms and 1 GB stored each, on 2 GPUs, 1f1b with
+ * m = 4, no transfers. {0,0}: period 4 (the load), lifetimes 4 and 2 keep
+ * one copy each, 2 GB: bound 3 x 4 + 4 = 16. {0,1}: period 2, layer 0
+ * keeps ceil(4/2) = 2 copies, 2 GB on GPU 0: bound 3 x 2 + 4 = 10. At a
+ * 1.5 GB cap {0,0} never fits and {0,1} needs one copy of layer 0, so a
+ * period of 4: bound 16. */
+static struct problem *two_layers(double cap)
+{
+    struct problem *pb = fx_problem(2, 2, 1, LAYOUT_ANY);
+    for (int i = 0; i < 2; i++) {
+        pb->f[i] = pb->b[i] = 1;
+        pb->s[i] = GB;
+        pb->w[i] = pb->a[i] = pb->c[i] = 0;
+    }
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->m = 4;
+    caps(pb, cap);
+    return pb;
+}
+
+static void hand_worked_two_layers(void **state)
+{
+    (void)state;
+    struct problem *pb = two_layers(2 * GB);
+    struct allocset as;
+    search(pb, INFINITY, &as);
+    assert_int_equal(as.found, 2);
+    assert_int_equal(as.n, 2);
+    /* best first */
+    assert_int_equal(as.gpu[0], 0);
+    assert_int_equal(as.gpu[1], 1);
+    assert_true(fabs(as.bound[0] - 10) < 1e-9);
+    assert_true(fabs(as.period[0] - 2) < 1e-9);
+    assert_true(fabs(as.latency[0] - 4) < 1e-9);
+    assert_int_equal(as.gpu[2], 0);
+    assert_int_equal(as.gpu[3], 0);
+    assert_true(fabs(as.bound[1] - 16) < 1e-9);
+    assert_true(fabs(as.least - 10) < 1e-9);
+    allocset_free(&as);
+    /* a cutoff keeps what beats it only */
+    search(pb, 12, &as);
+    assert_int_equal(as.found, 1);
+    assert_int_equal(as.gpu[1], 1);
+    allocset_free(&as);
+    search(pb, 10, &as);
+    assert_int_equal(as.found, 0);
+    assert_true(isinf(as.least));
+    allocset_free(&as);
+    fx_problem_free(pb);
+
+    pb = two_layers(1.5 * GB);
+    search(pb, INFINITY, &as);
+    assert_int_equal(as.found, 1);
+    assert_int_equal(as.gpu[1], 1);
+    /* 16, less the model's rounding tolerance (PLAN_EPS) */
+    assert_true(fabs(as.bound[0] - 16) < 1e-4);
+    assert_true(as.bound[0] <= 16);
+    allocset_free(&as);
+    /* nothing fits below one copy each */
+    caps(pb, 0.9 * GB);
+    search(pb, INFINITY, &as);
+    assert_int_equal(as.found, 0);
+    allocset_free(&as);
+    fx_problem_free(pb);
+}
+
+/* Symmetry and layout: three layers on three identical GPUs give the 5
+ * set partitions in order of first use; contiguous drops {0,1,0}. */
+static void identical_gpus_and_contiguity(void **state)
+{
+    (void)state;
+    struct problem *pb = fx_problem(3, 3, 1, LAYOUT_ANY);
+    for (int i = 0; i < 3; i++) {
+        pb->f[i] = pb->b[i] = 1;
+        pb->s[i] = GB;
+        pb->w[i] = pb->a[i] = pb->c[i] = 0;
+    }
+    caps(pb, 100 * GB);
+    struct allocset as;
+    search(pb, INFINITY, &as);
+    assert_int_equal(as.found, 5);
+    for (int k = 0; k < as.n; k++) {
+        const int *g = as.gpu + k * 3;
+        assert_int_equal(g[0], 0);
+        assert_true(g[1] <= 1);
+        assert_true(g[2] <= (g[1] > g[0] ? g[1] : g[0]) + 1);
+    }
+    allocset_free(&as);
+    pb->layout = LAYOUT_CONTIGUOUS;
+    search(pb, INFINITY, &as);
+    assert_int_equal(as.found, 4);
+    for (int k = 0; k < as.n; k++)
+        assert_false(as.gpu[k * 3] == 0 && as.gpu[k * 3 + 1] == 1 && as.gpu[k * 3 + 2] == 0);
+    allocset_free(&as);
+    /* GPUs that differ are all tried: 3^3 allocations */
+    pb->layout = LAYOUT_ANY;
+    pb->cap[1] = 99 * GB;
+    pb->cap[2] = 98 * GB;
+    search(pb, INFINITY, &as);
+    assert_int_equal(as.found, 27);
+    allocset_free(&as);
+    fx_problem_free(pb);
+}
+
+/* ---- the reference: plan_evaluate on wait-free schedules ---------------- */
+
+/* The wait-free schedule of gpu[] at period T into pl (starts along the
+ * chain, a transfer at each cut), evaluated by the model's own code. */
+static void wait_free(const struct problem *pb, const int *gpu, double T, struct plan *pl)
+{
+    int L = pb->L;
+    double t = 0;
+    memcpy(pl->gpu, gpu, (size_t)L * sizeof *gpu);
+    for (int i = 0; i < L; i++) {
+        pl->start[i] = t;
+        t += pb->f[i] + (i + 1 < L && gpu[i] != gpu[i + 1] ? pb->c[i] : 0);
+    }
+    for (int i = L - 1; i >= 0; i--) {
+        if (i + 1 < L && gpu[i] != gpu[i + 1])
+            t += pb->c[i];
+        pl->start[L + i] = t;
+        t += pb->b[i];
+    }
+    pl->T = T;
+    assert_int_equal(plan_evaluate(pl, pb), 0);
+}
+
+/* The least objective of gpu[]'s wait-free schedule over the periods at
+ * which it fits (INFINITY: none): the memory only changes at a lifetime
+ * over a count, so those and the loads are the candidates. */
+static double reference_bound(const struct problem *pb, const int *gpu, struct plan *pl)
+{
+    wait_free(pb, gpu, 1, pl);
+    double t_load = 0;
+    for (int p = 0; p < pb->P; p++)
+        t_load = fmax(t_load, fmax(pl->gpus[p].load_ms,
+                                   fmax(pl->gpus[p].send_ms, pl->gpus[p].recv_ms)));
+    double best = INFINITY;
+    int L = pb->L;
+    for (int i = -1; i < L; i++) {
+        double life = i < 0 ? 0 : pl->start[L + i] + pb->b[i] - pl->start[i];
+        for (int k = 1; k <= (i < 0 ? 1 : 64); k++) {
+            double T = i < 0 ? t_load : life / k;
+            if (T < t_load)
+                break;
+            struct plan *q = pl;
+            wait_free(pb, gpu, T, q);
+            if (q->fits)
+                best = fmin(best, q->objective);
+        }
+    }
+    return best;
+}
+
+static bool next_alloc(int *gpu, int L, int P)
+{
+    for (int i = L - 1; i >= 0; i--) {
+        if (++gpu[i] < P)
+            return true;
+        gpu[i] = 0;
+    }
+    return false;
+}
+
+/* In the allocset's canonical form: identical GPUs in order of first use. */
+static bool canonical(const struct problem *pb, const int *gpu)
+{
+    bool used[8] = { false };
+    for (int i = 0; i < pb->L; i++) {
+        int p = gpu[i];
+        if (!used[p] && p > 0 && pb->cap[p] == pb->cap[p - 1] && !used[p - 1])
+            return false;
+        used[p] = true;
+    }
+    if (pb->layout == LAYOUT_CONTIGUOUS)
+        for (int i = 1; i < pb->L; i++)
+            for (int j = 0; j + 1 < i; j++)
+                if (gpu[j] == gpu[i] && gpu[i - 1] != gpu[i])
+                    return false;
+    return true;
+}
+
+static int find(const struct allocset *as, const int *gpu)
+{
+    for (int k = 0; k < as->n; k++)
+        if (memcmp(as->gpu + (size_t)k * as->B, gpu, (size_t)as->B * sizeof *gpu) == 0)
+            return k;
+    return -1;
+}
+
+static const struct fx_spread spread = { 1, LAYOUT_ANY, 3, 0.25, 4, 3, 6, 1 };
+
+/* Valgrind (about 50x slower) runs a fifth of the random instances. It
+ * puts its preload library in the client's LD_PRELOAD. */
+static bool under_valgrind(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    return pre && strstr(pre, "vgpreload");
+}
+
+/* The least objective of a fitting schedule of gpu[] that the schedule
+ * builder finds over a grid of periods (INFINITY: none). */
+static double scheduled_best(const struct problem *pb, const int *gpu, struct plan *pl)
+{
+    wait_free(pb, gpu, 1, pl);
+    double t_load = 0, chain = pl->start[pb->L] + pb->b[0] - pl->start[0];
+    for (int p = 0; p < pb->P; p++)
+        t_load = fmax(t_load, fmax(pl->gpus[p].load_ms,
+                                   fmax(pl->gpus[p].send_ms, pl->gpus[p].recv_ms)));
+    double best = INFINITY;
+    for (int j = 0; j <= 24; j++) {
+        double T = t_load + (2 * chain - t_load) * j / 24;
+        memcpy(pl->gpu, gpu, (size_t)pb->L * sizeof *gpu);
+        if (schedule_build_at(pl, pb, T) == 0 && pl->fits)
+            best = fmin(best, pl->objective);
+    }
+    return best;
+}
+
+/* On random chains: every allocation with a fitting schedule is kept, at
+ * a bound no higher than that schedule's objective and no lower than its
+ * wait-free bound (by plan_evaluate on wait-free schedules); under a
+ * cutoff, every allocation with a schedule below it is kept, and nothing
+ * at or above it. */
+static void bounds_between_wait_free_and_schedules(void **state)
+{
+    (void)state;
+    fx_seed(7);
+    int checked = 0, scheduled = 0, raised = 0, n = under_valgrind() ? 12 : 60;
+    for (int k = 0; k < n; k++) {
+        int L = 2 + (int)fx_rnd(5), P = 2 + (int)fx_rnd(2);
+        struct problem *pb = fx_random(L, P, &spread);
+        pb->layout = k % 4 == 3 ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
+        double one = 0;
+        for (int i = 0; i < L; i++)
+            one += pb->phi * pb->w[i] + pb->s[i];
+        caps(pb, (0.3 + 0.1 * (double)fx_rnd(6)) * one);
+        if (k % 5 == 2)
+            pb->cap[P - 1] *= 1.5;        /* GPUs that differ */
+        struct allocset all;
+        search(pb, INFINITY, &all);
+        struct plan *pl = plan_new(L, P);
+        assert_non_null(pl);
+        int gpu[MAXL] = { 0 };
+        /* per canonical allocation in enumeration order (at most 3^6) */
+        static double real_of[729], objs[729];
+        int nobj = 0, nreal = 0;
+        do {
+            if (!canonical(pb, gpu))
+                continue;
+            double wf = reference_bound(pb, gpu, pl);
+            double real = scheduled_best(pb, gpu, pl);
+            real_of[nreal++] = real;
+            int at = find(&all, gpu);
+            if (isfinite(real)) {
+                scheduled++;
+                objs[nobj++] = real;
+                if (at < 0)
+                    fail_msg("instance %d: allocation with a schedule of %g not kept", k, real);
+                if (all.bound[at] > real * (1 + 1e-9))
+                    fail_msg("instance %d: bound %.12g above a schedule's %.12g", k,
+                             all.bound[at], real);
+            }
+            if (at >= 0) {
+                if (!isfinite(wf))
+                    fail_msg("instance %d: kept an allocation that never fits", k);
+                /* the model's counts round with PLAN_EPS: a hair below
+                 * life / k still counts k */
+                if (all.bound[at] < wf * (1 - 2e-6))
+                    fail_msg("instance %d: bound %.12g below the wait-free %.12g", k,
+                             all.bound[at], wf);
+                raised += all.bound[at] > wf * (1 + 1e-6);
+            }
+            checked++;
+        } while (next_alloc(gpu, L, P));
+        /* a cutoff at the median schedule */
+        if (nobj > 1) {
+            double cut = objs[nobj / 2];
+            struct allocset some;
+            search(pb, cut, &some);
+            for (int j = 0; j < some.n; j++)
+                assert_true(some.bound[j] < cut);
+            memset(gpu, 0, sizeof gpu);
+            int r = 0;
+            do {
+                if (!canonical(pb, gpu))
+                    continue;
+                if (real_of[r++] < cut * (1 - 1e-9) && find(&some, gpu) < 0)
+                    fail_msg("instance %d: under a cutoff %g an allocation below it is gone", k,
+                             cut);
+            } while (next_alloc(gpu, L, P));
+            allocset_free(&some);
+        }
+        plan_free(pl);
+        allocset_free(&all);
+        fx_problem_free(pb);
+    }
+    print_message("%d allocations, %d with schedules, %d bounds above the wait-free one\n",
+                  checked, scheduled, raised);
+    assert_true(scheduled > n);
+    assert_true(raised > 0);
+}
+
+/* Real plans (every baseline's, scheduled) are at or above the bound of
+ * their allocation, relabelled into first-use order (identical GPUs). */
+static void baselines_never_below_their_bound(void **state)
+{
+    (void)state;
+    fx_seed(11);
+    int compared = 0;
+    for (int k = 0; k < 40; k++) {
+        int L = 3 + (int)fx_rnd(4), P = 2 + (int)fx_rnd(2);
+        struct problem *pb = fx_random(L, P, &spread);
+        double one = 0;
+        for (int i = 0; i < L; i++)
+            one += pb->phi * pb->w[i] + pb->s[i];
+        caps(pb, (0.5 + 0.25 * (double)fx_rnd(4)) * one);
+        struct allocset as;
+        search(pb, INFINITY, &as);
+        for (int b = 0; b < planner_count(); b++) {
+            struct planner_result res;
+            if (planner_is_solver(planner_name(b)) ||
+                planner_run(planner_name(b), pb, &res) != 0)
+                continue;
+            fx_track_result(&res);
+            if (res.plan && res.plan->fits) {
+                int map[8], next = 0, gpu[MAXL];
+                for (int p = 0; p < P; p++)
+                    map[p] = -1;
+                for (int i = 0; i < L; i++) {
+                    int p = res.plan->gpu[i];
+                    if (map[p] < 0)
+                        map[p] = next++;
+                    gpu[i] = map[p];
+                }
+                int at = find(&as, gpu);
+                if (at < 0)
+                    fail_msg("instance %d: %s's allocation is not in the set", k, planner_name(b));
+                if (as.bound[at] > res.plan->objective * (1 + 1e-9))
+                    fail_msg("instance %d: %s's plan %.9g below its bound %.9g", k,
+                             planner_name(b), res.plan->objective, as.bound[at]);
+                compared++;
+            }
+            fx_result_clear(&res);
+        }
+        allocset_free(&as);
+        fx_problem_free(pb);
+    }
+    assert_true(compared > 40);
+}
+
+/* A node budget stops the search and says so; bad arguments are refused. */
+static void budget_and_bad_arguments(void **state)
+{
+    (void)state;
+    fx_seed(3);
+    struct problem *pb = fx_random(7, 3, &spread);
+    caps(pb, 1e6 * GB);
+    struct allocset as;
+    struct allocset_options o = { .cutoff = INFINITY, .max_nodes = 50, .max_keep = 8 };
+    assert_int_equal(allocset_search(pb, NULL, &o, &as), 0);
+    assert_false(as.complete);
+    assert_true(as.n <= 8);
+    allocset_free(&as);
+    /* kept at most max_keep, counted all */
+    o.max_nodes = 0;
+    assert_int_equal(allocset_search(pb, NULL, &o, &as), 0);
+    assert_true(as.complete);
+    assert_int_equal(as.n, 8);
+    assert_int_equal(as.found, 3 * 3 * 3 * 3 * 3 * 3 * 3);
+    allocset_free(&as);
+    assert_int_equal(allocset_search(NULL, NULL, &o, &as), -1);
+    assert_int_equal(allocset_search(pb, NULL, NULL, &as), -1);
+    assert_int_equal(allocset_search(pb, NULL, &o, NULL), -1);
+    o.max_keep = -1;
+    assert_int_equal(allocset_search(pb, NULL, &o, &as), -1);
+    allocset_free(&as);
+    allocset_free(NULL);
+    fx_problem_free(pb);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        FX_TEST(hand_worked_two_layers),
+        FX_TEST(identical_gpus_and_contiguity),
+        FX_TEST(bounds_between_wait_free_and_schedules),
+        FX_TEST(baselines_never_below_their_bound),
+        FX_TEST(budget_and_bad_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
