@@ -2370,7 +2370,6 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
     return rc;
 }
 
-/* network: also bound the network's own layers (the relaxation) */
 static bool allocs_stop(void *ctx)
 {
     struct search *s = ctx;
@@ -2378,8 +2377,8 @@ static bool allocs_stop(void *ctx)
 }
 
 /* Enumerate the allocations of the blocks that could beat the incumbent
- * (section 5.4). Searched to the end, the least of their wait-free
- * bounds holds for every plan of the blocks; none at all proves the
+ * (section 5.4). Searched to the end, the least of their bounds (no
+ * schedule: loads, memory, forced waits) holds for every plan of the blocks; none at all proves the
  * incumbent (or, with none, that nothing fits); and when every one is
  * kept the masters choose among them. Otherwise nothing is learnt. */
 static void enumerate_allocations(struct search *s)
@@ -2417,6 +2416,7 @@ static void enumerate_allocations(struct search *s)
     s->allocs_only = s->allocs.found <= s->allocs.n;
 }
 
+/* network: also bound the network's own layers (the relaxation) */
 static int solve(const struct problem *pb, const struct ilp_options *opt,
                  struct planner_result *res, struct ilp_stats *stats, bool network)
 {
