@@ -58,4 +58,22 @@ int allocset_search(const struct problem *pb, const int *sym, const struct alloc
 
 void allocset_free(struct allocset *as);
 
+/* A bound for every plan of the elements whatever their allocation,
+ * without enumerating (doc/model.md section 5.5): the least lifetimes over every split of the chain
+ * into runs (elements on one GPU with no cut between), a run's compute
+ * within the period and its memory within the roomiest GPU, with the
+ * waits an element's own operations and those of its run's neighbours
+ * force, and all the elements' memory within all the GPUs' room; over
+ * pieces of the periods from t_lo (below which no plan fits) to the
+ * longest at which a plan could beat the cutoff. Returns the least of
+ * cutoff and that bound; -INFINITY on bad arguments (cutoff must be
+ * finite), out of memory, or a single micro-batch (no period bound). */
+double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo);
+
+/* The same rules at periods in [t1, t2]: into life[L], a lifetime no plan
+ * of the elements with its period there can beat, element by element.
+ * Returns 0; 1 when no plan with its period there fits (life untouched);
+ * -1 on bad arguments or out of memory. */
+int allocset_chain_lifetimes(const struct problem *pb, double t1, double t2, double *life);
+
 #endif

@@ -13,6 +13,10 @@
 #define BISECT 64
 #define PIECES 64              /* of the periods a complete allocation is bounded over */
 #define REFINE 32              /* halvings of the piece that gives its bound */
+/* The chain bound's steps (runs looked at) at most: 177 layers on 4 GPUs
+ * take a few hundred thousand; a file of many thousands of short layers
+ * would take minutes, and gets no chain bound. */
+#define CHAIN_STEPS 50000000L
 /* Bounds must stay below the model's own figures when sums are taken in
  * another order: lifetimes shrink and tolerances grow by this. */
 #define SLACK 1e-9
@@ -382,4 +386,224 @@ int allocset_search(const struct problem *pb, const int *sym, const struct alloc
     free(ints);
     free(dbl);
     return 0;
+}
+
+/* ---- every allocation at once: the chain bound ---- */
+
+struct chain {
+    struct walk w;             /* for copies(), base_of(), per_copy() */
+    double *prev, *cur;        /* [L+1] least lifetime of i (i+1) in a run ending at r-1 */
+    double *mprev, *mcur;      /* [L+1] that run's least memory from i (i+1) on */
+    double *lmin;              /* [L] least lifetime of i over every allocation */
+    double *buf;               /* the one allocation behind them */
+    double free_sum, free_max;
+};
+
+/* Least lifetimes over every allocation at periods in [t1, t2] (into
+ * lmin), by dynamic programming from the last element back over the runs
+ * (elements on one GPU with no cut between). The state is (i, r): i to
+ * r - 1 in one run. A run's compute fits in the period and its memory in
+ * the roomiest GPU; at a cut a transfer each way joins the lifetime, in a
+ * run the rules of waited() apply. Every rule is monotone in the later
+ * lifetime, so the least of each state bounds every plan in it. Returns
+ * element 0's least lifetime, INFINITY when no allocation passes. */
+static double chain_lives(struct chain *ch, double t1, double t2)
+{
+    struct walk *w = &ch->w;
+    const struct problem *pb = w->pb;
+    int L = pb->L;
+    double tol = t2 * (1 + SLACK) + 1e-12, room = ch->free_max * (1 + SLACK);
+    double next = 0;           /* least lifetime of i + 1 over the runs from it */
+    for (int i = L - 1; i >= 0; i--) {
+        double f = pb->f[i], b = pb->b[i], dd = f + b, run = 0, least = INFINITY;
+        for (int r = i + 1; r <= L; r++) {
+            ch->cur[r] = INFINITY;
+            run += pb->f[r - 1] + pb->b[r - 1];
+            if (run > tol)
+                break;
+            double life, mem;
+            if (r == i + 1) {
+                /* i ends its run: a cut after it, or the chain's end */
+                life = i + 1 < L ? dd + 2 * pb->c[i] + next : dd;
+                mem = i + 1 < L ? 2 * pb->a[i] : 0;
+                if (!isfinite(life))
+                    continue;
+            } else {
+                double l1 = ch->prev[r];
+                if (!isfinite(l1))
+                    continue;
+                life = fmax(l1 + dd, dd + zone(l1, pb->f[i + 1], b, t1, t2));
+                life = fmax(life, dd + zone(l1, pb->b[i + 1], f, t1, t2));
+                mem = ch->mprev[r];
+            }
+            life = own_pair(life, f, b, t1, t2);
+            mem += base_of(w, i) + per_copy(w, i) * copies(w, life, t2);
+            if (mem > room)
+                continue;
+            ch->cur[r] = life;
+            ch->mcur[r] = mem;
+            least = fmin(least, life);
+        }
+        if (!isfinite(least))
+            return INFINITY;
+        ch->lmin[i] = least;
+        next = least;
+        double *t = ch->prev;
+        ch->prev = ch->cur;
+        ch->cur = t;
+        t = ch->mprev;
+        ch->mprev = ch->mcur;
+        ch->mcur = t;
+    }
+    return ch->lmin[0];
+}
+
+/* Whether the least lifetimes at periods in [t1, t2] leave room: into
+ * lmin, and all the elements' memory at t2 (the fewest copies in it)
+ * within all the GPUs' room. */
+static bool chain_fits(struct chain *ch, double t1, double t2)
+{
+    struct walk *w = &ch->w;
+    if (!isfinite(chain_lives(ch, t1, t2)))
+        return false;
+    double need = 0;
+    for (int i = 0; i < w->pb->L; i++)
+        need += base_of(w, i) + per_copy(w, i) * copies(w, ch->lmin[i], t2);
+    return need <= ch->free_sum * (1 + SLACK) + 1e-6;
+}
+
+/* One piece [t1, t2] of the chain bound. */
+static double chain_piece(struct chain *ch, double t1, double t2)
+{
+    if (!chain_fits(ch, t1, t2))
+        return INFINITY;
+    return ch->w.alpha * t1 + ch->w.beta * ch->lmin[0];
+}
+
+static int chain_init(struct chain *ch, const struct problem *pb)
+{
+    memset(ch, 0, sizeof *ch);
+    struct walk *w = &ch->w;
+    w->pb = pb;
+    w->B = pb->L;
+    w->P = pb->P;
+    w->flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
+    w->alpha = w->flushed ? (double)(pb->m - 1) : 1.0;
+    w->beta = w->flushed ? 1.0 : 0.0;
+    for (int p = 0; p < pb->P; p++) {
+        double free = pb->cap[p] - pb->reserved[p];
+        ch->free_sum += fmax(0, free);
+        ch->free_max = fmax(ch->free_max, free);
+    }
+    size_t L = (size_t)pb->L;
+    double *v = malloc((5 * L + 4) * sizeof *v);
+    if (!v)
+        return -1;
+    ch->buf = v;
+    ch->prev = v;
+    ch->cur = v + L + 1;
+    ch->mprev = v + 2 * (L + 1);
+    ch->mcur = v + 3 * (L + 1);
+    ch->lmin = v + 4 * (L + 1);
+    return 0;
+}
+
+/* Runs chain_lives() looks at for periods up to t2. */
+static long chain_span(const struct problem *pb, double t2)
+{
+    long span = 0;
+    double run = 0, tol = t2 * (1 + SLACK) + 1e-12;
+    for (int i = 0, r = 0; i < pb->L; i++) {
+        if (r < i) {
+            r = i;
+            run = 0;
+        }
+        while (r < pb->L && run + pb->f[r] + pb->b[r] <= tol) {
+            run += pb->f[r] + pb->b[r];
+            r++;
+        }
+        span += r - i + 1;
+        if (r > i)
+            run -= pb->f[i] + pb->b[i];
+    }
+    return span;
+}
+
+static void chain_free(struct chain *ch)
+{
+    free(ch->buf);
+    ch->buf = NULL;
+}
+
+int allocset_chain_lifetimes(const struct problem *pb, double t1, double t2, double *life)
+{
+    if (!pb || pb->L < 1 || pb->P < 1 || !life || !(t1 > 0) || !(t2 >= t1) || !isfinite(t2) ||
+        chain_span(pb, t2) > CHAIN_STEPS / 8)
+        return -1;
+    struct chain ch;
+    if (chain_init(&ch, pb) != 0)
+        return -1;
+    bool ok = chain_fits(&ch, t1, t2);
+    if (ok)
+        memcpy(life, ch.lmin, (size_t)pb->L * sizeof *life);
+    chain_free(&ch);
+    return ok ? 0 : 1;
+}
+
+double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo)
+{
+    if (!pb || pb->L < 1 || pb->P < 1 || !isfinite(cutoff) || !(t_lo > 0) || !isfinite(t_lo))
+        return -INFINITY;
+    struct chain ch;
+    if (chain_init(&ch, pb) != 0)
+        return -INFINITY;
+    struct walk *w = &ch.w;
+    double chain = 0;
+    for (int i = 0; i < pb->L; i++)
+        chain += pb->f[i] + pb->b[i];
+    double t_hi = w->alpha > 0 ? (cutoff - w->beta * chain) / w->alpha : -INFINITY;
+    if (!(w->alpha > 0) || t_hi < t_lo) {
+        chain_free(&ch);
+        /* one micro-batch: the period is not bounded above; otherwise no
+         * period lets a plan beat the cutoff */
+        return w->alpha > 0 ? cutoff : -INFINITY;
+    }
+    /* 64 pieces and 32 halvings, or fewer to stay within CHAIN_STEPS */
+    long span = chain_span(pb, t_hi);
+    int pieces = PIECES, refine = REFINE;
+    if (span * (PIECES + 2 * REFINE) > CHAIN_STEPS) {
+        pieces = (int)fmin(PIECES, (double)CHAIN_STEPS / 3 / (double)span);
+        refine = pieces < REFINE ? pieces : REFINE;
+        if (pieces < 2) {
+            chain_free(&ch);
+            return -INFINITY;
+        }
+    }
+    double a[PIECES + REFINE], b[PIECES + REFINE], val[PIECES + REFINE];
+    int n = t_hi > t_lo ? pieces : 1;
+    for (int j = 0; j < n; j++) {
+        a[j] = t_lo + (t_hi - t_lo) * j / n;
+        b[j] = j + 1 == n ? t_hi : t_lo + (t_hi - t_lo) * (j + 1) / n;
+        val[j] = chain_piece(&ch, a[j], b[j]);
+    }
+    for (int r = 0; r < refine && n > 1; r++) {
+        int m = 0;
+        for (int j = 1; j < n; j++)
+            if (val[j] < val[m])
+                m = j;
+        double mid = a[m] + (b[m] - a[m]) / 2;
+        if (!isfinite(val[m]) || val[m] >= cutoff || !(mid > a[m] && mid < b[m]))
+            break;
+        a[n] = mid;
+        b[n] = b[m];
+        b[m] = mid;
+        val[m] = chain_piece(&ch, a[m], b[m]);
+        val[n] = chain_piece(&ch, a[n], b[n]);
+        n++;
+    }
+    double least = INFINITY;
+    for (int j = 0; j < n; j++)
+        least = fmin(least, val[j]);
+    chain_free(&ch);
+    return fmin(cutoff, least);
 }

@@ -145,6 +145,11 @@ struct search {
      * only); when every one is kept, the master picks among them. */
     struct allocset allocs;
     bool allocs_only;
+    /* The chain's least lifetimes of the layers over the interval being
+     * solved (section 5.5): floors for the masters' counts and latency. */
+    double *life;              /* [pb->L], or NULL */
+    bool life_set;
+    int *bfirst;               /* [B+1] first layer (in pb) of each block */
 };
 
 static double now(void)
@@ -992,7 +997,8 @@ static void master_columns(const struct search *s, struct master_cols *mc)
         for (int p = 0; p < P; p++)
             mc->x[X(s, i, p)] = mip_col(mp, 0, 1, 0, true);
     mc->tau = mip_col(mp, mc->a, mc->b, s->alpha, false);
-    mc->lam = mip_col(mp, 0, mc->hi[B] + bp->b[0] + mc->b, s->beta, false);
+    double lam_hi = mc->hi[B] + bp->b[0] + mc->b;
+    mc->lam = mip_col(mp, s->life_set ? fmin(s->life[0], lam_hi) : 0, lam_hi, s->beta, false);
     for (int i = 0; i + 1 < B; i++)
         mc->z[i] = mip_col(mp, 0, 1, 0, true);
     for (int i = 0; i + 1 < B; i++)
@@ -1142,6 +1148,11 @@ static void master_inflight_rows(const struct search *s, const struct master_col
     for (int i = B - 1; i >= 0; i--) {
         W = W + bp->f[i] + bp->b[i];
         nlo[i] = fmax(1, ceil(W / mc->b - 1e-9));
+        /* nor less than the chain's least lifetime of its first layer */
+        if (s->life_set) {
+            int j = s->relaxed ? s->lfirst[i] : s->bfirst[i];
+            nlo[i] = fmax(nlo[i], ceil(s->life[j] * (1 - 1e-9) / mc->b - PLAN_EPS));
+        }
     }
     for (int i = 0; i < B; i++) {
         nhi[i] = fmax(nlo[i], ceil((mc->hi[B + i] + bp->b[i] - mc->lo[i]) / mc->a) + 1);
@@ -1737,6 +1748,23 @@ static int relaxed_refine(struct search *s, const double *x, const int *sg)
     return split;
 }
 
+/* The chain's lifetimes over the interval (section 5.5) for the master,
+ * and its bound. Returns false when no plan of the layers with its
+ * period there fits. */
+static bool interval_chain(struct search *s, struct interval *iv)
+{
+    s->life_set = false;
+    if (!s->life)
+        return true;
+    int rc = allocset_chain_lifetimes(s->pb, iv->a, iv->b, s->life);
+    if (rc == 1)
+        return false;
+    s->life_set = rc == 0;
+    if (s->life_set)
+        iv->lb = fmax(iv->lb, objective_of(s, iv->a, s->life[0]));
+    return true;
+}
+
 /* Solve the master at the right end of an interval; updates it. Returns 0,
  * or -1 when the search must stop. */
 static int interval_solve(struct search *s, struct interval *iv)
@@ -1744,6 +1772,14 @@ static int interval_solve(struct search *s, struct interval *iv)
     for (int round = 0; round < 10000; round++) {
         if (should_stop(s))
             return -1;
+        bool fits = interval_chain(s, iv);
+        if (!fits || iv->lb >= objective_cap(s)) {
+            /* nothing fits there, or nothing there beats the incumbent */
+            if (!fits)
+                iv->lb = INFINITY;
+            iv->state = IV_FINAL;
+            return 0;
+        }
         struct master ms;
         if (master_build(s, &ms, iv->a, iv->b) != 0) {
             s->failed = true;
@@ -1960,6 +1996,19 @@ static void search_run(struct search *s, double t_lo, double t_hi)
 
 /* ---- the network's own bound ---- */
 
+/* The blocks' first layers, as indices into pb: [B+1], or NULL. */
+static int *first_layers(const struct problem *pb, const struct problem *bp)
+{
+    int *v = malloc((size_t)(bp->L + 1) * sizeof *v);
+    for (int k = 0, j = 0; v && k <= bp->L; k++) {
+        int want = bp->first[k];
+        while (j < pb->L && pb->first[j] < want)
+            j++;
+        v[k] = k == bp->L ? pb->L : j;
+    }
+    return v;
+}
+
 /* The relaxation's search, over the same first blocks as s. 0, or -1
  * when out of memory. */
 static int relaxed_init(struct search *r, const struct search *s, struct ilp_options *ropt,
@@ -1992,18 +2041,15 @@ static int relaxed_init(struct search *r, const struct search *s, struct ilp_opt
     r->max_blocks = pb->L < 4 * s->B ? pb->L : 4 * s->B;
     r->lfirst = malloc((size_t)(s->B + 1) * sizeof *r->lfirst);
     r->sym = malloc((size_t)s->P * sizeof *r->sym);
-    if (!r->lfirst || !r->sym || !s->sym)
+    if (!r->lfirst || !r->sym || !s->sym || !s->bfirst)
         return -1;
     memcpy(r->sym, s->sym, (size_t)s->P * sizeof *r->sym);
-    /* the blocks' first layers, as indices into pb */
-    for (int k = 0, j = 0; k <= s->B; k++) {
-        int want = s->bp->first[k];
-        while (j < pb->L && pb->first[j] < want)
-            j++;
-        r->lfirst[k] = k == s->B ? pb->L : j;
-    }
+    memcpy(r->lfirst, s->bfirst, (size_t)(s->B + 1) * sizeof *r->lfirst);
     r->bp = problem_group(pb, r->lfirst, r->B);
     if (!r->bp || relaxed_blocks(r) != 0)
+        return -1;
+    r->life = malloc((size_t)pb->L * sizeof *r->life);
+    if (!r->life)
         return -1;
     r->lat_floor = problem_compute_ms(pb);
     r->chain = r->lat_floor;
@@ -2014,6 +2060,7 @@ static int relaxed_init(struct search *r, const struct search *s, struct ilp_opt
 
 static void relaxed_free(struct search *r)
 {
+    free(r->life);
     free(r->iv);
     free(r->sym);
     free(r->lfirst);
@@ -2333,6 +2380,12 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
     so.on_trace = opt->on_trace ? subset_trace : NULL;
     /* the subset's relaxation would bound plans on K GPUs only */
     int rc = solve(sub, &so, res, stats, !isfinite(g.net_bound));
+    if (rc == 0 && isfinite(g.net_bound) && res->plan && res->plan->fits && res->believed_fit) {
+        /* the chain bound holds on every GPU: its memory is all of theirs */
+        double t_lo = fmax(problem_lower_bound(pb), problem_load_bound(pb));
+        g.net_bound = fmax(g.net_bound, allocset_chain_bound(pb, res->plan->objective *
+                                                             (1 - ILP_GAP / 2), t_lo));
+    }
     if (rc == 0 && isfinite(g.net_bound)) {
         /* what the subset proved for the layers holds for the blocks */
         res->block_bound = isfinite(res->block_bound) ? fmax(res->block_bound, res->bound)
@@ -2416,6 +2469,23 @@ static void enumerate_allocations(struct search *s)
     s->allocs_only = s->allocs.found <= s->allocs.n;
 }
 
+/* The chain bound (section 5.5) on the network's own layers: no
+ * enumeration, milliseconds; again whenever the incumbent is better, as
+ * it bounds only the periods at which a plan could beat it. */
+static void chain_bound(struct search *s)
+{
+    if (!isfinite(s->best_obj))
+        return;
+    double t_lo = fmax(problem_lower_bound(s->pb), s->load_t);
+    double v = allocset_chain_bound(s->pb, objective_cap(s), t_lo);
+    s->work++;
+    if (v > s->net_bound) {
+        trace(s, "chain bound %.6g ms", v);
+        s->net_bound = v;
+        report(s, NULL);
+    }
+}
+
 /* network: also bound the network's own layers (the relaxation) */
 static int solve(const struct problem *pb, const struct ilp_options *opt,
                  struct planner_result *res, struct ilp_stats *stats, bool network)
@@ -2465,6 +2535,9 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     s.B = s.bp->L;
     s.P = s.bp->P;
     stats->blocks = s.B;
+    s.bfirst = first_layers(pb, s.bp);
+    /* out of memory: the masters do without the chain's floors */
+    s.life = s.bfirst ? malloc((size_t)pb->L * sizeof *s.life) : NULL;
     s.sym = calloc((size_t)s.P, sizeof *s.sym);
     for (int p = 1; s.sym && p < s.P; p++)
         s.sym[p] = s.bp->cap[p] == s.bp->cap[p - 1] && s.bp->reserved[p] == s.bp->reserved[p - 1];
@@ -2477,6 +2550,8 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         s.chain += 2 * s.bp->c[i];
 
     warm_start(&s);
+    if (network)
+        chain_bound(&s);
     if (s.sym)
         enumerate_allocations(&s);
     /* blocks coarser than the layers: the relaxation bounds the layers */
@@ -2520,7 +2595,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     /* under a work limit the relaxation gets a quarter of what the
      * blocks took (at most a fifth of the whole, as in seconds), so that
      * a quick proof stays quick; in seconds it has the time left */
-    if (relax)
+    if (relax && !(s.net_bound >= s.best_obj * (1 - ILP_GAP)))
         net_done = relaxed_run(&r, &s, (long)fmax(RELAX_MIN_WORK, (double)s.work / 4));
     if (relax && !net_done && s.iv && s.stopped && !limit_reached(&s)) {
         /* the relaxation finished early: the blocks get the rest */
@@ -2535,6 +2610,8 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         trace(&s, "network bound %.6g ms after %d masters, %d blocks", s.net_bound,
               rstats.masters, r.B);
 
+    if (network)
+        chain_bound(&s);
     res->seconds = now() - s.t0;
     res->blocks = s.B;
     /* What is proven for blocks is not proven for the network: the
@@ -2592,6 +2669,8 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     free(s.cuts);
     free(s.iv);
     free(s.sym);
+    free(s.bfirst);
+    free(s.life);
     allocset_free(&s.allocs);
     relaxed_free(&r);
     problem_free(s.bp);

@@ -102,6 +102,57 @@ static void hand_worked_two_layers(void **state)
     fx_problem_free(pb);
 }
 
+/* The chain bound on two_layers(): at a 2 GB cap the least of the
+ * enumeration, 10 (period 2, a cut, lifetime 4); at 1.5 GB, 16 (two copies
+ * of layer 0 fit on no GPU below a period of 4); at 0.9 GB nothing fits,
+ * so nothing beats the cutoff. A long layer (f 6, b 4) then a short one
+ * (3, 2) with 1 ms transfers, m = 2: below a period of 15 they cannot
+ * share a GPU; with a cut, layer 0 lives 10 + 2 + 5 = 17 ms at least, and
+ * its F and B on one GPU put its lifetime in [k T + 10, (k + 1) T]: at T in
+ * [10, 15), T + 10, so T + T + 10 >= 30; at T >= 15, T + 15 >= 30. The
+ * plan at T = 10 reaches 30 (B_0 waits 3 ms for F_0's slot to end). */
+static void chain_bound_hand_worked(void **state)
+{
+    (void)state;
+    struct problem *pb = two_layers(2 * GB);
+    assert_true(fabs(allocset_chain_bound(pb, 100, 2) - 10) < 1e-6);
+    caps(pb, 1.5 * GB);
+    double v = allocset_chain_bound(pb, 100, 2);
+    assert_true(fabs(v - 16) < 1e-4 && v <= 16);
+    caps(pb, 0.9 * GB);
+    assert_true(allocset_chain_bound(pb, 100, 2) == 100);
+    fx_problem_free(pb);
+
+    pb = two_layers(10 * GB);
+    pb->f[0] = 6, pb->b[0] = 4, pb->f[1] = 3, pb->b[1] = 2;
+    pb->c[0] = 1;
+    pb->m = 2;
+    /* 30 less the bound's own slack (1e-9 relative) */
+    v = allocset_chain_bound(pb, 100, 10);
+    assert_true(fabs(v - 30) < 1e-6 && v <= 30);
+    /* nothing beats a cutoff at or below the least */
+    assert_true(allocset_chain_bound(pb, 25, 10) == 25);
+    /* the lifetimes themselves: at T = 10, layer 1 lives 5, layer 0 20;
+     * at T = 16 they may share a GPU, 15; with one copy of each on no GPU,
+     * nothing fits */
+    double life[2];
+    assert_int_equal(allocset_chain_lifetimes(pb, 10, 10, life), 0);
+    assert_true(fabs(life[1] - 5) < 1e-6 && fabs(life[0] - 20) < 1e-6 && life[0] <= 20);
+    assert_int_equal(allocset_chain_lifetimes(pb, 16, 16, life), 0);
+    assert_true(fabs(life[0] - 15) < 1e-6);
+    caps(pb, 0.5 * GB);
+    assert_int_equal(allocset_chain_lifetimes(pb, 10, 16, life), 1);
+    assert_int_equal(allocset_chain_lifetimes(pb, 16, 10, life), -1);
+    caps(pb, 10 * GB);
+    /* bad arguments */
+    assert_true(isinf(allocset_chain_bound(NULL, 100, 10)));
+    assert_true(isinf(allocset_chain_bound(pb, INFINITY, 10)));
+    assert_true(isinf(allocset_chain_bound(pb, 100, 0)));
+    pb->m = 1;
+    assert_true(isinf(allocset_chain_bound(pb, 100, 10)));
+    fx_problem_free(pb);
+}
+
 /* Symmetry and layout: three layers on three identical GPUs give the 5
  * set partitions in order of first use; contiguous drops {0,1,0}. */
 static void identical_gpus_and_contiguity(void **state)
@@ -265,6 +316,7 @@ static void bounds_between_wait_free_and_schedules(void **state)
     (void)state;
     fx_seed(7);
     int checked = 0, scheduled = 0, raised = 0, n = under_valgrind() ? 12 : 60;
+    int chained = 0, chain_tight = 0;
     for (int k = 0; k < n; k++) {
         int L = 2 + (int)fx_rnd(5), P = 2 + (int)fx_rnd(2);
         struct problem *pb = fx_random(L, P, &spread);
@@ -311,6 +363,19 @@ static void bounds_between_wait_free_and_schedules(void **state)
             }
             checked++;
         } while (next_alloc(gpu, L, P));
+        /* the chain bound, over every allocation at once, is at most
+         * every schedule's objective */
+        if (nobj > 0 && pb->m > 1) {
+            double least = INFINITY;
+            for (int j = 0; j < nobj; j++)
+                least = fmin(least, objs[j]);
+            double t_lo = fmax(problem_lower_bound(pb), problem_load_bound(pb));
+            double v = allocset_chain_bound(pb, 2 * least, t_lo);
+            if (!(v <= least * (1 + 1e-9)))
+                fail_msg("instance %d: chain bound %.12g above a schedule's %.12g", k, v, least);
+            chained += v > 0;
+            chain_tight += v >= least * (1 - 1e-6);
+        }
         /* a cutoff at the median schedule */
         if (nobj > 1) {
             double cut = objs[nobj / 2];
@@ -333,8 +398,9 @@ static void bounds_between_wait_free_and_schedules(void **state)
         allocset_free(&all);
         fx_problem_free(pb);
     }
-    print_message("%d allocations, %d with schedules, %d bounds above the wait-free one\n",
-                  checked, scheduled, raised);
+    print_message("%d allocations, %d with schedules, %d bounds above the wait-free one; "
+                  "chain bound on %d instances, %d at the best schedule\n",
+                  checked, scheduled, raised, chained, chain_tight);
     assert_true(scheduled > n);
     assert_true(raised > 0);
 }
@@ -391,6 +457,19 @@ static void baselines_never_below_their_bound(void **state)
 static void budget_and_bad_arguments(void **state)
 {
     (void)state;
+    /* the chain bound stays within its steps: 8,000 short layers, every
+     * one in reach of every other within the period, would take 3 10^7
+     * steps a piece */
+    struct problem *big = fx_problem(8000, 2, 1, LAYOUT_ANY);
+    for (int i = 0; i < big->L; i++) {
+        big->f[i] = big->b[i] = 1;
+        big->s[i] = big->w[i] = big->a[i] = big->c[i] = 0;
+    }
+    caps(big, GB);
+    double life[1];
+    assert_true(isinf(allocset_chain_bound(big, 1e9, 8000)));
+    assert_int_equal(allocset_chain_lifetimes(big, 16000, 20000, life), -1);
+    fx_problem_free(big);
     fx_seed(3);
     struct problem *pb = fx_random(7, 3, &spread);
     caps(pb, 1e6 * GB);
@@ -422,6 +501,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         FX_TEST(hand_worked_two_layers),
         FX_TEST(identical_gpus_and_contiguity),
+        FX_TEST(chain_bound_hand_worked),
         FX_TEST(bounds_between_wait_free_and_schedules),
         FX_TEST(baselines_never_below_their_bound),
         FX_TEST(budget_and_bad_arguments),

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "allocset.h"
 #include "baseline.h"
 #include "fixture.h"
 #include "ilp.h"
@@ -615,6 +616,50 @@ static struct problem *pb_integral(int L)
     pb->phi = 1 + fx_rnd(2);
     pb->m = 1 + fx_rnd(4);
     return pb;
+}
+
+/* The chain bound (doc/model.md section 5.5) holds for every plan of the
+ * layers: never above the brute force's optimum over integer periods (at
+ * least the optimum over all periods). It must also be above the trivial
+ * bound often, or it is not there; and equal to the optimum where the
+ * hand-worked case says so (tests/test_allocset.c). */
+static void chain_bound_never_above_integer_optimum(void **state)
+{
+    (void)state;
+    fx_seed(0xc4a1bu);
+    static const double share[4] = { 0.5, 0.7, 1.0, 3.0 };
+    int compared = 0, stronger = 0, met = 0;
+    int n = under_valgrind() ? 32 : 160;
+    for (int k = 0; k < n; k++) {
+        int L = 2 + (int)fx_rnd(under_valgrind() ? 3 : 4);     /* 2..5 */
+        struct problem *pb = pb_integral(L);
+        pb->schedule = k % 3 ? SPEC_SCHEDULE_1F1B : SPEC_SCHEDULE_PIPEDREAM;
+        pb->layout = k % 5 == 4 ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
+        pb_caps(pb, share[k % 4] * pb_single_copy_memory(pb), 0);
+        long bf_T;
+        double want = bf_best(pb, &bf_T);
+        if (isfinite(want) && pb->m > 1) {
+            double t_lo = fmax(problem_lower_bound(pb), problem_load_bound(pb));
+            double v = allocset_chain_bound(pb, 2 * want, t_lo);
+            if (!(v <= want * (1 + 1e-9))) {
+                pb_print(pb);
+                fail_msg("instance %d (L=%d %s): chain bound %.9g above the brute force's "
+                         "%.9g (T=%ld)", k, L, pb->schedule == SPEC_SCHEDULE_1F1B ? "1f1b"
+                         : "pipedream", v, want, bf_T);
+            }
+            double trivial = fmax(problem_objective_bound(pb),
+                                  pb->schedule == SPEC_SCHEDULE_1F1B
+                                  ? (double)(pb->m - 1) * t_lo + problem_compute_ms(pb) : t_lo);
+            stronger += v > trivial * (1 + 1e-6);
+            met += v >= want * (1 - 1e-6);
+            compared++;
+        }
+        fx_problem_free(pb);
+    }
+    print_message("chain bound: %d instances, %d above the trivial bound, %d at the optimum\n",
+                  compared, stronger, met);
+    assert_true(compared >= n / 4);
+    assert_true(stronger >= compared / 8);
 }
 
 /* Exactness where the brute force is exact: the ILP's optimum over real
@@ -1644,6 +1689,7 @@ int main(int argc, char **argv)
         FX_TEST(enumeration_never_beats_ilp),
         FX_TEST(network_bound_never_above_layer_optimum),
         FX_TEST(ilp_matches_integer_brute_force),
+        FX_TEST(chain_bound_never_above_integer_optimum),
         FX_TEST(section9_cap13_any_layout_is_noncontiguous_period_6),
         FX_TEST(section9_cap13_contiguous_is_period_9),
         FX_TEST(section9_cap14_contiguous_is_period_6),
