@@ -150,6 +150,7 @@ struct search {
     double *life;              /* [pb->L], or NULL */
     bool life_set;
     int *bfirst;               /* [B+1] first layer (in pb) of each block */
+    bool chain_on;             /* each better plan raises the chain bound */
 };
 
 static double now(void)
@@ -284,6 +285,8 @@ static double latency_cap(const struct search *s, double T)
     return (objective_cap(s) - s->alpha * T) / s->beta;
 }
 
+static void chain_bound(struct search *s);
+
 /* Offer a layer-level plan as incumbent (copied if better). */
 static void offer(struct search *s, const struct plan *pl)
 {
@@ -303,6 +306,8 @@ static void offer(struct search *s, const struct plan *pl)
         s->stats->first_better_seconds = now() - s->t0;
     trace(s, "plan %.6g ms (period %.6g ms)", c->objective, c->T);
     report(s, c);
+    if (s->chain_on)
+        chain_bound(s);
 }
 
 /* An allocation scheduled at its shortest fitting period and, for 1f1b,
@@ -1936,6 +1941,12 @@ static int search_start(struct search *s, double t_lo, double t_hi)
 static void search_loop(struct search *s)
 {
     while (!should_stop(s)) {
+        /* the network's bound meets the incumbent: nothing is left to
+         * prove, for the blocks either */
+        if (!s->relaxed && s->net_bound >= s->best_obj * (1 - ILP_GAP)) {
+            s->bound = fmax(s->bound, fmin(s->net_bound, s->best_obj));
+            break;
+        }
         /* the open interval with the least bound */
         int k = -1;
         for (int j = 0; j < s->niv; j++)
@@ -2440,7 +2451,8 @@ static void enumerate_allocations(struct search *s)
         .cutoff = objective_cap(s), .max_nodes = ENUM_NODES, .max_keep = ENUM_KEEP,
         .stop = allocs_stop, .ctx = s,
     };
-    if (s->B > ENUM_MAX_BLOCKS)
+    /* nor when the network's bound already proves the incumbent */
+    if (s->B > ENUM_MAX_BLOCKS || s->net_bound >= s->best_obj * (1 - ILP_GAP))
         return;
     if (deterministic(s)) {
         long share = (s->opt->work_limit - s->work) / 8;
@@ -2470,8 +2482,8 @@ static void enumerate_allocations(struct search *s)
 }
 
 /* The chain bound (section 5.5) on the network's own layers: no
- * enumeration, milliseconds; again whenever the incumbent is better, as
- * it bounds only the periods at which a plan could beat it. */
+ * enumeration, milliseconds; on each better plan (offer()), as it bounds
+ * only the periods at which a plan could beat the incumbent. */
 static void chain_bound(struct search *s)
 {
     if (!isfinite(s->best_obj))
@@ -2549,9 +2561,8 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     for (int i = 0; i + 1 < s.B; i++)
         s.chain += 2 * s.bp->c[i];
 
+    s.chain_on = network;
     warm_start(&s);
-    if (network)
-        chain_bound(&s);
     if (s.sym)
         enumerate_allocations(&s);
     /* blocks coarser than the layers: the relaxation bounds the layers */
@@ -2610,8 +2621,6 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         trace(&s, "network bound %.6g ms after %d masters, %d blocks", s.net_bound,
               rstats.masters, r.B);
 
-    if (network)
-        chain_bound(&s);
     res->seconds = now() - s.t0;
     res->blocks = s.B;
     /* What is proven for blocks is not proven for the network: the
