@@ -194,6 +194,45 @@ static double piece(struct walk *w, double t1, double t2, double *lat)
     return fits(w, w->B, t2) ? w->alpha * t1 + w->beta * *lat : INFINITY;
 }
 
+/* A piece's bound (INFINITY: nothing fits there) and its latency. */
+typedef double (*piece_fn)(void *ctx, double t1, double t2, double *lat);
+
+/* The periods [lo, hi] cut into `pieces` (one when hi is not above lo),
+ * then the piece that gives the least halved `refine` times at most,
+ * while that least is below `stop`: each piece's ends, bound and latency
+ * into a, b, v, l (room for pieces + refine). Returns the pieces. */
+static int pieces_bound(double lo, double hi, int pieces, int refine, double stop, piece_fn fn,
+                        void *ctx, double *a, double *b, double *v, double *l)
+{
+    int n = hi > lo ? pieces : 1;
+    for (int j = 0; j < n; j++) {
+        a[j] = lo + (hi - lo) * j / n;
+        b[j] = j + 1 == n ? hi : lo + (hi - lo) * (j + 1) / n;
+        v[j] = fn(ctx, a[j], b[j], &l[j]);
+    }
+    for (int r = 0; r < refine && n > 1; r++) {
+        int m = 0;
+        for (int j = 1; j < n; j++)
+            if (v[j] < v[m])
+                m = j;
+        double mid = a[m] + (b[m] - a[m]) / 2;
+        if (!isfinite(v[m]) || v[m] >= stop || !(mid > a[m] && mid < b[m]))
+            break;
+        a[n] = mid;
+        b[n] = b[m];
+        b[m] = mid;
+        v[m] = fn(ctx, a[m], b[m], &l[m]);
+        v[n] = fn(ctx, a[n], b[n], &l[n]);
+        n++;
+    }
+    return n;
+}
+
+static double walk_piece(void *ctx, double t1, double t2, double *lat)
+{
+    return piece(ctx, t1, t2, lat);
+}
+
 /* Bound of a complete allocation over periods in [t_lo, top] (t_lo the
  * least at which its wait-free lifetimes fit): the range cut into PIECES,
  * the piece that gives the least halved REFINE times at most. The least
@@ -204,28 +243,7 @@ static void leaf_pieces(struct walk *w, double lat, double t_lo, double top)
     memcpy(w->wf, w->life, (size_t)w->B * sizeof *w->wf);
     double hi = isfinite(top) ? top : fmax(t_lo, w->wf[0]);
     double a[PIECES + REFINE], b[PIECES + REFINE], v[PIECES + REFINE], l[PIECES + REFINE];
-    int n = hi > t_lo ? PIECES : 1;
-    for (int j = 0; j < n; j++) {
-        a[j] = t_lo + (hi - t_lo) * j / n;
-        b[j] = j + 1 == n ? hi : t_lo + (hi - t_lo) * (j + 1) / n;
-        v[j] = piece(w, a[j], b[j], &l[j]);
-    }
-    /* halve the piece that gives the bound, while that raises it */
-    for (int r = 0; r < REFINE && n > 1; r++) {
-        int m = 0;
-        for (int j = 1; j < n; j++)
-            if (v[j] < v[m])
-                m = j;
-        double mid = a[m] + (b[m] - a[m]) / 2;
-        if (!isfinite(v[m]) || !(mid > a[m] && mid < b[m]))
-            break;
-        a[n] = mid;
-        b[n] = b[m];
-        b[m] = mid;
-        v[m] = piece(w, a[m], b[m], &l[m]);
-        v[n] = piece(w, a[n], b[n], &l[n]);
-        n++;
-    }
+    int n = pieces_bound(t_lo, hi, PIECES, REFINE, INFINITY, walk_piece, w, a, b, v, l);
     double best = INFINITY, first = INFINITY, least_lat = INFINITY;
     for (int j = 0; j < n; j++) {
         if (!isfinite(v[j]))
@@ -473,10 +491,12 @@ static bool chain_fits(struct chain *ch, double t1, double t2)
 }
 
 /* One piece [t1, t2] of the chain bound. */
-static double chain_piece(struct chain *ch, double t1, double t2)
+static double chain_piece(void *ctx, double t1, double t2, double *lat)
 {
+    struct chain *ch = ctx;
     if (!chain_fits(ch, t1, t2))
         return INFINITY;
+    *lat = ch->lmin[0];
     return ch->w.alpha * t1 + ch->w.beta * ch->lmin[0];
 }
 
@@ -579,28 +599,8 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
             return -INFINITY;
         }
     }
-    double a[PIECES + REFINE], b[PIECES + REFINE], val[PIECES + REFINE];
-    int n = t_hi > t_lo ? pieces : 1;
-    for (int j = 0; j < n; j++) {
-        a[j] = t_lo + (t_hi - t_lo) * j / n;
-        b[j] = j + 1 == n ? t_hi : t_lo + (t_hi - t_lo) * (j + 1) / n;
-        val[j] = chain_piece(&ch, a[j], b[j]);
-    }
-    for (int r = 0; r < refine && n > 1; r++) {
-        int m = 0;
-        for (int j = 1; j < n; j++)
-            if (val[j] < val[m])
-                m = j;
-        double mid = a[m] + (b[m] - a[m]) / 2;
-        if (!isfinite(val[m]) || val[m] >= cutoff || !(mid > a[m] && mid < b[m]))
-            break;
-        a[n] = mid;
-        b[n] = b[m];
-        b[m] = mid;
-        val[m] = chain_piece(&ch, a[m], b[m]);
-        val[n] = chain_piece(&ch, a[n], b[n]);
-        n++;
-    }
+    double a[PIECES + REFINE], b[PIECES + REFINE], val[PIECES + REFINE], lat[PIECES + REFINE];
+    int n = pieces_bound(t_lo, t_hi, pieces, refine, cutoff, chain_piece, &ch, a, b, val, lat);
     double least = INFINITY;
     for (int j = 0; j < n; j++)
         least = fmin(least, val[j]);

@@ -618,6 +618,17 @@ static struct problem *pb_integral(int L)
     return pb;
 }
 
+/* Instance k of a brute-force family: pb_integral(L), pipedream every
+ * pd_every-th, contiguous every fifth, caps at a share of one copy each. */
+static struct problem *integral_instance(int k, int L, int pd_every, double share)
+{
+    struct problem *pb = pb_integral(L);
+    pb->schedule = k % pd_every ? SPEC_SCHEDULE_1F1B : SPEC_SCHEDULE_PIPEDREAM;
+    pb->layout = k % 5 == 4 ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
+    pb_caps(pb, share * pb_single_copy_memory(pb), 0);
+    return pb;
+}
+
 /* The chain bound (doc/model.md section 5.5) holds for every plan of the
  * layers: never above the brute force's optimum over integer periods (at
  * least the optimum over all periods). It must also be above the trivial
@@ -632,10 +643,7 @@ static void chain_bound_never_above_integer_optimum(void **state)
     int n = under_valgrind() ? 32 : 160;
     for (int k = 0; k < n; k++) {
         int L = 2 + (int)fx_rnd(under_valgrind() ? 3 : 4);     /* 2..5 */
-        struct problem *pb = pb_integral(L);
-        pb->schedule = k % 3 ? SPEC_SCHEDULE_1F1B : SPEC_SCHEDULE_PIPEDREAM;
-        pb->layout = k % 5 == 4 ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
-        pb_caps(pb, share[k % 4] * pb_single_copy_memory(pb), 0);
+        struct problem *pb = integral_instance(k, L, 3, share[k % 4]);
         long bf_T;
         double want = bf_best(pb, &bf_T);
         if (isfinite(want) && pb->m > 1) {
@@ -678,10 +686,7 @@ static void ilp_matches_integer_brute_force(void **state)
     int compared = 0, fractional = 0;
     for (int k = 0; k < 24; k++) {
         int L = 2 + (int)fx_rnd(3);            /* 2..4 */
-        struct problem *pb = pb_integral(L);
-        pb->schedule = k % 2 ? SPEC_SCHEDULE_1F1B : SPEC_SCHEDULE_PIPEDREAM;
-        pb->layout = k % 5 == 4 ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
-        pb_caps(pb, share[k % 3] * pb_single_copy_memory(pb), 0);
+        struct problem *pb = integral_instance(k, L, 2, share[k % 3]);
         long bf_T;
         double want = bf_best(pb, &bf_T);
         struct planner_result res;
