@@ -287,6 +287,13 @@ static double latency_cap(const struct search *s, double T)
 
 static void chain_bound(struct search *s);
 
+/* The network's bound meets the incumbent: the plan is optimal for the
+ * network, nothing is left to prove (false with no incumbent). */
+static bool network_proven(const struct search *s)
+{
+    return s->net_bound >= s->best_obj * (1 - ILP_GAP);
+}
+
 /* Offer a layer-level plan as incumbent (copied if better). */
 static void offer(struct search *s, const struct plan *pl)
 {
@@ -1943,7 +1950,7 @@ static void search_loop(struct search *s)
     while (!should_stop(s)) {
         /* the network's bound meets the incumbent: nothing is left to
          * prove, for the blocks either */
-        if (!s->relaxed && s->net_bound >= s->best_obj * (1 - ILP_GAP)) {
+        if (!s->relaxed && network_proven(s)) {
             s->bound = fmax(s->bound, fmin(s->net_bound, s->best_obj));
             break;
         }
@@ -2452,7 +2459,7 @@ static void enumerate_allocations(struct search *s)
         .stop = allocs_stop, .ctx = s,
     };
     /* nor when the network's bound already proves the incumbent */
-    if (s->B > ENUM_MAX_BLOCKS || s->net_bound >= s->best_obj * (1 - ILP_GAP))
+    if (s->B > ENUM_MAX_BLOCKS || network_proven(s))
         return;
     if (deterministic(s)) {
         long share = (s->opt->work_limit - s->work) / 8;
@@ -2606,7 +2613,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     /* under a work limit the relaxation gets a quarter of what the
      * blocks took (at most a fifth of the whole, as in seconds), so that
      * a quick proof stays quick; in seconds it has the time left */
-    if (relax && !(s.net_bound >= s.best_obj * (1 - ILP_GAP)))
+    if (relax && !network_proven(&s))
         net_done = relaxed_run(&r, &s, (long)fmax(RELAX_MIN_WORK, (double)s.work / 4));
     if (relax && !net_done && s.iv && s.stopped && !limit_reached(&s)) {
         /* the relaxation finished early: the blocks get the rest */
