@@ -408,99 +408,200 @@ int allocset_search(const struct problem *pb, const int *sym, const struct alloc
 
 /* ---- every allocation at once: the chain bound ---- */
 
+/* The packing counts. The runs a GPU holds have memory m_1, m_2, ...
+ * within its room, at most the roomiest GPU's R, so sum_j u(m_j / R) <= 1
+ * for any dual feasible function u (Fekete and Schepers): here u_e(y) = 1
+ * above 1 - e, y in [e, 1 - e], 0 below e. Over the GPUs the runs' sum is
+ * at most P. Each run counts u in units of 1/D rounded down; D = 0 is the
+ * plain chain, which counts nothing. */
+struct count {
+    double eps;
+    int D;
+};
+static const struct count COUNTS[] = {{0, 0}, {0.5, 2}, {1.0 / 3, 6}, {0.25, 8}};
+#define NCOUNTS (int)(sizeof COUNTS / sizeof COUNTS[0])
+
 struct chain {
     struct walk w;             /* for copies(), base_of(), per_copy() */
-    double *prev, *cur;        /* [L+1] least lifetime of i (i+1) in a run ending at r-1 */
-    double *mprev, *mcur;      /* [L+1] that run's least memory from i (i+1) on */
+    int K;                     /* count levels of the count being run: D P + 1 */
+    struct count cnt;
+    int ncounts;               /* counts run (COUNTS[0..ncounts-1]), as the budget allows */
+    /* [(L+1) K], by (r, k): the least over the plans in which i (i+1) is in
+     * a run ending at r - 1 and the runs after it count at most k */
+    double *prev, *cur;        /* lifetime of i (i+1) */
+    double *mprev, *mcur;      /* that run's memory from i (i+1) on */
+    double *tprev, *tcur;      /* every layer's memory from i (i+1) on, with
+                                  the buffers of their cuts on both sides */
+    double *next, *cand;       /* [K] least lifetime of i + 1, its run counted, by count */
     double *lmin;              /* [L] least lifetime of i over every allocation */
-    double *buf;               /* the one allocation behind them */
+    double *lcnt;              /* [L] the same under one count */
+    double tmin;               /* least memory of the whole chain */
+    double least;              /* the least piece's bound so far */
+    double *buf;
     double free_sum, free_max;
 };
 
-/* Least lifetimes over every allocation at periods in [t1, t2] (into
- * lmin), by dynamic programming from the last element back over the runs
- * (elements on one GPU with no cut between). The state is (i, r): i to
- * r - 1 in one run. A run's compute fits in the period and its memory in
- * the roomiest GPU; at a cut a transfer each way joins the lifetime, in a
- * run the rules of waited() apply. Every rule is monotone in the later
+/* Units of a run with memory mem (a lower bound of it: u is monotone). */
+static int run_units(const struct chain *ch, double mem)
+{
+    if (ch->cnt.D == 0 || !(ch->free_max > 0))
+        return 0;
+    double y = mem / ch->free_max, e = ch->cnt.eps;
+    if (y > (1 - e) * (1 + SLACK))
+        return ch->cnt.D;
+    if (y < e * (1 + SLACK))
+        return 0;
+    return (int)floor(ch->cnt.D * y * (1 - SLACK));
+}
+
+/* Least lifetimes over every allocation at periods in [t1, t2] under the
+ * count ch->cnt (into lcnt), by dynamic programming from the last element
+ * back over the runs (elements on one GPU with no cut between). The state
+ * is (i, r, k): i to r - 1 in one run, the runs after it counting at most
+ * k. A run's compute fits in the period and its memory (the buffers of
+ * the cuts at both its ends too) in the roomiest GPU; all the runs count
+ * at most D P. At a cut a transfer each way joins the lifetime, in a run
+ * the rules of waited() apply. Every rule is monotone in the later
  * lifetime, so the least of each state bounds every plan in it. Returns
  * element 0's least lifetime, INFINITY when no allocation passes. */
-static double chain_lives(struct chain *ch, double t1, double t2)
+static double chain_count(struct chain *ch, double t1, double t2)
 {
     struct walk *w = &ch->w;
     const struct problem *pb = w->pb;
-    int L = pb->L;
+    int L = pb->L, K = ch->K;
     double tol = t2 * (1 + SLACK) + 1e-12, room = ch->free_max * (1 + SLACK);
-    double next = 0;           /* least lifetime of i + 1 over the runs from it */
+    double tnext = 0;          /* least memory from i + 1 on */
+    for (int k = 0; k < K; k++)
+        ch->next[k] = INFINITY;
     for (int i = L - 1; i >= 0; i--) {
         double f = pb->f[i], b = pb->b[i], dd = f + b, run = 0, least = INFINITY;
-        for (int r = i + 1; r <= L; r++) {
-            ch->cur[r] = INFINITY;
+        int r = i + 1;
+        for (; r <= L; r++) {
+            double *cur = ch->cur + (size_t)r * K;
             run += pb->f[r - 1] + pb->b[r - 1];
             if (run > tol)
                 break;
-            double life, mem;
-            if (r == i + 1) {
-                /* i ends its run: a cut after it, or the chain's end */
-                life = i + 1 < L ? dd + 2 * pb->c[i] + next : dd;
-                mem = i + 1 < L ? 2 * pb->a[i] : 0;
+            for (int k = 0; k < K; k++) {
+                cur[k] = INFINITY;
+                double life, mem, tot;
+                if (r == i + 1 && i + 1 == L) {
+                    life = dd;     /* the chain's end: no run after it */
+                    mem = tot = 0;
+                } else if (r == i + 1) {
+                    /* a cut after i: its buffers are on both of its GPUs */
+                    life = dd + 2 * pb->c[i] + ch->next[k];
+                    mem = 2 * pb->a[i];
+                    tot = 4 * pb->a[i] + tnext;
+                } else {
+                    const size_t at = (size_t)r * K + (size_t)k;
+                    life = ch->prev[at];
+                    double l1 = life;
+                    if (isfinite(l1)) {
+                        life = fmax(l1 + dd, dd + zone(l1, pb->f[i + 1], b, t1, t2));
+                        life = fmax(life, dd + zone(l1, pb->b[i + 1], f, t1, t2));
+                    }
+                    mem = ch->mprev[at];
+                    tot = ch->tprev[at];
+                }
                 if (!isfinite(life))
                     continue;
-            } else {
-                double l1 = ch->prev[r];
-                if (!isfinite(l1))
+                life = own_pair(life, f, b, t1, t2);
+                double own = base_of(w, i) + per_copy(w, i) * copies(w, life, t2);
+                if (mem + own > room)
                     continue;
-                life = fmax(l1 + dd, dd + zone(l1, pb->f[i + 1], b, t1, t2));
-                life = fmax(life, dd + zone(l1, pb->b[i + 1], f, t1, t2));
-                mem = ch->mprev[r];
+                cur[k] = life;
+                ch->mcur[(size_t)r * K + k] = mem + own;
+                ch->tcur[(size_t)r * K + k] = tot + own;
+                least = fmin(least, life);
             }
-            life = own_pair(life, f, b, t1, t2);
-            mem += base_of(w, i) + per_copy(w, i) * copies(w, life, t2);
-            if (mem > room)
-                continue;
-            ch->cur[r] = life;
-            ch->mcur[r] = mem;
-            least = fmin(least, life);
         }
         if (!isfinite(least))
             return INFINITY;
-        ch->lmin[i] = least;
-        next = least;
+        ch->lcnt[i] = least;
+        /* i's runs as seen from a cut before it (i > 0: its buffers join
+         * the run), or as the first run: counted */
+        double in = i > 0 ? 2 * pb->a[i - 1] : 0;
+        for (int k = 0; k < K; k++)
+            ch->cand[k] = INFINITY;
+        tnext = INFINITY;
+        for (int q = i + 1; q < r; q++)
+            for (int k = 0; k < K; k++) {
+                size_t at = (size_t)q * K + (size_t)k;
+                double life = ch->cur[at];
+                if (!isfinite(life) || ch->mcur[at] + in > room)
+                    continue;
+                int kk = k + run_units(ch, ch->mcur[at] + in);
+                if (kk >= K)
+                    continue;
+                ch->cand[kk] = fmin(ch->cand[kk], life);
+                tnext = fmin(tnext, ch->tcur[at]);
+            }
+        for (int k = 0; k < K; k++)
+            ch->next[k] = fmin(ch->cand[k], k > 0 ? ch->next[k - 1] : INFINITY);
         double *t = ch->prev;
         ch->prev = ch->cur;
         ch->cur = t;
         t = ch->mprev;
         ch->mprev = ch->mcur;
         ch->mcur = t;
+        t = ch->tprev;
+        ch->tprev = ch->tcur;
+        ch->tcur = t;
     }
-    return ch->lmin[0];
+    ch->tmin = fmax(ch->tmin, tnext);
+    return ch->next[K - 1];
 }
 
-/* Whether the least lifetimes at periods in [t1, t2] leave room: into
- * lmin, and all the elements' memory at t2 (the fewest copies in it)
- * within all the GPUs' room. */
-static bool chain_fits(struct chain *ch, double t1, double t2)
+/* Least lifetimes at periods in [t1, t2] under every count (into lmin, the
+ * largest of theirs), and whether they leave room: each count passes and
+ * the least memory of all the layers (the copies at t2, the fewest in the
+ * range, and the buffers of the cuts) is within all the GPUs' room. */
+static bool chain_fits(struct chain *ch, double t1, double t2, int ncounts)
 {
-    struct walk *w = &ch->w;
-    if (!isfinite(chain_lives(ch, t1, t2)))
-        return false;
-    double need = 0;
-    for (int i = 0; i < w->pb->L; i++)
-        need += base_of(w, i) + per_copy(w, i) * copies(w, ch->lmin[i], t2);
-    return need <= ch->free_sum * (1 + SLACK) + 1e-6;
+    int L = ch->w.pb->L;
+    ch->tmin = 0;
+    for (int c = 0; c < ncounts; c++) {
+        ch->cnt = COUNTS[c];
+        ch->K = ch->cnt.D * ch->w.P + 1;
+        if (!isfinite(chain_count(ch, t1, t2)))
+            return false;
+        for (int i = 0; i < L; i++)
+            ch->lmin[i] = c == 0 ? ch->lcnt[i] : fmax(ch->lmin[i], ch->lcnt[i]);
+    }
+    return ch->tmin <= ch->free_sum * (1 + SLACK) + 1e-6;
 }
 
-/* One piece [t1, t2] of the chain bound. */
+/* One piece [t1, t2] of the chain bound: the plain chain's, and the
+ * counts' only when the plain one is below the least piece so far (a
+ * piece at or above it cannot give the least, and the plain chain's value
+ * bounds it anyway). */
 static double chain_piece(void *ctx, double t1, double t2, double *lat)
 {
     struct chain *ch = ctx;
-    if (!chain_fits(ch, t1, t2))
+    if (!chain_fits(ch, t1, t2, 1))
         return INFINITY;
+    double v = ch->w.alpha * t1 + ch->w.beta * ch->lmin[0];
+    if (ch->ncounts > 1 && v < ch->least) {
+        if (!chain_fits(ch, t1, t2, ch->ncounts))
+            return INFINITY;
+        v = ch->w.alpha * t1 + ch->w.beta * ch->lmin[0];
+        ch->least = fmin(ch->least, v);
+    }
     *lat = ch->lmin[0];
-    return ch->w.alpha * t1 + ch->w.beta * ch->lmin[0];
+    return v;
 }
 
-static int chain_init(struct chain *ch, const struct problem *pb)
+/* The count levels of the counts 0..n-1, summed. */
+static long count_levels(int n, int P)
+{
+    long sum = 0;
+    for (int c = 0; c < n; c++)
+        sum += (long)COUNTS[c].D * P + 1;
+    return sum;
+}
+
+/* Set up for the counts 0..ncounts-1. */
+static int chain_init(struct chain *ch, const struct problem *pb, int ncounts)
 {
     memset(ch, 0, sizeof *ch);
     struct walk *w = &ch->w;
@@ -515,16 +616,23 @@ static int chain_init(struct chain *ch, const struct problem *pb)
         ch->free_sum += fmax(0, free);
         ch->free_max = fmax(ch->free_max, free);
     }
-    size_t L = (size_t)pb->L;
-    double *v = malloc((5 * L + 4) * sizeof *v);
+    ch->ncounts = ncounts;
+    ch->least = INFINITY;
+    size_t K = 1;
+    for (int c = 0; c < ncounts; c++)
+        K = K > (size_t)COUNTS[c].D * (size_t)pb->P + 1 ? K : (size_t)COUNTS[c].D * (size_t)pb->P + 1;
+    size_t L = (size_t)pb->L, S = (L + 1) * K;
+    double *v = malloc((6 * S + 2 * K + 2 * L) * sizeof *v);
     if (!v)
         return -1;
     ch->buf = v;
-    ch->prev = v;
-    ch->cur = v + L + 1;
-    ch->mprev = v + 2 * (L + 1);
-    ch->mcur = v + 3 * (L + 1);
-    ch->lmin = v + 4 * (L + 1);
+    double **part[] = {&ch->prev, &ch->cur, &ch->mprev, &ch->mcur, &ch->tprev, &ch->tcur};
+    for (int j = 0; j < 6; j++)
+        *part[j] = v + (size_t)j * S;
+    ch->next = v + 6 * S;
+    ch->cand = ch->next + K;
+    ch->lmin = ch->cand + K;
+    ch->lcnt = ch->lmin + L;
     return 0;
 }
 
@@ -555,15 +663,25 @@ static void chain_free(struct chain *ch)
     ch->buf = NULL;
 }
 
+/* The most counts whose steps (span each, per count level) stay within
+ * budget; 0 when not even the plain chain does. */
+static int counts_within(long span, int P, double budget)
+{
+    int n = 0;
+    while (n < NCOUNTS && (double)span * (double)count_levels(n + 1, P) <= budget)
+        n++;
+    return n;
+}
+
 int allocset_chain_lifetimes(const struct problem *pb, double t1, double t2, double *life)
 {
-    if (!pb || pb->L < 1 || pb->P < 1 || !life || !(t1 > 0) || !(t2 >= t1) || !isfinite(t2) ||
-        chain_span(pb, t2) > CHAIN_STEPS / 8)
+    if (!pb || pb->L < 1 || pb->P < 1 || !life || !(t1 > 0) || !(t2 >= t1) || !isfinite(t2))
         return -1;
+    int n = counts_within(chain_span(pb, t2), pb->P, CHAIN_STEPS / 8);
     struct chain ch;
-    if (chain_init(&ch, pb) != 0)
+    if (n < 1 || chain_init(&ch, pb, n) != 0)
         return -1;
-    bool ok = chain_fits(&ch, t1, t2);
+    bool ok = chain_fits(&ch, t1, t2, n);
     if (ok)
         memcpy(life, ch.lmin, (size_t)pb->L * sizeof *life);
     chain_free(&ch);
@@ -574,35 +692,35 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
 {
     if (!pb || pb->L < 1 || pb->P < 1 || !isfinite(cutoff) || !(t_lo > 0) || !isfinite(t_lo))
         return -INFINITY;
-    struct chain ch;
-    if (chain_init(&ch, pb) != 0)
-        return -INFINITY;
-    struct walk *w = &ch.w;
+    bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
+    double alpha = flushed ? (double)(pb->m - 1) : 1.0, beta = flushed ? 1.0 : 0.0;
     double chain = 0;
     for (int i = 0; i < pb->L; i++)
         chain += pb->f[i] + pb->b[i];
-    double t_hi = w->alpha > 0 ? (cutoff - w->beta * chain) / w->alpha : -INFINITY;
-    if (!(w->alpha > 0) || t_hi < t_lo) {
-        chain_free(&ch);
+    double t_hi = alpha > 0 ? (cutoff - beta * chain) / alpha : -INFINITY;
+    if (!(alpha > 0) || t_hi < t_lo)
         /* one micro-batch: the period is not bounded above; otherwise no
          * period lets a plan beat the cutoff */
-        return w->alpha > 0 ? cutoff : -INFINITY;
-    }
-    /* 64 pieces and 32 halvings, or fewer to stay within CHAIN_STEPS */
+        return alpha > 0 ? cutoff : -INFINITY;
+    /* 64 pieces and 32 halvings with every count the budget allows, or
+     * the plain chain on fewer pieces to stay within CHAIN_STEPS */
     long span = chain_span(pb, t_hi);
     int pieces = PIECES, refine = REFINE;
-    if (span * (PIECES + 2 * REFINE) > CHAIN_STEPS) {
+    int n = counts_within(span, pb->P, (double)CHAIN_STEPS / (PIECES + 2 * REFINE));
+    if (n < 1) {
+        n = 1;
         pieces = (int)fmin(PIECES, (double)CHAIN_STEPS / 3 / (double)span);
         refine = pieces < REFINE ? pieces : REFINE;
-        if (pieces < 2) {
-            chain_free(&ch);
+        if (pieces < 2)
             return -INFINITY;
-        }
     }
+    struct chain ch;
+    if (chain_init(&ch, pb, n) != 0)
+        return -INFINITY;
     double a[PIECES + REFINE], b[PIECES + REFINE], val[PIECES + REFINE], lat[PIECES + REFINE];
-    int n = pieces_bound(t_lo, t_hi, pieces, refine, cutoff, chain_piece, &ch, a, b, val, lat);
+    int got = pieces_bound(t_lo, t_hi, pieces, refine, cutoff, chain_piece, &ch, a, b, val, lat);
     double least = INFINITY;
-    for (int j = 0; j < n; j++)
+    for (int j = 0; j < got; j++)
         least = fmin(least, val[j]);
     chain_free(&ch);
     return fmin(cutoff, least);

@@ -153,6 +153,75 @@ static void chain_bound_hand_worked(void **state)
     fx_problem_free(pb);
 }
 
+/* Where each run fits a GPU and all the memory fits all of them, but the
+ * plans do not. Three layers of f = b = 1 ms keeping 6 GB each (1f1b,
+ * m = 2, no transfers) on GPUs of 10 GB: no GPU holds two, so on 2 GPUs
+ * nothing fits (each run is over half a GPU: 3 such runs need 3 GPUs), on
+ * 3 GPUs each has its own: L_2 = 2, L_1 = 4, L_0 = 6, one copy each only
+ * from T = 6 on (at T in [3, 6) layer 0's zone [T + 2, 2 T] puts its
+ * lifetime at 7 or more, two copies): 6 + 6 = 12. Then two layers keeping
+ * 10.5 GB each with a 1 GB activation between them, on GPUs of 20 and
+ * 1 GB: each run fits the first and the two 21 GB fit both, but together
+ * they exceed the first, and apart the cut's 2 GB buffers on each side
+ * make 25 GB: nothing fits. */
+static void chain_bound_packing(void **state)
+{
+    (void)state;
+    struct problem *pb = fx_problem(3, 2, 1, LAYOUT_ANY);
+    for (int i = 0; i < 3; i++) {
+        pb->f[i] = pb->b[i] = 1;
+        pb->s[i] = 6 * GB;
+        pb->w[i] = pb->a[i] = pb->c[i] = 0;
+    }
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->m = 2;
+    caps(pb, 10 * GB);
+    assert_true(allocset_chain_bound(pb, 100, 2) == 100);
+    double life[3];
+    assert_int_equal(allocset_chain_lifetimes(pb, 6, 6, life), 1);
+    /* the enumeration agrees: nothing fits */
+    struct allocset as;
+    search(pb, INFINITY, &as);
+    assert_int_equal(as.found, 0);
+    allocset_free(&as);
+    struct problem *three = fx_problem(3, 3, 1, LAYOUT_ANY);
+    for (int i = 0; i < 3; i++) {
+        three->f[i] = three->b[i] = 1;
+        three->s[i] = 6 * GB;
+        three->w[i] = three->a[i] = three->c[i] = 0;
+    }
+    three->schedule = SPEC_SCHEDULE_1F1B;
+    three->m = 2;
+    caps(three, 10 * GB);
+    double v = allocset_chain_bound(three, 100, 2);
+    assert_true(fabs(v - 12) < 1e-4 && v <= 12);
+    assert_int_equal(allocset_chain_lifetimes(three, 6, 6, life), 0);
+    assert_true(fabs(life[0] - 6) < 1e-6 && fabs(life[1] - 4) < 1e-6 && fabs(life[2] - 2) < 1e-6);
+    fx_problem_free(three);
+    fx_problem_free(pb);
+
+    pb = fx_problem(2, 2, 1, LAYOUT_ANY);
+    for (int i = 0; i < 2; i++) {
+        pb->f[i] = pb->b[i] = 1;
+        pb->s[i] = 10.5 * GB;
+        pb->w[i] = pb->c[i] = 0;
+    }
+    pb->a[0] = GB;
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->m = 2;
+    caps(pb, 20 * GB);
+    pb->cap[1] = GB;
+    assert_true(allocset_chain_bound(pb, 100, 2) == 100);
+    assert_int_equal(allocset_chain_lifetimes(pb, 10, 10, life), 1);
+    /* with room for the buffers it fits apart: L_1 = 2, L_0 = 4, one copy
+     * each from T = 4 on (at T in [2, 4) layer 0's lifetime rounds to 5 or
+     * more, two copies): 4 + 4 */
+    pb->cap[1] = 20 * GB;
+    v = allocset_chain_bound(pb, 100, 2);
+    assert_true(fabs(v - 8) < 1e-4 && v <= 8);
+    fx_problem_free(pb);
+}
+
 /* Symmetry and layout: three layers on three identical GPUs give the 5
  * set partitions in order of first use; contiguous drops {0,1,0}. */
 static void identical_gpus_and_contiguity(void **state)
@@ -502,6 +571,7 @@ int main(void)
         FX_TEST(hand_worked_two_layers),
         FX_TEST(identical_gpus_and_contiguity),
         FX_TEST(chain_bound_hand_worked),
+        FX_TEST(chain_bound_packing),
         FX_TEST(bounds_between_wait_free_and_schedules),
         FX_TEST(baselines_never_below_their_bound),
         FX_TEST(budget_and_bad_arguments),
