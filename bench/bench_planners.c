@@ -363,6 +363,12 @@ struct inst {
     double proven_at;            /* seconds until the bound for its blocks met
                                   * the plan (the search goes on after it, on
                                   * the network's bound), or -1 */
+    double goal;                 /* a gap target's gap (0: none) */
+    bool network_goal;           /* judged on the network gap alone, not the
+                                  * smaller of it and the block gap */
+    double reached_at;           /* seconds until the gap met the goal (a
+                                  * work-limited search goes on after it, to
+                                  * its limit), or -1 */
     bool ran;
     bool guarded;                /* stopped by the bench's guard, not its limit */
     int crashed;                 /* the run's process died: its signal, or -1 */
@@ -402,6 +408,20 @@ static void inst_progress(void *ctx, const struct ilp_progress *p)
 {
     struct inst *r = ctx;
     proven_moment(&r->proven_at, p);
+    if (r->goal > 0 && r->reached_at < 0 && isfinite(p->objective)) {
+        double g = (p->objective - p->bound) / p->objective;
+        if (!r->network_goal && isfinite(p->block_bound))
+            g = fmin(g, (p->objective - p->block_bound) / p->objective);
+        if (g <= r->goal)
+            r->reached_at = p->elapsed;
+    }
+}
+
+/* When a gap target's run met it: the moment its gap reached the goal
+ * (the search goes on after it until its limit), else its end. */
+static double reached(const struct inst *r)
+{
+    return r->reached_at >= 0 ? r->reached_at : r->wall;
 }
 
 /* Run the ILP on pb (blocks: -1 automatic, else the count) under a time
@@ -420,6 +440,7 @@ static void inst_solve(struct inst *r, const struct problem *pb, int blocks, dou
     opt.on_progress = inst_progress;
     opt.ctx = r;
     r->proven_at = -1;
+    r->reached_at = -1;
     r->limit = work > 0 ? 0 : secs;
     r->work = work;
     guard_hit = 0;
@@ -649,7 +670,8 @@ static struct problem *t2_load(int i)
 
 /* The end of a gap target's row: how far a missed run is (a gap over the
  * target, `none` when there is no gap to judge, or seconds over `within`
- * under a work limit), and a work-limited run's wall time. */
+ * under a work limit), and a work-limited run's wall time and the moment
+ * its gap met the target. */
 static void gap_row_end(const struct inst *r, bool met, double g, double target, const char *none,
                         double within)
 {
@@ -658,8 +680,11 @@ static void gap_row_end(const struct inst *r, bool met, double g, double target,
     else if (!met && none)
         fprintf(out, " (distance: %s)", none);
     else if (!met)
-        fprintf(out, " (distance: %.2f s over %g s)", r->wall - within, within);
-    if (r->work > 0)
+        fprintf(out, " (distance: %.2f s over %g s)", reached(r) - within, within);
+    if (r->work > 0 && r->reached_at >= 0)
+        fprintf(out, "  [gap within %.0f%% at %.2f s; wall %.2f s%s]", 100 * target,
+                r->reached_at, r->wall, r->guarded ? guard_note : "");
+    else if (r->work > 0)
         fprintf(out, "  [wall %.2f s%s]", r->wall, r->guarded ? guard_note : "");
     fprintf(out, "\n");
 }
@@ -671,7 +696,7 @@ static bool target2_print(struct inst *rs, const char *title, double within)
     for (int i = 0; i < 2; i++) {
         const struct inst *r = &rs[i];
         double j = t2_judged(r);
-        bool met = isfinite(j) && j <= T2_GAP && (r->work == 0 || r->wall <= within);
+        bool met = isfinite(j) && j <= T2_GAP && (r->work == 0 || reached(r) <= within);
         fprintf(out, "  %-28s %-22s block gap %8s, network gap %8s -> judged %8s  %s",
                 r->label, status_text(r, b3, sizeof b3), pct(r->bgap, b1, sizeof b1),
                 pct(r->gap, b2, sizeof b2), pct(j, b4, sizeof b4), mark(met));
@@ -698,6 +723,7 @@ static void target2(void)
         if (!pb)
             return;
         snprintf(t2[i].label, sizeof t2[i].label, "%s, 16 blocks", t2_nets[i]);
+        t2[i].goal = T2_GAP;
         inst_run(&t2[i], pb, 16, lim, 0, 0);
         problem_free(pb);
     }
@@ -769,7 +795,7 @@ static bool target4_print(struct inst *rs, const char *title, double within)
         const struct inst *r = &rs[i];
         bool infeasible = r->status == PLAN_INFEASIBLE;
         bool met = (infeasible || (isfinite(r->gap) && r->gap <= T4_GAP)) &&
-                   (r->work == 0 || r->wall <= within);
+                   (r->work == 0 || (infeasible ? r->wall : reached(r)) <= within);
         char fig[96];
         if (infeasible)
             snprintf(fig, sizeof fig, "proven infeasible");
@@ -808,6 +834,8 @@ static void target4(void)
         }
         snprintf(t4[i].label, sizeof t4[i].label, "%s, %d ranks, m %ld", t4_cases[i].net,
                  t4_cases[i].ranks, pb->m);
+        t4[i].goal = T4_GAP;
+        t4[i].network_goal = true;
         inst_run(&t4[i], pb, -1, lim, 0, 0);
         problem_free(pb);
     }
@@ -878,11 +906,14 @@ static void target6(long work)
     static struct inst w1[2], w2[2], w4[2];
     fprintf(out, "Target 6: targets 1, 2, 4 and 5 again under the deterministic work limit "
             "(ilp_options.work_limit = %ld, no seconds limit)\n"
-            "  measured: the same figures, and each run's wall time (printed [wall])\n"
+            "  measured: the same figures, the moment each met its target (the proof, or the gap\n"
+            "            within the target; the search goes on after it to its work limit) and\n"
+            "            each run's wall time (printed [wall])\n"
             "  limit:    work %ld per run (BENCH_WORK)\n"
-            "  target:   the same targets, with the wall time within their seconds\n"
+            "  target:   the same targets, met within their seconds\n"
             "  guard:    a run still going at %d x its target's seconds is stopped (a cancel) "
-            "and says so: not met\n", work, work, GUARD_FACTOR);
+            "and says so;\n"
+            "            met only if it met its target before\n", work, work, GUARD_FACTOR);
     for (int sched = 0; sched < 2; sched++) {
         struct problem *pb;
         t1_load(&pb, sched);
@@ -900,6 +931,7 @@ static void target6(long work)
         if (!pb)
             return;
         snprintf(w2[i].label, sizeof w2[i].label, "%s, 16 blocks", t2_nets[i]);
+        w2[i].goal = T2_GAP;
         inst_run(&w2[i], pb, 16, 0, work, GUARD_FACTOR * limit_for(T2_SECONDS));
         problem_free(pb);
     }
@@ -911,6 +943,8 @@ static void target6(long work)
             return;
         snprintf(w4[i].label, sizeof w4[i].label, "%s, %d ranks, m %ld", t4_cases[i].net,
                  t4_cases[i].ranks, pb->m);
+        w4[i].goal = T4_GAP;
+        w4[i].network_goal = true;
         inst_run(&w4[i], pb, -1, 0, work, GUARD_FACTOR * limit_for(T4_SECONDS));
         problem_free(pb);
     }
