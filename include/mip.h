@@ -24,6 +24,8 @@ struct mip {
 /* seconds <= 0: no time cap; nodes <= 0: no node cap; threads <= 1: one.
  * Returns 0, or -1 when CBC could not make a model. */
 int mip_init(struct mip *mp, int threads, double seconds, long nodes);
+/* A new node cap (> 0), for a model whose size decides it. */
+void mip_set_nodes(struct mip *mp, long nodes);
 void mip_free(struct mip *mp);
 /* Set CBC's log level (0: quiet). */
 void mip_log_level(struct mip *mp, int level);

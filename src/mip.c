@@ -54,6 +54,13 @@ int mip_init(struct mip *mp, int threads, double seconds, long nodes)
     return 0;
 }
 
+void mip_set_nodes(struct mip *mp, long nodes)
+{
+    mp->nodes = nodes;
+    if (nodes > 0)
+        Cbc_setMaximumNodes(mp->m, nodes > INT_MAX ? INT_MAX : (int)nodes);
+}
+
 void mip_free(struct mip *mp)
 {
     if (mp->m)
