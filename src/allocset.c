@@ -432,6 +432,10 @@ struct chain {
     double *mprev, *mcur;      /* that run's memory from i (i+1) on */
     double *tprev, *tcur;      /* every layer's memory from i (i+1) on, with
                                   the buffers of their cuts on both sides */
+    double *down;              /* [(L+1) K] by (r, k): least time from the end of
+                                  F_{r-1} to the start of B_{r-1}, the rest of
+                                  the chain after a cut (0 at the chain's end) */
+    double *sf, *sb;           /* [L+1] forward, backward times of 0..i-1 */
     double *next, *cand;       /* [K] least lifetime of i + 1, its run counted, by count */
     double *lmin;              /* [L] least lifetime of i over every allocation */
     double *lcnt;              /* [L] the same under one count */
@@ -452,6 +456,21 @@ static int run_units(const struct chain *ch, double mem)
     if (y < e * (1 + SLACK))
         return 0;
     return (int)floor(ch->cnt.D * y * (1 - SLACK));
+}
+
+/* The least lifetime of i when i..r-1 are on one GPU and the rest of the
+ * chain takes down from the end of F_{r-1} to the start of B_{r-1}: the
+ * run's own pair zone (section 5.5). Its forwards span an arc of the
+ * period (their times sF and the waits between them), its backwards
+ * another (sB and waits); mod T the two overlap by no more than the waits,
+ * so the phase of the backwards' start is in [sF - waits, T - sB]: a wait
+ * there costs what a later start would. Unless one arc holds the other,
+ * which takes waits of min(sF, sB) at least. So the lifetime is in
+ * [k T + sF + sB, (k + 1) T], or min(sF, sB) above the waitless one. */
+static double run_zone(const struct chain *ch, int i, int r, double down, double t1, double t2)
+{
+    double sF = ch->sf[r] - ch->sf[i], sB = ch->sb[r] - ch->sb[i], base = sF + sB + down;
+    return fmin(zone(base, sF + sB, 0, t1, t2), base + fmin(sF, sB));
 }
 
 /* Least lifetimes over every allocation at periods in [t1, t2] under the
@@ -486,10 +505,12 @@ static double chain_count(struct chain *ch, double t1, double t2)
                 double life, mem, tot;
                 if (r == i + 1 && i + 1 == L) {
                     life = dd;     /* the chain's end: no run after it */
+                    ch->down[(size_t)r * K + k] = 0;
                     mem = tot = 0;
                 } else if (r == i + 1) {
                     /* a cut after i: its buffers are on both of its GPUs */
-                    life = dd + 2 * pb->c[i] + ch->next[k];
+                    ch->down[(size_t)r * K + k] = 2 * pb->c[i] + ch->next[k];
+                    life = dd + ch->down[(size_t)r * K + k];
                     mem = 2 * pb->a[i];
                     tot = 4 * pb->a[i] + tnext;
                 } else {
@@ -499,6 +520,7 @@ static double chain_count(struct chain *ch, double t1, double t2)
                     if (isfinite(l1)) {
                         life = fmax(l1 + dd, dd + zone(l1, pb->f[i + 1], b, t1, t2));
                         life = fmax(life, dd + zone(l1, pb->b[i + 1], f, t1, t2));
+                        life = fmax(life, run_zone(ch, i, r, ch->down[at], t1, t2));
                     }
                     mem = ch->mprev[at];
                     tot = ch->tprev[at];
@@ -622,17 +644,25 @@ static int chain_init(struct chain *ch, const struct problem *pb, int ncounts)
     for (int c = 0; c < ncounts; c++)
         K = K > (size_t)COUNTS[c].D * (size_t)pb->P + 1 ? K : (size_t)COUNTS[c].D * (size_t)pb->P + 1;
     size_t L = (size_t)pb->L, S = (L + 1) * K;
-    double *v = malloc((6 * S + 2 * K + 2 * L) * sizeof *v);
+    double *v = malloc((7 * S + 2 * K + 4 * L + 2) * sizeof *v);
     if (!v)
         return -1;
     ch->buf = v;
-    double **part[] = {&ch->prev, &ch->cur, &ch->mprev, &ch->mcur, &ch->tprev, &ch->tcur};
-    for (int j = 0; j < 6; j++)
+    double **part[] = {&ch->prev, &ch->cur, &ch->mprev, &ch->mcur, &ch->tprev, &ch->tcur,
+                       &ch->down};
+    for (int j = 0; j < 7; j++)
         *part[j] = v + (size_t)j * S;
-    ch->next = v + 6 * S;
+    ch->next = v + 7 * S;
     ch->cand = ch->next + K;
     ch->lmin = ch->cand + K;
     ch->lcnt = ch->lmin + L;
+    ch->sf = ch->lcnt + L;
+    ch->sb = ch->sf + L + 1;
+    ch->sf[0] = ch->sb[0] = 0;
+    for (size_t i = 0; i < L; i++) {
+        ch->sf[i + 1] = ch->sf[i] + pb->f[i];
+        ch->sb[i + 1] = ch->sb[i] + pb->b[i];
+    }
     return 0;
 }
 

@@ -222,6 +222,42 @@ static void chain_bound_packing(void **state)
     fx_problem_free(pb);
 }
 
+/* A run's own pair zone. Layers 0 and 1 (f = 1) on one GPU, layer 2
+ * (f = b = 3) on the other: the memory (0.3, 0.3, 0.6 GB of weights, GPUs
+ * of 1 GB) keeps 2 off their GPU, and a 5 ms transfer after layer 0 makes
+ * every other split slower. At T = 10 the rest of the chain takes 8 ms
+ * (1 + 6 + 1) between F_1's end and B_1's start. With b = 1 the forwards
+ * span [0, 2] mod 10 and the backwards, 2 ms, must start in [2, 8] mod
+ * 10: 2 + 8 = 10 is not, so 12, and layer 0 lives 14 (the rules for
+ * neighbouring layers alone give 13). With b = 0.5 the backwards (1 ms)
+ * can sit between the two forwards instead: F_0 [0, 1], B_1 [11, 11.5],
+ * B_0 [11.5, 12], F_1 [2, 3]: 12, where the zone alone would say 13. */
+static void chain_bound_run_zone(void **state)
+{
+    (void)state;
+    struct problem *pb = fx_problem(3, 2, 1, LAYOUT_ANY);
+    double w[3] = { 0.3 * GB, 0.3 * GB, 0.6 * GB };
+    for (int i = 0; i < 3; i++) {
+        pb->f[i] = pb->b[i] = i < 2 ? 1 : 3;
+        pb->w[i] = w[i];
+        pb->s[i] = pb->a[i] = 0;
+    }
+    pb->c[0] = 5;
+    pb->c[1] = 1;
+    pb->c[2] = 0;
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->m = 2;
+    caps(pb, GB);
+    double life[3];
+    assert_int_equal(allocset_chain_lifetimes(pb, 10, 10, life), 0);
+    assert_true(fabs(life[0] - 14) < 1e-6 && life[0] <= 14);
+    assert_true(fabs(life[2] - 6) < 1e-6);
+    pb->b[0] = pb->b[1] = 0.5;
+    assert_int_equal(allocset_chain_lifetimes(pb, 10, 10, life), 0);
+    assert_true(fabs(life[0] - 12) < 1e-6 && life[0] <= 12);
+    fx_problem_free(pb);
+}
+
 /* Symmetry and layout: three layers on three identical GPUs give the 5
  * set partitions in order of first use; contiguous drops {0,1,0}. */
 static void identical_gpus_and_contiguity(void **state)
@@ -572,6 +608,7 @@ int main(void)
         FX_TEST(identical_gpus_and_contiguity),
         FX_TEST(chain_bound_hand_worked),
         FX_TEST(chain_bound_packing),
+        FX_TEST(chain_bound_run_zone),
         FX_TEST(bounds_between_wait_free_and_schedules),
         FX_TEST(baselines_never_below_their_bound),
         FX_TEST(budget_and_bad_arguments),
