@@ -164,10 +164,9 @@ static void chain_bound_hand_worked(void **state)
  * 1 GB: each run fits the first and the two 21 GB fit both, but together
  * they exceed the first, and apart the cut's 2 GB buffers on each side
  * make 25 GB: nothing fits. */
-static void chain_bound_packing(void **state)
+static struct problem *three_6gb_layers(int P)
 {
-    (void)state;
-    struct problem *pb = fx_problem(3, 2, 1, LAYOUT_ANY);
+    struct problem *pb = fx_problem(3, P, 1, LAYOUT_ANY);
     for (int i = 0; i < 3; i++) {
         pb->f[i] = pb->b[i] = 1;
         pb->s[i] = 6 * GB;
@@ -176,6 +175,13 @@ static void chain_bound_packing(void **state)
     pb->schedule = SPEC_SCHEDULE_1F1B;
     pb->m = 2;
     caps(pb, 10 * GB);
+    return pb;
+}
+
+static void chain_bound_packing(void **state)
+{
+    (void)state;
+    struct problem *pb = three_6gb_layers(2);
     assert_true(allocset_chain_bound(pb, 100, 2) == 100);
     double life[3];
     assert_int_equal(allocset_chain_lifetimes(pb, 6, 6, life), 1);
@@ -184,15 +190,7 @@ static void chain_bound_packing(void **state)
     search(pb, INFINITY, &as);
     assert_int_equal(as.found, 0);
     allocset_free(&as);
-    struct problem *three = fx_problem(3, 3, 1, LAYOUT_ANY);
-    for (int i = 0; i < 3; i++) {
-        three->f[i] = three->b[i] = 1;
-        three->s[i] = 6 * GB;
-        three->w[i] = three->a[i] = three->c[i] = 0;
-    }
-    three->schedule = SPEC_SCHEDULE_1F1B;
-    three->m = 2;
-    caps(three, 10 * GB);
+    struct problem *three = three_6gb_layers(3);
     double v = allocset_chain_bound(three, 100, 2);
     assert_true(fabs(v - 12) < 1e-4 && v <= 12);
     assert_int_equal(allocset_chain_lifetimes(three, 6, 6, life), 0);
