@@ -65,9 +65,10 @@
  * those grow with the rows too: a master's node cap is MASTER_NODES (or
  * RELAX_NODES) up to MASTER_REF_ROWS rows and shrinks with the square of
  * its rows beyond, not below MASTER_MIN_NODES. Measured here: a 2,600-row
- * master of resnet50 on 8 GPUs took 70 s for 5,400 nodes; capped at 800
- * it stops near the 10 s of MASTER_SECONDS, and its interval is split. */
-#define MASTER_REF_ROWS 520.0
+ * master of resnet50 on 8 GPUs took 70 s for 5,400 nodes and 12-16 s for
+ * 790; capped near 550 it stops near the 10 s of MASTER_SECONDS, and its
+ * interval is split. */
+#define MASTER_REF_ROWS 433.0
 #define MASTER_MIN_NODES 200
 /* After the block search the network's relaxation gets what is left,
  * at least this share of the limit. */
