@@ -38,6 +38,15 @@ struct walk {
     bool stopped;
 };
 
+/* The objective is alpha T + beta L_0: (m - 1) T + L_0 flushed (1f1b), T
+ * asynchronous (pipedream). */
+static void objective_weights(const struct problem *pb, double *alpha, double *beta)
+{
+    bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
+    *alpha = flushed ? (double)(pb->m - 1) : 1.0;
+    *beta = flushed ? 1.0 : 0.0;
+}
+
 /* Copies memory charges for a lifetime at period T (a lower bound of the
  * model's count: the lifetime of a plan is at least the wait-free one). */
 static double copies(const struct walk *w, double life, double T)
@@ -370,8 +379,7 @@ int allocset_search(const struct problem *pb, const int *sym, const struct alloc
         .flushed = pb->schedule == SPEC_SCHEDULE_1F1B,
         .contiguous = pb->layout == LAYOUT_CONTIGUOUS,
     };
-    w.alpha = w.flushed ? (double)(pb->m - 1) : 1.0;
-    w.beta = w.flushed ? 1.0 : 0.0;
+    objective_weights(pb, &w.alpha, &w.beta);
     int *ints = malloc((size_t)(B + P) * sizeof *ints);
     double *dbl = malloc((size_t)(3 * B + 1 + 3 * P) * sizeof *dbl);
     out->gpu = malloc(((size_t)keep_n * B + 1) * sizeof *out->gpu);
@@ -420,6 +428,12 @@ struct count {
 };
 static const struct count COUNTS[] = {{0, 0}, {0.5, 2}, {1.0 / 3, 6}, {0.25, 8}};
 #define NCOUNTS (int)(sizeof COUNTS / sizeof COUNTS[0])
+
+/* Count c's levels on P GPUs: 0..D P units. */
+static size_t count_k(int c, int P)
+{
+    return (size_t)COUNTS[c].D * (size_t)P + 1;
+}
 
 struct chain {
     struct walk w;             /* for copies(), base_of(), per_copy() */
@@ -574,17 +588,19 @@ static double chain_count(struct chain *ch, double t1, double t2)
     return ch->next[K - 1];
 }
 
-/* Least lifetimes at periods in [t1, t2] under every count (into lmin, the
- * largest of theirs), and whether they leave room: each count passes and
- * the least memory of all the layers (the copies at t2, the fewest in the
- * range, and the buffers of the cuts) is within all the GPUs' room. */
-static bool chain_fits(struct chain *ch, double t1, double t2, int ncounts)
+/* Least lifetimes at periods in [t1, t2] under counts from..to-1 (into
+ * lmin, the largest of theirs and of those already there when from > 0),
+ * and whether they leave room: each count passes and the least memory of
+ * all the layers (the copies at t2, the fewest in the range, and the
+ * buffers of the cuts) is within all the GPUs' room. */
+static bool chain_fits(struct chain *ch, double t1, double t2, int from, int to)
 {
     int L = ch->w.pb->L;
-    ch->tmin = 0;
-    for (int c = 0; c < ncounts; c++) {
+    if (from == 0)
+        ch->tmin = 0;
+    for (int c = from; c < to; c++) {
         ch->cnt = COUNTS[c];
-        ch->K = ch->cnt.D * ch->w.P + 1;
+        ch->K = (int)count_k(c, ch->w.P);
         if (!isfinite(chain_count(ch, t1, t2)))
             return false;
         for (int i = 0; i < L; i++)
@@ -600,11 +616,11 @@ static bool chain_fits(struct chain *ch, double t1, double t2, int ncounts)
 static double chain_piece(void *ctx, double t1, double t2, double *lat)
 {
     struct chain *ch = ctx;
-    if (!chain_fits(ch, t1, t2, 1))
+    if (!chain_fits(ch, t1, t2, 0, 1))
         return INFINITY;
     double v = ch->w.alpha * t1 + ch->w.beta * ch->lmin[0];
     if (ch->ncounts > 1 && v < ch->least) {
-        if (!chain_fits(ch, t1, t2, ch->ncounts))
+        if (!chain_fits(ch, t1, t2, 1, ch->ncounts))
             return INFINITY;
         v = ch->w.alpha * t1 + ch->w.beta * ch->lmin[0];
         ch->least = fmin(ch->least, v);
@@ -618,7 +634,7 @@ static long count_levels(int n, int P)
 {
     long sum = 0;
     for (int c = 0; c < n; c++)
-        sum += (long)COUNTS[c].D * P + 1;
+        sum += (long)count_k(c, P);
     return sum;
 }
 
@@ -631,8 +647,7 @@ static int chain_init(struct chain *ch, const struct problem *pb, int ncounts)
     w->B = pb->L;
     w->P = pb->P;
     w->flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
-    w->alpha = w->flushed ? (double)(pb->m - 1) : 1.0;
-    w->beta = w->flushed ? 1.0 : 0.0;
+    objective_weights(pb, &w->alpha, &w->beta);
     for (int p = 0; p < pb->P; p++) {
         double free = pb->cap[p] - pb->reserved[p];
         ch->free_sum += fmax(0, free);
@@ -642,7 +657,7 @@ static int chain_init(struct chain *ch, const struct problem *pb, int ncounts)
     ch->least = INFINITY;
     size_t K = 1;
     for (int c = 0; c < ncounts; c++)
-        K = K > (size_t)COUNTS[c].D * (size_t)pb->P + 1 ? K : (size_t)COUNTS[c].D * (size_t)pb->P + 1;
+        K = count_k(c, pb->P) > K ? count_k(c, pb->P) : K;
     size_t L = (size_t)pb->L, S = (L + 1) * K;
     double *v = malloc((7 * S + 2 * K + 4 * L + 2) * sizeof *v);
     if (!v)
@@ -711,7 +726,7 @@ int allocset_chain_lifetimes(const struct problem *pb, double t1, double t2, dou
     struct chain ch;
     if (n < 1 || chain_init(&ch, pb, n) != 0)
         return -1;
-    bool ok = chain_fits(&ch, t1, t2, n);
+    bool ok = chain_fits(&ch, t1, t2, 0, n);
     if (ok)
         memcpy(life, ch.lmin, (size_t)pb->L * sizeof *life);
     chain_free(&ch);
@@ -722,9 +737,8 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
 {
     if (!pb || pb->L < 1 || pb->P < 1 || !isfinite(cutoff) || !(t_lo > 0) || !isfinite(t_lo))
         return -INFINITY;
-    bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
-    double alpha = flushed ? (double)(pb->m - 1) : 1.0, beta = flushed ? 1.0 : 0.0;
-    double chain = 0;
+    double alpha, beta, chain = 0;
+    objective_weights(pb, &alpha, &beta);
     for (int i = 0; i < pb->L; i++)
         chain += pb->f[i] + pb->b[i];
     double t_hi = alpha > 0 ? (cutoff - beta * chain) / alpha : -INFINITY;
