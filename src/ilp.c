@@ -43,6 +43,7 @@
 #include "lns.h"
 #include "schedule.h"
 #include "simulate.h"
+#include "stages.h"
 
 #define GB 1e9                 /* memory rows in GB keep coefficients near 1 */
 #define MAX_INTERVALS 4096
@@ -2214,8 +2215,15 @@ static void warm_start(struct search *s)
         planner_result_clear(&res);
     }
     s->warmed = true;
-    /* the ILP's own first plans: the local search from the best, then the
-     * same allocations at longer periods */
+    /* the ILP's own first plans: the best pipeline of back-to-back stages
+     * (section 5.6), the local search from the best, then the baselines'
+     * allocations at longer periods */
+    if (!should_stop(s)) {
+        struct plan *st = stages_plan(pb, s->best_obj, 0);
+        if (!st || pb->layout == LAYOUT_ANY || plan_is_contiguous(st))
+            offer(s, st);
+        plan_free(st);
+    }
     const struct plan *from = s->best ? s->best : nearest;
     if (from && !should_stop(s))
         local_search(s, from, fmin(WARM_SECONDS, WARM_SHARE * remaining(s)), WARM_EVALS);

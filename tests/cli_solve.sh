@@ -214,7 +214,8 @@ else not_ok "work limit: runs differ"; fi
 
 # --log carries CBC's log and the search's own trace.
 rm -f "$TMP/log"
-run solve data/networks/alexnet.ini data/platforms/dgx-h100.ini --gpus 4 --planner ilp \
+# (gnmt on 3 GPUs: its first plans are not proven before the masters)
+run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 3 --planner ilp \
     --blocks 6 --work-limit 1000 --log "$TMP/log"
 if grep -q "pipeplan ilp: .*master 1 on T in" "$TMP/log" && grep -q "pipeplan ilp: .*end after" "$TMP/log" \
    && grep -qi "cbc\|coin" "$TMP/log"; then

@@ -227,10 +227,11 @@ expect_status 2 "--plot wants .svg"
 
 # a planner's message (why it failed) is in its row, as solve --json has it
 # (a work limit that reaches the first MIP, where the fault strikes: the
-# local search and the chain bound take the first units)
-env PIPEPLAN_FAULT=fail $PIPEPLAN_WRAP "$PIPEPLAN" sweep $NET $PLAT --gpus 2 --memory 8GB \
+# local search and the chain bound take the first units; on 3 GPUs, where
+# the first plans are not proven optimal before any MIP)
+env PIPEPLAN_FAULT=fail $PIPEPLAN_WRAP "$PIPEPLAN" sweep $NET $PLAT --gpus 3 --memory 8GB \
     --planner ilp,dp --work-limit 20 -o "$TMP/msg.csv" 2>/dev/null
-want=$(env PIPEPLAN_FAULT=fail "$PIPEPLAN" solve $NET $PLAT --gpus 2 --memory 8GB --planner ilp \
+want=$(env PIPEPLAN_FAULT=fail "$PIPEPLAN" solve $NET $PLAT --gpus 3 --memory 8GB --planner ilp \
     --work-limit 20 --json 2>/dev/null | jq -r '.plans[0].message')
 if [ -n "$want" ] && [ "$want" != null ] &&
    grep -qF ",ilp,error," "$TMP/msg.csv" && grep -qF ",$want," "$TMP/msg.csv" &&
