@@ -282,6 +282,19 @@ static const struct fx_spread spread = { 1, LAYOUT_ANY, 3, 0.25, 4, 3, 6, 1 };
 /* transfers as long as the layers: the links bind */
 static const struct fx_spread slow_links = { 1, LAYOUT_ANY, 3, 1.5, 4, 3, 6, 1 };
 
+/* A random chain of 2..7 layers on 2..3 GPUs, each with room for 30% to
+ * 105% of one copy of everything. */
+static struct problem *random_chain(const struct fx_spread *sp)
+{
+    int L = 2 + (int)fx_rnd(6), P = 2 + (int)fx_rnd(2);
+    struct problem *pb = fx_random(L, P, sp);
+    double one = 0;
+    for (int i = 0; i < L; i++)
+        one += pb->phi * pb->w[i] + pb->s[i];
+    caps(pb, (0.3 + 0.15 * (double)fx_rnd(6)) * one);
+    return pb;
+}
+
 /* Random chains of 2..7 layers on 2..3 equal GPUs, at periods from the
  * longest layer up: the DP's latency is the brute force's, to 1e-9. */
 static void dp_equals_the_brute_force(void **state)
@@ -290,15 +303,13 @@ static void dp_equals_the_brute_force(void **state)
     fx_seed(11);
     int finite = 0, infinite = 0;
     for (int k = 0; k < 80; k++) {
-        int L = 2 + (int)fx_rnd(6), P = 2 + (int)fx_rnd(2);
-        struct problem *pb = fx_random(L, P, k % 2 ? &slow_links : &spread);
-        double one = 0, work = 0, longest = 0;
+        struct problem *pb = random_chain(k % 2 ? &slow_links : &spread);
+        int L = pb->L, P = pb->P;
+        double work = 0, longest = 0;
         for (int i = 0; i < L; i++) {
-            one += pb->phi * pb->w[i] + pb->s[i];
             work += pb->f[i] + pb->b[i];
             longest = fmax(longest, pb->f[i] + pb->b[i]);
         }
-        caps(pb, (0.3 + 0.15 * (double)fx_rnd(6)) * one);
         for (int p = 0; k % 3 == 1 && p < P; p++) {
             pb->cap[p] *= 1.2;
             pb->reserved[p] = 0.2 * pb->cap[p];
@@ -331,13 +342,9 @@ static void plans_replay_and_respect_the_chain_bound(void **state)
     fx_seed(5);
     int planned = 0;
     for (int k = 0; k < 60; k++) {
-        int L = 2 + (int)fx_rnd(6), P = 2 + (int)fx_rnd(2);
-        struct problem *pb = fx_random(L, P, &spread);
+        struct problem *pb = random_chain(&spread);
+        int L = pb->L;
         pb->layout = k % 3 == 2 ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
-        double one = 0;
-        for (int i = 0; i < L; i++)
-            one += pb->phi * pb->w[i] + pb->s[i];
-        caps(pb, (0.3 + 0.15 * (double)fx_rnd(6)) * one);
         if (k % 5 == 1)
             pb->cap[0] *= 1.4;
         struct plan *pl = track(stages_plan(pb, INFINITY, 0));
