@@ -2220,6 +2220,10 @@ static void warm_start(struct search *s)
      * allocations at longer periods */
     if (!should_stop(s)) {
         struct plan *st = stages_plan(pb, s->best_obj, 0);
+        if (st)
+            trace(s, "stages: %.6g ms (period %.6g ms)", st->objective, st->T);
+        else
+            trace(s, "stages: nothing below %.6g ms", s->best_obj);
         if (!st || pb->layout == LAYOUT_ANY || plan_is_contiguous(st))
             offer(s, st);
         plan_free(st);
