@@ -44,9 +44,9 @@ static int copies(const struct problem *pb, int n)
     return pb->schedule == SPEC_SCHEDULE_PIPEDREAM || n < pb->m ? n : (int)pb->m;
 }
 
-/* Whether the stage i..r-1 fits on GPU g when its last backward starts at
- * phi after its first forward: summed as plan_evaluate() does, so that
- * the two agree to the last bit. */
+/* Whether the stage i..r-1 fits on GPU g when its backwards start phi
+ * after its first forward: summed as plan_evaluate() does, so that the
+ * two agree to the last bit. */
 static bool stage_fits(struct stages *st, int i, int r, double phi, double T, int g)
 {
     const struct problem *pb = st->pb;
@@ -83,7 +83,10 @@ static double stages_dp(struct stages *st, double T)
                 double sF = st->pf[r] - st->pf[i], sB = st->pbk[r] - st->pbk[i];
                 if (sF + sB > T)
                     break;
-                st->steps++;
+                /* the budget binds inside a period too: a file of many
+                 * thousands of short layers */
+                if (++st->steps > st->work)
+                    return INFINITY;
                 double D = 0;
                 if (r < L) {
                     double next = st->best[(q - 1) * W + r];
@@ -104,8 +107,6 @@ static double stages_dp(struct stages *st, double T)
             st->best[q * W + i] = cur;
             st->cut[q * W + i] = at;
         }
-        if (st->steps > st->work)
-            return INFINITY;
     }
     double v = INFINITY;
     for (int q = 1; q <= P; q++)
