@@ -5,6 +5,10 @@
 
 #include "plan.h"
 
+/* The least period a schedule gets, ms: a chain with no time at all still
+ * gets a positive one. */
+#define SCHEDULE_MIN_T 1e-3
+
 /* Given pl->gpu, choose the period T and start times that satisfy every
  * constraint of doc/model.md section 2 (chain order with transfer delays,
  * per-GPU send/receive load <= T, modular non-overlap on each GPU), with T

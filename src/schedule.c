@@ -20,8 +20,7 @@
 /* Slack when comparing offsets: far below PLAN_EPS so a checker using
  * PLAN_EPS accepts what is built here, far above rounding noise. */
 #define SCHED_EPS (PLAN_EPS * 1e-2)
-/* A chain with no time at all still gets a positive period. */
-#define SCHED_MIN_T 1e-3
+#define SCHED_MIN_T SCHEDULE_MIN_T
 /* Bound on the local search, in interval comparisons, so large chains
  * stay interactive; the search is deterministic within it. */
 #define SCHED_WORK 4000000L

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stages.h"
+#include "schedule.h"
 
 /* Points of each pass of the period search, and the grid points each
  * refining pass looks around. */
@@ -232,9 +233,11 @@ struct plan *stages_plan(const struct problem *pb, double cutoff, long work)
     if (stages_init(&st, pb, work) != 0)
         return NULL;
     int L = pb->L;
-    double lo = problem_lower_bound(pb), hi = 0;
+    /* no shorter period than the schedule builder's (a chain of no time) */
+    double lo = fmax(problem_lower_bound(pb), SCHEDULE_MIN_T), hi = 0;
     for (int i = 0; i < L; i++)
         hi += pb->f[i] + pb->b[i] + 2 * pb->c[i];
+    hi = fmax(hi, lo);
     double best_t = NAN, best_v = INFINITY;
     long budget = st.work;
     st.work = budget - budget / 4;      /* a quarter for closing in, below */

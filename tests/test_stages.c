@@ -17,6 +17,7 @@
 #include "allocset.h"
 #include "fixture.h"
 #include "plan.h"
+#include "schedule.h"
 #include "simulate.h"
 #include "stages.h"
 
@@ -182,6 +183,21 @@ static void roomiest_gpu_first_unless_contiguous(void **state)
     assert_true(plan_is_contiguous(q));
     assert_true(q->objective > 18 + 1e-9);
     assert_int_equal(simulate_plan(q, pb, NULL), SIM_OK);
+}
+
+/* A chain of no time: the schedule builder's least period, not a period
+ * rounding towards 0. */
+static void no_time_at_all(void **state)
+{
+    (void)state;
+    struct problem *pb = two_layers(100, 0);
+    for (int i = 0; i < 2; i++)
+        pb->f[i] = pb->b[i] = 0;
+    struct plan *pl = track(stages_plan(pb, INFINITY, 0));
+    assert_non_null(pl);
+    assert_true(pl->T == SCHEDULE_MIN_T);
+    assert_true(fabs(pl->objective - 3 * SCHEDULE_MIN_T) < 1e-15);
+    assert_int_equal(simulate_plan(pl, pb, NULL), SIM_OK);
 }
 
 static void bad_arguments_are_refused(void **state)
@@ -391,6 +407,7 @@ int main(void)
         FX_TEST(pipedream_takes_the_least_period),
         FX_TEST(nothing_below_the_cutoff),
         FX_TEST(roomiest_gpu_first_unless_contiguous),
+        FX_TEST(no_time_at_all),
         FX_TEST(bad_arguments_are_refused),
         FX_TEST(dp_equals_the_brute_force),
         FX_TEST(plans_replay_and_respect_the_chain_bound),
