@@ -2233,8 +2233,7 @@ static void warm_start(struct search *s)
             trace(s, "stages: %.6g ms (period %.6g ms)", st->objective, st->T);
         else
             trace(s, "stages: nothing below %.6g ms", s->best_obj);
-        if (!st || pb->layout == LAYOUT_ANY || plan_is_contiguous(st))
-            offer(s, st);
+        offer(s, st);       /* contiguous: fit for either layout */
         plan_free(st);
     }
     const struct plan *from = start ? start : nearest;
