@@ -12,10 +12,12 @@
  *                              work limit (default 200000), WHICH the
  *                              target numbers to run (e.g. 14; 5 and 6
  *                              reuse or repeat the runs of 1, 2 and 4)
- *   bench_planners bound [SECONDS]
+ *   bench_planners bound [SECONDS [contiguous]]
  *                              target 3: the network bound on every
  *                              data/ network x platform, SECONDS (default
- *                              60) per pair
+ *                              60) per pair; with contiguous, the same
+ *                              pairs with that layout (not the target's
+ *                              settings: for the figures of that layout)
  *   bench_planners ilp [SECS [WORD]]
  *                              the per-row ILP table (status, gaps, MIP
  *                              sizes and times): resnet50, 12 blocks, 4
@@ -1053,7 +1055,7 @@ static void free_names(char **v, int n)
     free(v);
 }
 
-static int bench_bound(double secs)
+static int bench_bound(double secs, bool contiguous)
 {
     char **nets = NULL, **plats = NULL;
     int nn = list_ini("networks", &nets);
@@ -1067,6 +1069,9 @@ static int bench_bound(double secs)
             "and the gap (planner_gap) at the end\n"
             "  limit:    %g s time limit per pair (BENCH_BOUND_SECONDS), default blocks\n"
             "  target:   gap <= %.0f%% on every pair in 60 s\n", secs, 100 * T3_GAP);
+    if (contiguous)
+        fprintf(out, "  NOTE: every pair with the layout contiguous, not the files' settings: "
+                "these are not target 3's figures\n");
     if (secs < 60)
         fprintf(out, "  NOTE: limit shorter than the target's 60 s: a pair NOT within %.0f%% "
                 "here is inconclusive\n", 100 * T3_GAP);
@@ -1079,6 +1084,8 @@ static int bench_bound(double secs)
         for (int p = 0; p < np; p++) {
             struct knobs k;
             knobs_init(&k);
+            if (contiguous)
+                k.layout = LAYOUT_CONTIGUOUS;
             struct problem *pb = load(nets[n], plats[p], &k);
             if (!pb) {
                 fprintf(out, "  %-11s %-17s could not build the problem\n", nets[n], plats[p]);
@@ -1156,10 +1163,16 @@ int main(int argc, char **argv)
         rc = bench_targets(argc >= 3 ? atof(argv[2]) : 0, argc >= 4 ? atol(argv[3]) : 200000,
                            argc >= 5 ? argv[4] : NULL);
     } else if (strcmp(mode, "bound") == 0) {
-        rc = bench_bound(argc >= 3 ? atof(argv[2]) : 60);
+        bool contiguous = argc >= 4 && strcmp(argv[3], "contiguous") == 0;
+        if (argc >= 4 && !contiguous) {
+            fprintf(stderr, "bench_planners bound: the layout may only be contiguous\n");
+            rc = 2;
+        } else {
+            rc = bench_bound(argc >= 3 ? atof(argv[2]) : 60, contiguous);
+        }
     } else {
         fprintf(stderr, "usage: bench_planners machine | baselines | ilp [SECONDS [WORD]] |\n"
-                "       targets [SECONDS [WORK [WHICH]]] | bound [SECONDS]\n");
+                "       targets [SECONDS [WORK [WHICH]]] | bound [SECONDS [contiguous]]\n");
         rc = 2;
     }
     fclose(out);

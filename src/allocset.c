@@ -421,25 +421,41 @@ int allocset_search(const struct problem *pb, const int *sym, const struct alloc
  * for any dual feasible function u (Fekete and Schepers): here u_e(y) = 1
  * above 1 - e, y in [e, 1 - e], 0 below e. Over the GPUs the runs' sum is
  * at most P. Each run counts u in units of 1/D rounded down; D = 0 is the
- * plain chain, which counts nothing. */
+ * plain chain, which counts nothing. With the contiguous layout a GPU
+ * holds one run, so every run counts a whole unit (each): at most P runs,
+ * which the memory counts cannot add to. */
 struct count {
     double eps;
     int D;
+    bool each;
 };
-static const struct count COUNTS[] = {{0, 0}, {0.5, 2}, {1.0 / 3, 6}, {0.25, 8}};
-#define NCOUNTS (int)(sizeof COUNTS / sizeof COUNTS[0])
+static const struct count COUNTS_ANY[] = {{0, 0, false}, {0.5, 2, false}, {1.0 / 3, 6, false},
+                                          {0.25, 8, false}};
+static const struct count COUNTS_CONTIGUOUS[] = {{0, 0, false}, {0, 1, true}};
 
-/* Count c's levels on P GPUs: 0..D P units. */
-static size_t count_k(int c, int P)
+/* The counts for pb's layout, plain chain first; their number in *n. */
+static const struct count *counts_for(const struct problem *pb, int *n)
 {
-    return (size_t)COUNTS[c].D * (size_t)P + 1;
+    if (pb->layout == LAYOUT_CONTIGUOUS) {
+        *n = (int)(sizeof COUNTS_CONTIGUOUS / sizeof COUNTS_CONTIGUOUS[0]);
+        return COUNTS_CONTIGUOUS;
+    }
+    *n = (int)(sizeof COUNTS_ANY / sizeof COUNTS_ANY[0]);
+    return COUNTS_ANY;
+}
+
+/* A count's levels on P GPUs: 0..D P units. */
+static size_t count_k(const struct count *cnt, int P)
+{
+    return (size_t)cnt->D * (size_t)P + 1;
 }
 
 struct chain {
     struct walk w;             /* for copies(), base_of(), per_copy() */
     int K;                     /* count levels of the count being run: D P + 1 */
     struct count cnt;
-    int ncounts;               /* counts run (COUNTS[0..ncounts-1]), as the budget allows */
+    const struct count *counts; /* the layout's counts (counts_for()) */
+    int ncounts;               /* counts run (counts[0..ncounts-1]), as the budget allows */
     /* [(L+1) K], by (r, k): the least over the plans in which i (i+1) is in
      * a run ending at r - 1 and the runs after it count at most k */
     double *prev, *cur;        /* lifetime of i (i+1) */
@@ -462,6 +478,8 @@ struct chain {
 /* Units of a run with memory mem (a lower bound of it: u is monotone). */
 static int run_units(const struct chain *ch, double mem)
 {
+    if (ch->cnt.each)
+        return ch->cnt.D;
     if (ch->cnt.D == 0 || !(ch->free_max > 0))
         return 0;
     double y = mem / ch->free_max, e = ch->cnt.eps;
@@ -599,8 +617,8 @@ static bool chain_fits(struct chain *ch, double t1, double t2, int from, int to)
     if (from == 0)
         ch->tmin = 0;
     for (int c = from; c < to; c++) {
-        ch->cnt = COUNTS[c];
-        ch->K = (int)count_k(c, ch->w.P);
+        ch->cnt = ch->counts[c];
+        ch->K = (int)count_k(&ch->cnt, ch->w.P);
         if (!isfinite(chain_count(ch, t1, t2)))
             return false;
         for (int i = 0; i < L; i++)
@@ -629,12 +647,14 @@ static double chain_piece(void *ctx, double t1, double t2, double *lat)
     return v;
 }
 
-/* The count levels of the counts 0..n-1, summed. */
-static long count_levels(int n, int P)
+/* The count levels of pb's counts 0..n-1, summed. */
+static long count_levels(const struct problem *pb, int n)
 {
+    int avail;
+    const struct count *counts = counts_for(pb, &avail);
     long sum = 0;
-    for (int c = 0; c < n; c++)
-        sum += (long)count_k(c, P);
+    for (int c = 0; c < n && c < avail; c++)
+        sum += (long)count_k(&counts[c], pb->P);
     return sum;
 }
 
@@ -653,11 +673,13 @@ static int chain_init(struct chain *ch, const struct problem *pb, int ncounts)
         ch->free_sum += fmax(0, free);
         ch->free_max = fmax(ch->free_max, free);
     }
-    ch->ncounts = ncounts;
+    int avail;
+    ch->counts = counts_for(pb, &avail);
+    ch->ncounts = ncounts < avail ? ncounts : avail;
     ch->least = INFINITY;
     size_t K = 1;
-    for (int c = 0; c < ncounts; c++)
-        K = count_k(c, pb->P) > K ? count_k(c, pb->P) : K;
+    for (int c = 0; c < ch->ncounts; c++)
+        K = count_k(&ch->counts[c], pb->P) > K ? count_k(&ch->counts[c], pb->P) : K;
     size_t L = (size_t)pb->L, S = (L + 1) * K;
     double *v = malloc((7 * S + 2 * K + 4 * L + 2) * sizeof *v);
     if (!v)
@@ -710,10 +732,11 @@ static void chain_free(struct chain *ch)
 
 /* The most counts whose steps (span each, per count level) stay within
  * budget; 0 when not even the plain chain does. */
-static int counts_within(long span, int P, double budget)
+static int counts_within(const struct problem *pb, long span, double budget)
 {
-    int n = 0;
-    while (n < NCOUNTS && (double)span * (double)count_levels(n + 1, P) <= budget)
+    int n = 0, avail;
+    counts_for(pb, &avail);
+    while (n < avail && (double)span * (double)count_levels(pb, n + 1) <= budget)
         n++;
     return n;
 }
@@ -722,7 +745,7 @@ int allocset_chain_lifetimes(const struct problem *pb, double t1, double t2, dou
 {
     if (!pb || pb->L < 1 || pb->P < 1 || !life || !(t1 > 0) || !(t2 >= t1) || !isfinite(t2))
         return -1;
-    int n = counts_within(chain_span(pb, t2), pb->P, CHAIN_STEPS / 8);
+    int n = counts_within(pb, chain_span(pb, t2), CHAIN_STEPS / 8);
     struct chain ch;
     if (n < 1 || chain_init(&ch, pb, n) != 0)
         return -1;
@@ -750,7 +773,7 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
      * the plain chain on fewer pieces to stay within CHAIN_STEPS */
     long span = chain_span(pb, t_hi);
     int pieces = PIECES, refine = REFINE;
-    int n = counts_within(span, pb->P, (double)CHAIN_STEPS / (PIECES + 2 * REFINE));
+    int n = counts_within(pb, span, (double)CHAIN_STEPS / (PIECES + 2 * REFINE));
     if (n < 1) {
         n = 1;
         pieces = (int)fmin(PIECES, (double)CHAIN_STEPS / 3 / (double)span);

@@ -220,6 +220,42 @@ static void chain_bound_packing(void **state)
     fx_problem_free(pb);
 }
 
+/* The contiguous layout's run count. Three layers (f = b = 1 ms, no
+ * transfers, m = 2) keeping 5, 6 and 5 GB on two GPUs of 10 GB: layers 0
+ * and 2 share a GPU and layer 1 has the other, three runs on two GPUs. So
+ * with the layout any the chain bound is at most that plan's 6 + 6 = 12
+ * (T = 6, every layer one copy: L_0 = 6); contiguous, each GPU holds one
+ * run, the two runs' neighbours never fit together (11 GB), and nothing
+ * fits at any period: the bound is the cutoff. Without the count the
+ * contiguous chain is the any one. */
+static void chain_bound_contiguous_runs(void **state)
+{
+    (void)state;
+    struct problem *pb = fx_problem(3, 2, 1, LAYOUT_ANY);
+    const double keep[3] = {5, 6, 5};
+    for (int i = 0; i < 3; i++) {
+        pb->f[i] = pb->b[i] = 1;
+        pb->s[i] = keep[i] * GB;
+        pb->w[i] = pb->a[i] = pb->c[i] = 0;
+    }
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->m = 2;
+    caps(pb, 10 * GB);
+    double v = allocset_chain_bound(pb, 100, 2), life[3];
+    assert_true(v <= 12 + 1e-9);
+    assert_int_equal(allocset_chain_lifetimes(pb, 6, 6, life), 0);
+    pb->layout = LAYOUT_CONTIGUOUS;
+    assert_true(allocset_chain_bound(pb, 100, 2) == 100);
+    assert_int_equal(allocset_chain_lifetimes(pb, 6, 6, life), 1);
+    assert_int_equal(allocset_chain_lifetimes(pb, 100, 100, life), 1);
+    /* with layer 1 at 5 GB the split {0}, {1, 2} fits contiguous: 12 */
+    pb->s[1] = 5 * GB;
+    v = allocset_chain_bound(pb, 100, 2);
+    assert_true(v < 100 && v <= 12 + 1e-9);
+    assert_int_equal(allocset_chain_lifetimes(pb, 6, 6, life), 0);
+    fx_problem_free(pb);
+}
+
 /* A run's own pair zone. Layers 0 and 1 (f = 1) on one GPU, layer 2
  * (f = b = 3) on the other: the memory (0.3, 0.3, 0.6 GB of weights, GPUs
  * of 1 GB) keeps 2 off their GPU, and a 5 ms transfer after layer 0 makes
@@ -606,6 +642,7 @@ int main(void)
         FX_TEST(identical_gpus_and_contiguity),
         FX_TEST(chain_bound_hand_worked),
         FX_TEST(chain_bound_packing),
+        FX_TEST(chain_bound_contiguous_runs),
         FX_TEST(chain_bound_run_zone),
         FX_TEST(bounds_between_wait_free_and_schedules),
         FX_TEST(baselines_never_below_their_bound),
