@@ -95,6 +95,10 @@ double problem_objective_bound(const struct problem *pb);
 /* Sum of f+b over all elements. */
 double problem_compute_ms(const struct problem *pb);
 
+/* The objective as alpha T + beta Lambda (doc/model.md section 4): the
+ * iteration (m - 1) T + Lambda for 1f1b, the period T for pipedream. */
+void problem_objective_weights(const struct problem *pb, double *alpha, double *beta);
+
 /* Duration of operation o: o < L is F_o, o >= L is B_{o-L}. */
 static inline double problem_op_duration(const struct problem *pb, int o)
 {

@@ -38,15 +38,6 @@ struct walk {
     bool stopped;
 };
 
-/* The objective is alpha T + beta L_0: (m - 1) T + L_0 flushed (1f1b), T
- * asynchronous (pipedream). */
-static void objective_weights(const struct problem *pb, double *alpha, double *beta)
-{
-    bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
-    *alpha = flushed ? (double)(pb->m - 1) : 1.0;
-    *beta = flushed ? 1.0 : 0.0;
-}
-
 /* Copies memory charges for a lifetime at period T (a lower bound of the
  * model's count: the lifetime of a plan is at least the wait-free one). */
 static double copies(const struct walk *w, double life, double T)
@@ -379,7 +370,7 @@ int allocset_search(const struct problem *pb, const int *sym, const struct alloc
         .flushed = pb->schedule == SPEC_SCHEDULE_1F1B,
         .contiguous = pb->layout == LAYOUT_CONTIGUOUS,
     };
-    objective_weights(pb, &w.alpha, &w.beta);
+    problem_objective_weights(pb, &w.alpha, &w.beta);
     int *ints = malloc((size_t)(B + P) * sizeof *ints);
     double *dbl = malloc((size_t)(3 * B + 1 + 3 * P) * sizeof *dbl);
     out->gpu = malloc(((size_t)keep_n * B + 1) * sizeof *out->gpu);
@@ -667,7 +658,7 @@ static int chain_init(struct chain *ch, const struct problem *pb, int ncounts)
     w->B = pb->L;
     w->P = pb->P;
     w->flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
-    objective_weights(pb, &w->alpha, &w->beta);
+    problem_objective_weights(pb, &w->alpha, &w->beta);
     for (int p = 0; p < pb->P; p++) {
         double free = pb->cap[p] - pb->reserved[p];
         ch->free_sum += fmax(0, free);
@@ -761,7 +752,7 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
     if (!pb || pb->L < 1 || pb->P < 1 || !isfinite(cutoff) || !(t_lo > 0) || !isfinite(t_lo))
         return -INFINITY;
     double alpha, beta, chain = 0;
-    objective_weights(pb, &alpha, &beta);
+    problem_objective_weights(pb, &alpha, &beta);
     for (int i = 0; i < pb->L; i++)
         chain += pb->f[i] + pb->b[i];
     double t_hi = alpha > 0 ? (cutoff - beta * chain) / alpha : -INFINITY;

@@ -159,6 +159,8 @@ struct search {
      * solved (section 5.5): floors for the masters' counts and latency. */
     double *life;              /* [pb->L], or NULL */
     bool life_set;
+    double life_a, life_b;     /* the interval they are for (NAN: none), */
+    int life_rc;               /* and allocset_chain_lifetimes()'s answer */
     int *bfirst;               /* [B+1] first layer (in pb) of each block */
     bool chain_on;             /* each better plan raises the chain bound */
 };
@@ -1784,7 +1786,13 @@ static bool interval_chain(struct search *s, struct interval *iv)
     s->life_set = false;
     if (!s->life)
         return true;
-    int rc = allocset_chain_lifetimes(s->pb, iv->a, iv->b, s->life);
+    /* the master's rounds on one interval share its lifetimes */
+    if (!(iv->a == s->life_a && iv->b == s->life_b)) {
+        s->life_rc = allocset_chain_lifetimes(s->pb, iv->a, iv->b, s->life);
+        s->life_a = iv->a;
+        s->life_b = iv->b;
+    }
+    int rc = s->life_rc;
     if (rc == 1)
         return false;
     s->life_set = rc == 0;
@@ -2083,6 +2091,7 @@ static int relaxed_init(struct search *r, const struct search *s, struct ilp_opt
     if (!r->bp || relaxed_blocks(r) != 0)
         return -1;
     r->life = malloc((size_t)pb->L * sizeof *r->life);
+    r->life_a = r->life_b = NAN;
     if (!r->life)
         return -1;
     r->lat_floor = problem_compute_ms(pb);
@@ -2397,10 +2406,11 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
 {
     struct gpu_subset g = { pb, opt, malloc((size_t)pb->P * sizeof(int)), NAN };
     if (K < pb->L) {
-        double t = problem_load_bound(pb);
-        bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
+        /* the loads' period, each micro-batch at least the whole chain */
+        double alpha, beta;
+        problem_objective_weights(pb, &alpha, &beta);
         g.net_bound = fmax(problem_objective_bound(pb),
-                           flushed ? (pb->m - 1) * t + problem_compute_ms(pb) : t);
+                           alpha * problem_load_bound(pb) + beta * problem_compute_ms(pb));
     }
     struct problem *sub = problem_copy(pb);
     struct gpu_room *rooms = malloc((size_t)pb->P * sizeof *rooms);
@@ -2578,9 +2588,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     s.deadline = INFINITY;
     s.work_cap = LONG_MAX;
     s.allocs.least = INFINITY;
-    bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
-    s.alpha = flushed ? (double)(pb->m - 1) : 1.0;
-    s.beta = flushed ? 1.0 : 0.0;
+    problem_objective_weights(pb, &s.alpha, &s.beta);
     s.bp = problem_coarsen(pb, ilp_blocks(pb, opt->blocks));
     if (!s.bp) {
         res->status = PLAN_ERROR;
@@ -2593,6 +2601,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     s.bfirst = first_layers(pb, s.bp);
     /* out of memory: the masters do without the chain's floors */
     s.life = s.bfirst ? malloc((size_t)pb->L * sizeof *s.life) : NULL;
+    s.life_a = s.life_b = NAN;
     s.sym = calloc((size_t)s.P, sizeof *s.sym);
     for (int p = 1; s.sym && p < s.P; p++)
         s.sym[p] = s.bp->cap[p] == s.bp->cap[p - 1] && s.bp->reserved[p] == s.bp->reserved[p - 1];

@@ -563,9 +563,7 @@ int lns_improve(const struct problem *pb, const struct plan *start,
     s.t0 = opt->seconds > 0 ? now() : 0;
     s.L = pb->L;
     s.P = pb->P;
-    bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
-    s.alpha = flushed ? (double)(pb->m - 1) : 1.0;
-    s.beta = flushed ? 1.0 : 0.0;
+    problem_objective_weights(pb, &s.alpha, &s.beta);
     size_t L = (size_t)pb->L, P = (size_t)pb->P;
     s.cur = malloc(L * sizeof *s.cur);
     s.tmp = malloc(L * sizeof *s.tmp);
@@ -587,7 +585,7 @@ int lns_improve(const struct problem *pb, const struct plan *start,
     s.fixed = s.load + 2 * P;
     s.acc = s.load + 3 * P;
     for (int i = 0; i < pb->L; i++)
-        s.per_copy[i] = pb->s[i] + (flushed ? 0 : pb->w[i]);
+        s.per_copy[i] = pb->s[i] + (pb->schedule == SPEC_SCHEDULE_1F1B ? 0 : pb->w[i]);
     memcpy(s.cur, start->gpu, L * sizeof *s.cur);
     s.best_obj = start->fits ? start->objective : INFINITY;
 

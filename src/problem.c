@@ -391,6 +391,13 @@ double problem_load_bound(const struct problem *pb)
     return t;
 }
 
+void problem_objective_weights(const struct problem *pb, double *alpha, double *beta)
+{
+    bool flushed = pb->schedule == SPEC_SCHEDULE_1F1B;
+    *alpha = flushed ? (double)(pb->m - 1) : 1.0;
+    *beta = flushed ? 1.0 : 0.0;
+}
+
 double problem_objective_bound(const struct problem *pb)
 {
     double T = problem_lower_bound(pb);

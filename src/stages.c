@@ -119,7 +119,9 @@ static double objective(const struct problem *pb, double T, double latency)
 {
     if (!isfinite(latency))
         return INFINITY;
-    return pb->schedule == SPEC_SCHEDULE_PIPEDREAM ? T : (double)(pb->m - 1) * T + latency;
+    double alpha, beta;
+    problem_objective_weights(pb, &alpha, &beta);
+    return alpha * T + beta * latency;
 }
 
 /* The plan of the cuts the last stages_dp() left, at period T. */

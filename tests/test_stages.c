@@ -150,6 +150,24 @@ static void pipedream_takes_the_least_period(void **state)
     assert_int_equal(simulate_plan(q, pb, NULL), SIM_OK);
 }
 
+/* The objective's weights (problem_objective_weights(), shared by the
+ * planners): 1f1b's iteration (m - 1) T + Lambda, pipedream's period. */
+static void objective_weights_by_schedule(void **state)
+{
+    (void)state;
+    struct problem *pb = two_layers(100, 1);
+    pb->m = 8;
+    double alpha, beta;
+    problem_objective_weights(pb, &alpha, &beta);
+    assert_true(alpha == 7 && beta == 1);
+    struct plan *pl = track(stages_plan(pb, INFINITY, 0));
+    assert_non_null(pl);
+    assert_true(fabs(pl->objective - (alpha * pl->T + beta * pl->latency)) < 1e-9);
+    pb->schedule = SPEC_SCHEDULE_PIPEDREAM;
+    problem_objective_weights(pb, &alpha, &beta);
+    assert_true(alpha == 1 && beta == 0);
+}
+
 /* Nothing fits: NULL. A cutoff at the best plan's objective: NULL; just
  * above it: the plan. */
 static void nothing_below_the_cutoff(void **state)
@@ -405,6 +423,7 @@ int main(void)
         FX_TEST(memory_moves_the_period),
         FX_TEST(one_gpu_when_the_cut_costs_more),
         FX_TEST(pipedream_takes_the_least_period),
+        FX_TEST(objective_weights_by_schedule),
         FX_TEST(nothing_below_the_cutoff),
         FX_TEST(roomiest_gpu_first_unless_contiguous),
         FX_TEST(no_time_at_all),
