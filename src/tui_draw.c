@@ -14,6 +14,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "ilp.h"
 #include "text.h"
 #include "units.h"
 
@@ -248,13 +249,25 @@ static char *fmt_mem_pair(double used, double cap, char *buf, size_t len)
     return buf;
 }
 
-/* A gap (planner_gap: a fraction) in percent. */
+/* The ILP's limit as the search obeys it: the deterministic work limit
+ * when one was given (the seconds are then not used), else the seconds. */
+static void ilp_limit(const struct tui *t, char *buf, size_t len)
+{
+    if (t->opt.work_limit > 0)
+        snprintf(buf, len, "work %ld", t->opt.work_limit);
+    else
+        snprintf(buf, len, "%.0f s", t->set.time_limit);
+}
+
+/* A gap (planner_gap: a fraction) in percent. One that would round to
+ * 0.0% but is more than the ILP's optimality tolerance says so: "0.0%"
+ * beside a search still running reads as proven. */
 static char *fmt_gap(double gap, char *buf, size_t len)
 {
     if (!isfinite(gap))
         snprintf(buf, len, "-");
     else if (gap * 100 < 0.05)
-        snprintf(buf, len, "0.0%%");
+        snprintf(buf, len, gap > ILP_GAP ? "<0.1%%" : "0.0%%");
     else
         snprintf(buf, len, "%.1f%%", gap * 100);
     return buf;
@@ -510,18 +523,20 @@ static void draw_knobs(const struct tui *t, int y)
         put(&pn, roles[R_NORMAL], "  ");
     }
     /* the ILP's knobs too, when there is room (else on the ILP line) */
-    char extra[64], blocks[32];
+    char extra[96], blocks[32];
     int nb = tui_blocks(t);
     if (nb >= pb->L)
         snprintf(blocks, sizeof blocks, "all");
     else
         snprintf(blocks, sizeof blocks, "%d%s", nb, t->set.k.blocks < 0 ? " (auto)" : "");
-    snprintf(extra, sizeof extra, "blocks %s  limit %.0f s", blocks, t->set.time_limit);
+    char lim[40];
+    ilp_limit(t, lim, sizeof lim);
+    snprintf(extra, sizeof extra, "blocks %s  limit %s", blocks, lim);
     if (pn.x + text_cols(extra) <= COLS) {
         put(&pn, roles[R_NORMAL], "blocks ");
         put(&pn, roles[R_VALUE], blocks);
         put(&pn, roles[R_NORMAL], "  limit ");
-        putf(&pn, roles[R_VALUE], "%.0f s", t->set.time_limit);
+        put(&pn, roles[R_VALUE], lim);
     }
 }
 
@@ -1074,8 +1089,10 @@ static void draw_ilp_line(struct tui *t, int y, int y2)
         snprintf(blocks, sizeof blocks, "every layer");
     else
         snprintf(blocks, sizeof blocks, "%d blocks", nb);
-    snprintf(head, sizeof head, "%s%s, limit %.0f s: ", blocks,
-             t->set.k.blocks < 0 ? " (auto)" : "", t->set.time_limit);
+    char lim[40];
+    ilp_limit(t, lim, sizeof lim);
+    snprintf(head, sizeof head, "%s%s, limit %s: ", blocks, t->set.k.blocks < 0 ? " (auto)" : "",
+             lim);
     if (r->started) {
         snprintf(state, sizeof state, "running %.1f s", ilp_elapsed(t));
     } else if (!r->done) {

@@ -345,8 +345,15 @@ static void main_key(struct tui *t, int ch)
     case 'c': knob(t, KNOB_LAYOUT, +1, "layout"); break;
     case 'k': knob(t, KNOB_BLOCKS, -1, "ILP blocks"); break;
     case 'K': knob(t, KNOB_BLOCKS, +1, "ILP blocks"); break;
-    case 't': knob(t, KNOB_TIME_LIMIT, -1, "ILP time limit"); break;
-    case 'T': knob(t, KNOB_TIME_LIMIT, +1, "ILP time limit"); break;
+    case 't':
+    case 'T':
+        knob(t, KNOB_TIME_LIMIT, ch == 'T' ? +1 : -1, "ILP time limit");
+        if (t->opt.work_limit > 0 && t->msg_kind == MSG_NONE)
+            /* the search obeys the work limit alone: the change only
+             * solves again, from the best plan */
+            tui_message(t, MSG_INFO, "ILP limit: work %ld (--work-limit), not seconds; "
+                        "solving again", t->opt.work_limit);
+        break;
     case 'u':
         t->msg_kind = MSG_NONE;
         tui_undo(t);
