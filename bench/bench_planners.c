@@ -1064,8 +1064,8 @@ static int bench_bound(double secs, bool contiguous)
         return 1;
     machine_line("Target 3 (issue 11), measured on");
     fprintf(out, "Target 3: a lower bound valid for the network's own layers, on every bundled "
-            "network x platform (the files' settings)\n"
-            "  measured: the best plan's objective (every planner), the ILP's network bound "
+            "network x platform (the files' settings%s)\n", contiguous ? ", layout contiguous" : "");
+    fprintf(out, "  measured: the best plan's objective (every planner), the ILP's network bound "
             "and the gap (planner_gap) at the end\n"
             "  limit:    %g s time limit per pair (BENCH_BOUND_SECONDS), default blocks\n"
             "  target:   gap <= %.0f%% on every pair in 60 s\n", secs, 100 * T3_GAP);
