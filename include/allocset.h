@@ -76,4 +76,14 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
  * -1 on bad arguments or out of memory. */
 int allocset_chain_lifetimes(const struct problem *pb, double t1, double t2, double *life);
 
+/* Whether any plan of the elements fits at any period: the same rules at
+ * a period longer than a micro-batch's whole round trip with a cut after
+ * every element, where every in-flight count is 1 and every run's compute
+ * is allowed. Any allocation of a fitting plan fits there too (one
+ * micro-batch at a time: no more copies, the same cuts), so 1 proves that
+ * no plan fits at all. Returns 0 when the rules pass, 1 when they prove
+ * none fits, -1 on bad arguments, out of memory or beyond the step
+ * budget (a chain of many thousands of elements). */
+int allocset_chain_none_fits(const struct problem *pb);
+
 #endif

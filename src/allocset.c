@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "schedule.h"
 
 #define POLL_NODES 4096
 #define BISECT 64
@@ -745,6 +746,27 @@ int allocset_chain_lifetimes(const struct problem *pb, double t1, double t2, dou
         memcpy(life, ch.lmin, (size_t)pb->L * sizeof *life);
     chain_free(&ch);
     return ok ? 0 : 1;
+}
+
+int allocset_chain_none_fits(const struct problem *pb)
+{
+    if (!pb || pb->L < 1 || pb->P < 1)
+        return -1;
+    /* a micro-batch's round trip with a cut after every element bounds
+     * every lifetime, so each counts one copy there (the model's rounding
+     * tolerance aside: a little more) */
+    double round_trip = 0;
+    for (int i = 0; i < pb->L; i++)
+        round_trip += pb->f[i] + pb->b[i] + (i + 1 < pb->L ? 2 * pb->c[i] : 0);
+    double T = fmax(round_trip, SCHEDULE_MIN_T) * 1.001;
+    if (!isfinite(T))
+        return -1;
+    double *life = malloc((size_t)pb->L * sizeof *life);
+    if (!life)
+        return -1;
+    int rc = allocset_chain_lifetimes(pb, T, T, life);
+    free(life);
+    return rc;
 }
 
 double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo)

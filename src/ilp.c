@@ -2615,13 +2615,24 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
 
     s.chain_on = network;
     warm_start(&s);
-    if (s.sym)
+    /* nothing fits so far: the chain's rules at a long period may prove
+     * that no plan of the layers ever does (section 5.5) */
+    bool none_fits = false;
+    if (network && !isfinite(s.best_obj) && !should_stop(&s)) {
+        none_fits = allocset_chain_none_fits(pb) == 1;
+        s.work++;
+        if (none_fits) {
+            trace(&s, "chain: no plan of the layers fits at any period");
+            s.bound = INFINITY;
+        }
+    }
+    if (s.sym && !none_fits)
         enumerate_allocations(&s);
     /* blocks coarser than the layers: the relaxation bounds the layers */
     struct search r;
     struct ilp_options ropt;
     struct ilp_stats rstats;
-    bool relax = network && s.B < pb->L, net_done = false;
+    bool relax = network && s.B < pb->L && !none_fits, net_done = false;
     memset(&r, 0, sizeof r);
     if (relax && relaxed_init(&r, &s, &ropt, &rstats) != 0) {
         relax = false;
@@ -2668,7 +2679,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         search_loop(&s);
         update_bound(&s);
     }
-    bool net_infeasible = relax && isinf(r.bound) && r.bound > 0 && !s.best;
+    bool net_infeasible = none_fits || (relax && isinf(r.bound) && r.bound > 0 && !s.best);
     if (relax)
         trace(&s, "network bound %.6g ms after %d masters, %d blocks", s.net_bound,
               rstats.masters, r.B);

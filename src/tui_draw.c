@@ -1111,12 +1111,16 @@ static void draw_ilp_line(struct tui *t, int y, int y2)
     double bound = tui_objective_bound(t, &ilp_bound);
     char best[64] = "", bnd[64] = "", gap[64] = "", blk[64] = "";
     if (r->status != PLAN_ERROR || !r->done) {
-        if (r->plan)
+        /* a plan that does not fit is there to say what it would need */
+        bool fits = r->plan && r->plan->fits;
+        if (fits)
             snprintf(best, sizeof best, "best %s", fmt_time(r->plan->objective, b1, sizeof b1));
+        else if (r->plan && r->done)
+            snprintf(best, sizeof best, "no plan fits");
         else if (r->started)
             snprintf(best, sizeof best, "no plan yet");
         snprintf(bnd, sizeof bnd, "bound %s", fmt_time(bound, b2, sizeof b2));
-        if (r->plan)
+        if (fits)
             snprintf(gap, sizeof gap, " (gap %s)", fmt_gap(tui_row_gap(t, r->plan), b3, sizeof b3));
         /* proven for the blocks only: never shown as a bound on the network */
         if (isfinite(r->block_bound) && nb < pb->L)

@@ -113,17 +113,28 @@ expect_stdout_has "No plan fits. The smallest uniform cap at which a plan fits: 
 expect_stdout_has "Plan that fits at 8.27 GiB per GPU: mem-aware DP" "shows the plan that fits at that cap"
 expect_stdout_lacks "Best plan:" "no plan that does not fit is shown as the best"
 expect_stdout_lacks "ILP (CBC): its own memory rule" "the ILP has no memory rule of its own"
-expect_stdout_has "ILP (CBC): no plan of the 12 blocks fits (proven for the blocks, not the layers)" \
-    "infeasibility is said of the blocks"
+# the chain bound's rules at a long period prove it for the layers
+expect_stdout_has "ILP (CBC): no plan of the 41 layers fits: proven infeasible" \
+    "infeasibility proven for the layers, not only the 12 blocks"
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --json \
     --work-limit 100000
 expect_status 1 "no fit, JSON"
 if jq -e '.problem.min_fitting_cap > 4294967296
           and all(.plans[]; .fits == false)
-          and all(.plans[]; .status == "no_fit")
-          and (.plans[] | select(.planner == "ilp") | .proven_for_blocks == 12)' \
+          and all(.plans[] | select(.planner != "ilp"); .status == "no_fit")
+          and (.plans[] | select(.planner == "ilp") | .status == "infeasible"
+               and (has("proven_for_blocks") | not))' \
       "$TMP/out" >/dev/null; then
-    ok "JSON says no_fit and the fitting cap"; else not_ok "JSON no_fit fields"; fi
+    ok "JSON says no_fit, infeasible for the ILP, and the fitting cap"; else not_ok "JSON no_fit fields"; fi
+# resnet50 in 6.6 GiB: the chain's rules pass, yet no plan of the 12
+# blocks fits; that is said of the blocks only.
+run solve data/networks/resnet50.ini data/platforms/v100-16gb-pcie-4.ini --memory 6.6GiB \
+    --planner ilp --json --work-limit 100000
+expect_status 1 "resnet50 in 6.6 GiB: no plan of the blocks fits"
+if jq -e '.plans[0].status == "no_fit" and .plans[0].proven_for_blocks == 12
+          and (.plans[0].message | test("proven for the blocks, not the layers"))' \
+      "$TMP/out" >/dev/null; then
+    ok "no fit for the blocks is said of the blocks"; else not_ok "no fit for the blocks"; jq -c '.plans[0] | {status, message}' "$TMP/out"; fi
 # On its own layers the same proof is a proof: infeasible.
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 2GiB --gpus 2 \
     --planner ilp --blocks 0 --json --work-limit 100000

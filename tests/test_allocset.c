@@ -185,6 +185,8 @@ static void chain_bound_packing(void **state)
     assert_true(allocset_chain_bound(pb, 100, 2) == 100);
     double life[3];
     assert_int_equal(allocset_chain_lifetimes(pb, 6, 6, life), 1);
+    /* at any period: each run over half a GPU at one copy already */
+    assert_int_equal(allocset_chain_none_fits(pb), 1);
     /* the enumeration agrees: nothing fits */
     struct allocset as;
     search(pb, INFINITY, &as);
@@ -195,6 +197,8 @@ static void chain_bound_packing(void **state)
     assert_true(fabs(v - 12) < 1e-4 && v <= 12);
     assert_int_equal(allocset_chain_lifetimes(three, 6, 6, life), 0);
     assert_true(fabs(life[0] - 6) < 1e-6 && fabs(life[1] - 4) < 1e-6 && fabs(life[2] - 2) < 1e-6);
+    assert_int_equal(allocset_chain_none_fits(three), 0);
+    assert_int_equal(allocset_chain_none_fits(NULL), -1);
     fx_problem_free(three);
     fx_problem_free(pb);
 
@@ -211,6 +215,7 @@ static void chain_bound_packing(void **state)
     pb->cap[1] = GB;
     assert_true(allocset_chain_bound(pb, 100, 2) == 100);
     assert_int_equal(allocset_chain_lifetimes(pb, 10, 10, life), 1);
+    assert_int_equal(allocset_chain_none_fits(pb), 1);
     /* with room for the buffers it fits apart: L_1 = 2, L_0 = 4, one copy
      * each from T = 4 on (at T in [2, 4) layer 0's lifetime rounds to 5 or
      * more, two copies): 4 + 4 */
@@ -248,11 +253,13 @@ static void chain_bound_contiguous_runs(void **state)
     assert_true(allocset_chain_bound(pb, 100, 2) == 100);
     assert_int_equal(allocset_chain_lifetimes(pb, 6, 6, life), 1);
     assert_int_equal(allocset_chain_lifetimes(pb, 100, 100, life), 1);
+    assert_int_equal(allocset_chain_none_fits(pb), 1);
     /* with layer 1 at 5 GB the split {0}, {1, 2} fits contiguous: 12 */
     pb->s[1] = 5 * GB;
     v = allocset_chain_bound(pb, 100, 2);
     assert_true(v < 100 && v <= 12 + 1e-9);
     assert_int_equal(allocset_chain_lifetimes(pb, 6, 6, life), 0);
+    assert_int_equal(allocset_chain_none_fits(pb), 0);
     fx_problem_free(pb);
 }
 
@@ -455,7 +462,7 @@ static void bounds_between_wait_free_and_schedules(void **state)
     (void)state;
     fx_seed(7);
     int checked = 0, scheduled = 0, raised = 0, n = under_valgrind() ? 12 : 60;
-    int chained = 0, chain_tight = 0;
+    int chained = 0, chain_tight = 0, nofit = 0, proved = 0;
     for (int k = 0; k < n; k++) {
         int L = 2 + (int)fx_rnd(5), P = 2 + (int)fx_rnd(2);
         struct problem *pb = fx_random(L, P, &spread);
@@ -502,6 +509,13 @@ static void bounds_between_wait_free_and_schedules(void **state)
             }
             checked++;
         } while (next_alloc(gpu, L, P));
+        /* nothing fits at any period only where no schedule fits */
+        int none = allocset_chain_none_fits(pb);
+        if (none == 1 && nobj > 0)
+            fail_msg("instance %d: proven that nothing fits, but %d allocations do", k, nobj);
+        assert_true(none == 0 || none == 1);
+        nofit += nobj == 0;
+        proved += none == 1;
         /* the chain bound, over every allocation at once, is at most
          * every schedule's objective */
         if (nobj > 0 && pb->m > 1) {
@@ -538,10 +552,12 @@ static void bounds_between_wait_free_and_schedules(void **state)
         fx_problem_free(pb);
     }
     print_message("%d allocations, %d with schedules, %d bounds above the wait-free one; "
-                  "chain bound on %d instances, %d at the best schedule\n",
-                  checked, scheduled, raised, chained, chain_tight);
+                  "chain bound on %d instances, %d at the best schedule; %d with no schedule "
+                  "that fits, %d proven so at any period\n",
+                  checked, scheduled, raised, chained, chain_tight, nofit, proved);
     assert_true(scheduled > n);
     assert_true(raised > 0);
+    assert_true(proved > 0 && proved <= nofit);
 }
 
 /* Real plans (every baseline's, scheduled) are at or above the bound of

@@ -1260,6 +1260,22 @@ static void cap_below_any_plan_is_infeasible(void **state)
     assert_int_equal(res.status, PLAN_INFEASIBLE);
     assert_true(strlen(res.message) > 0);
     fx_result_clear(&res);
+
+    /* on 2 blocks too: the chain's rules at a long period prove it for
+     * the layers, not only for the blocks (one unit of work) */
+    struct ilp_stats st;
+    ilp_run(pb, 2, TINY_WORK, &res, &st);
+    assert_int_equal(res.blocks, 2);
+    assert_int_equal(res.status, PLAN_INFEASIBLE);
+    assert_non_null(strstr(res.message, "no plan of the 4 layers fits"));
+    assert_true(isnan(res.block_bound));
+    fx_result_clear(&res);
+    /* at 6 GB (layers 0 and 2, 1 and 3, one copy each) a plan fits */
+    pb_caps(pb, 6 * GB, 0);
+    ilp_run(pb, 2, TINY_WORK, &res, &st);
+    assert_true(res.status != PLAN_INFEASIBLE);
+    assert_true(res.plan && res.plan->fits);
+    fx_result_clear(&res);
     fx_problem_free(pb);
 }
 
