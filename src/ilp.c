@@ -2245,12 +2245,14 @@ static void warm_start(struct search *s)
         offer(s, st);       /* contiguous: fit for either layout */
         plan_free(st);
     }
+    /* a plan that meets the network's bound (the stages' often does, where
+     * memory is loose) leaves nothing to search for */
     const struct plan *from = start ? start : nearest;
-    if (from && !should_stop(s))
+    if (from && !should_stop(s) && !network_proven(s))
         local_search(s, from, fmin(WARM_SECONDS, WARM_SHARE * remaining(s)), WARM_EVALS);
     plan_free(start);
     plan_free(nearest);
-    for (int k = 0; gpu && k < kept && s->beta > 0 && !should_stop(s); k++) {
+    for (int k = 0; gpu && k < kept && s->beta > 0 && !should_stop(s) && !network_proven(s); k++) {
         struct plan *longer = schedule_ladder(s, pb, gpu + (size_t)k * pb->L);
         offer(s, longer);
         plan_free(longer);
@@ -2626,7 +2628,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
             s.bound = INFINITY;
         }
     }
-    if (s.sym && !none_fits)
+    if (s.sym && !none_fits && !network_proven(&s))
         enumerate_allocations(&s);
     /* blocks coarser than the layers: the relaxation bounds the layers */
     struct search r;
