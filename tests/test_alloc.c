@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "valgrind.h"
 #include "ilp.h"
 #include "mip.h"
 #include "planner.h"
@@ -384,8 +385,7 @@ static void ilp_under_memory_exhaustion(void **state)
         c.work = 6;
         /* ALLOC_SINGLE=1 (by hand: minutes) fails the Nth call alone */
         sticky = getenv("ALLOC_SINGLE") == NULL;
-        const char *pre = getenv("LD_PRELOAD");
-        stride = pre && strstr(pre, "vgpreload") ? 16 : 1;
+        stride = valgrind_running() ? 16 : 1;
         long runs = each_failure(ilp_step, &c);
         sticky = false;
         stride = 1;

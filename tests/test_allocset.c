@@ -12,6 +12,7 @@
 
 #include "allocset.h"
 #include "fixture.h"
+#include "valgrind.h"
 #include "plan.h"
 #include "planner.h"
 #include "schedule.h"
@@ -425,14 +426,6 @@ static int find(const struct allocset *as, const int *gpu)
 
 static const struct fx_spread spread = { 1, LAYOUT_ANY, 3, 0.25, 4, 3, 6, 1 };
 
-/* Valgrind (about 50x slower) runs a fifth of the random instances. It
- * puts its preload library in the client's LD_PRELOAD. */
-static bool under_valgrind(void)
-{
-    const char *pre = getenv("LD_PRELOAD");
-    return pre && strstr(pre, "vgpreload");
-}
-
 /* The least objective of a fitting schedule of gpu[] that the schedule
  * builder finds over a grid of periods (INFINITY: none). */
 static double scheduled_best(const struct problem *pb, const int *gpu, struct plan *pl)
@@ -461,7 +454,7 @@ static void bounds_between_wait_free_and_schedules(void **state)
 {
     (void)state;
     fx_seed(7);
-    int checked = 0, scheduled = 0, raised = 0, n = under_valgrind() ? 12 : 60;
+    int checked = 0, scheduled = 0, raised = 0, n = valgrind_share(60, 5);
     int chained = 0, chain_tight = 0, nofit = 0, proved = 0;
     for (int k = 0; k < n; k++) {
         int L = 2 + (int)fx_rnd(5), P = 2 + (int)fx_rnd(2);

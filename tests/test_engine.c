@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "problem.h"
 #include "schedule.h"
+#include "valgrind.h"
 
 #define GB 1000000000.0
 #define TOL 1e-9
@@ -574,7 +575,8 @@ static void test_schedule_grid_matches_reference(void **state)
 {
     (void)state;
     unsigned seed = 777;
-    for (int trial = 0; trial < 150; trial++) {
+    int trials = valgrind_share(150, 10);
+    for (int trial = 0; trial < trials; trial++) {
         struct fixture fx;
         int L = 1 + rnd_int(&seed, 64);
         int P = 1 + rnd_int(&seed, 8);

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "fixture.h"
+#include "valgrind.h"
 #include "planner.h"
 #include "simulate.h"
 #include "worker.h"
@@ -51,12 +52,10 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Valgrind (its preload library is in the client's LD_PRELOAD) and the
- * sanitizers slow the child down: deadlines stretch with them. */
+/* Valgrind and the sanitizers slow the child down: deadlines stretch with them. */
 static double slowdown(void)
 {
-    const char *pre = getenv("LD_PRELOAD");
-    if (pre && strstr(pre, "vgpreload"))
+    if (valgrind_running())
         return 40;
 #if defined(__SANITIZE_ADDRESS__)
     return 5;
