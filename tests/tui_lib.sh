@@ -31,6 +31,9 @@ esac
 # Before finish's count, once every explorer started has exited:
 # valgrind's reports (written at exit) count as failures.
 finish_extra() {
+    # the globs below must expand even in a script that ran set -f
+    case $- in *f*) _noglob=1 ;; *) _noglob=0 ;; esac
+    set +f
     for _pid in "$TMP"/*.pid; do
         [ -s "$_pid" ] || continue
         _p=$(cat "$_pid")
@@ -42,6 +45,8 @@ finish_extra() {
         not_ok "valgrind: ${_vg##*/}"
         sed 's/^/  | /' "$_vg" | head -n 60
     done
+    [ $_noglob -eq 1 ] && set -f
+    return 0
 }
 
 # Seconds to wait for a screen; a loaded 2-core machine or valgrind is slow.
@@ -85,8 +90,16 @@ EOF
 
 screen() { TM capture-pane -p -t "$1" 2>/dev/null; }
 
+# Two captures show the same frame: equal but for the solver's clock
+# ("running 257.8 s" ticks every tenth of a second; on a loaded machine a
+# capture takes longer than that, and no two would ever be equal).
+same_frame() {
+    [ "$(sed -E 's/running [0-9]+(\.[0-9]+)? s/running # s/g' "$1")" = \
+      "$(sed -E 's/running [0-9]+(\.[0-9]+)? s/running # s/g' "$2")" ]
+}
+
 # wait_screen NAME ERE... : poll until one capture matches every ERE and
-# the next capture is the same (tmux can be caught in the middle of a
+# the next capture is the same frame (tmux can be caught in the middle of a
 # frame: a line half rewritten is not what the explorer shows).
 # Returns 1 at the deadline; the last capture stays in $TMP/last.
 wait_screen() {
@@ -101,7 +114,7 @@ wait_screen() {
         done
         if [ $_all -eq 1 ]; then
             screen "$_name" >"$TMP/last.again"
-            cmp -s "$TMP/last" "$TMP/last.again" && return 0
+            same_frame "$TMP/last" "$TMP/last.again" && return 0
         fi
         [ "$(date +%s)" -ge "$_end" ] && return 1
         sleep 0.1
