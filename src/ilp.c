@@ -2466,6 +2466,18 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
                      "no plan of the %d blocks fits (proven for the blocks, not the layers)", K);
         }
     }
+    if (rc == 0 && isfinite(g.net_bound) && !(res->plan && res->plan->fits && res->believed_fit) &&
+        (res->status == PLAN_NO_FIT || res->status == PLAN_TIMEOUT) &&
+        allocset_chain_none_fits(pb) == 1) {
+        /* the search on K GPUs found nothing; the chain's rules on every
+         * GPU may prove that no plan of the layers fits (section 5.5) */
+        if (opt->on_trace)
+            opt->on_trace(opt->ctx, "chain: no plan of the layers fits at any period");
+        res->status = PLAN_INFEASIBLE;
+        res->block_bound = NAN;    /* nothing of the blocks fits either */
+        snprintf(res->message, sizeof res->message,
+                 "no plan of the %d layer%s fits: proven infeasible", pb->L, pb->L == 1 ? "" : "s");
+    }
     if (rc == 0 && res->plan) {
         struct plan *out = subset_plan_out(&g, res->plan);
         plan_free(res->plan);

@@ -1047,6 +1047,37 @@ static void more_gpus_than_blocks(void **state)
     assert_true(compared >= runs);
 }
 
+/* Far more GPUs than blocks, and together they hold less than one copy of
+ * every layer: the search on the blocks' GPUs proves nothing for the
+ * layers, the chain's rules on all the GPUs prove that no plan fits. */
+static void more_gpus_than_blocks_none_fits(void **state)
+{
+    (void)state;
+    fx_seed(5151);
+    for (int k = 0; k < 2; k++) {
+        int L = 6, P = 5;
+        struct problem *pb = fx_random(L, P, &ilp_spread);
+        pb->layout = k ? LAYOUT_CONTIGUOUS : LAYOUT_ANY;
+        /* layers of one size: each GPU holds one, all of them not every one */
+        for (int i = 0; i < L; i++) {
+            pb->w[i] = pb->w[0];
+            pb->s[i] = pb->s[0];
+        }
+        double cap = 0.9 * pb_single_copy_memory(pb) / P;
+        for (int p = 0; p < P; p++) {
+            pb->cap[p] = cap;
+            pb->reserved[p] = 0;
+        }
+        struct planner_result res;
+        ilp_run(pb, 1, SHORT_WORK, &res, NULL);
+        assert_int_equal(res.status, PLAN_INFEASIBLE);
+        assert_true(res.plan == NULL || !res.plan->fits || !res.believed_fit);
+        assert_true(isfinite(enumerate_best(pb)) == false);
+        fx_result_clear(&res);
+        fx_problem_free(pb);
+    }
+}
+
 static struct problem *load_pair(const char *network, const char *platform,
                                  enum layout_kind layout)
 {
@@ -1760,6 +1791,7 @@ int main(int argc, char **argv)
         FX_TEST(one_micro_batch_minimises_latency_only),
         FX_TEST(ilp_never_worse_than_baselines_random),
         FX_TEST(more_gpus_than_blocks),
+        FX_TEST(more_gpus_than_blocks_none_fits),
         FX_TEST(ilp_never_worse_than_baselines_real_data),
         FX_TEST(progress_reports_are_monotone_and_replay),
         FX_TEST(noncontiguous_plan_fits_where_no_contiguous_one_does),
