@@ -2403,6 +2403,14 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
  * blocks' count of GPUs */
 #define SUBSET_FACTOR 4
 
+/* The status and message of a proof that no plan of pb's layers fits. */
+static void set_infeasible(struct planner_result *res, const struct problem *pb)
+{
+    res->status = PLAN_INFEASIBLE;
+    snprintf(res->message, sizeof res->message,
+             "no plan of the %d layer%s fits: proven infeasible", pb->L, pb->L == 1 ? "" : "s");
+}
+
 static int solve_on_subset(const struct problem *pb, const struct ilp_options *opt, int K,
                            struct planner_result *res, struct ilp_stats *stats)
 {
@@ -2473,10 +2481,8 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
          * GPU may prove that no plan of the layers fits (section 5.5) */
         if (opt->on_trace)
             opt->on_trace(opt->ctx, "chain: no plan of the layers fits at any period");
-        res->status = PLAN_INFEASIBLE;
+        set_infeasible(res, pb);
         res->block_bound = NAN;    /* nothing of the blocks fits either */
-        snprintf(res->message, sizeof res->message,
-                 "no plan of the %d layer%s fits: proven infeasible", pb->L, pb->L == 1 ? "" : "s");
     }
     if (rc == 0 && res->plan) {
         struct plan *out = subset_plan_out(&g, res->plan);
@@ -2728,9 +2734,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
                      "the MIP solver failed; kept its best plan before that");
         }
     } else if (net_infeasible || (!s.stopped && !s.failed && exact)) {
-        res->status = PLAN_INFEASIBLE;
-        snprintf(res->message, sizeof res->message,
-                 "no plan of the %d layer%s fits: proven infeasible", pb->L, pb->L == 1 ? "" : "s");
+        set_infeasible(res, pb);
     } else if (!s.stopped && !s.failed) {
         /* proven for the blocks only: a finer split might fit */
         res->status = PLAN_NO_FIT;

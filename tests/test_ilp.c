@@ -1072,7 +1072,7 @@ static void more_gpus_than_blocks_none_fits(void **state)
         ilp_run(pb, 1, SHORT_WORK, &res, NULL);
         assert_int_equal(res.status, PLAN_INFEASIBLE);
         assert_true(res.plan == NULL || !res.plan->fits || !res.believed_fit);
-        assert_true(isfinite(enumerate_best(pb)) == false);
+        assert_false(isfinite(enumerate_best(pb)));
         fx_result_clear(&res);
         fx_problem_free(pb);
     }
