@@ -2397,19 +2397,12 @@ static bool subset_keep_baseline(const struct problem *pb, struct planner_result
 }
 
 static int solve(const struct problem *pb, const struct ilp_options *opt,
-                 struct planner_result *res, struct ilp_stats *stats, bool network);
+                 struct planner_result *res, struct ilp_stats *stats, bool network,
+                 const struct problem *whole);
 
 /* GPUs beyond this many times the blocks make the search run on the
  * blocks' count of GPUs */
 #define SUBSET_FACTOR 4
-
-/* The status and message of a proof that no plan of pb's layers fits. */
-static void set_infeasible(struct planner_result *res, const struct problem *pb)
-{
-    res->status = PLAN_INFEASIBLE;
-    snprintf(res->message, sizeof res->message,
-             "no plan of the %d layer%s fits: proven infeasible", pb->L, pb->L == 1 ? "" : "s");
-}
 
 static int solve_on_subset(const struct problem *pb, const struct ilp_options *opt, int K,
                            struct planner_result *res, struct ilp_stats *stats)
@@ -2453,7 +2446,10 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
     so.on_progress = opt->on_progress ? subset_progress : NULL;
     so.on_trace = opt->on_trace ? subset_trace : NULL;
     /* the subset's relaxation would bound plans on K GPUs only */
-    int rc = solve(sub, &so, res, stats, !isfinite(g.net_bound));
+    /* with fewer GPUs than the layers' count, the chain asks on all of them
+     * whether any plan fits; what the search proves is for the blocks */
+    bool net = !isfinite(g.net_bound);
+    int rc = solve(sub, &so, res, stats, net, net ? sub : pb);
     if (rc == 0 && isfinite(g.net_bound) && res->plan && res->plan->fits && res->believed_fit) {
         /* the chain bound holds on every GPU: its memory is all of theirs */
         double t_lo = fmax(problem_lower_bound(pb), problem_load_bound(pb));
@@ -2469,20 +2465,10 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
             double obj = res->plan->objective;
             res->status = (obj - res->bound) / obj <= ILP_GAP ? PLAN_OPTIMAL : PLAN_BLOCK_OPTIMAL;
         } else if (res->status == PLAN_INFEASIBLE) {
-            res->status = PLAN_NO_FIT;
-            snprintf(res->message, sizeof res->message,
-                     "no plan of the %d blocks fits (proven for the blocks, not the layers)", K);
+            /* only the chain on every GPU says so here (the blocks are
+             * coarser than the layers): it holds for every plan */
+            res->block_bound = NAN;    /* nothing of the blocks fits either */
         }
-    }
-    if (rc == 0 && isfinite(g.net_bound) && !(res->plan && res->plan->fits && res->believed_fit) &&
-        (res->status == PLAN_NO_FIT || res->status == PLAN_TIMEOUT) &&
-        allocset_chain_none_fits(pb) == 1) {
-        /* the search on K GPUs found nothing; the chain's rules on every
-         * GPU may prove that no plan of the layers fits (section 5.5) */
-        if (opt->on_trace)
-            opt->on_trace(opt->ctx, "chain: no plan of the layers fits at any period");
-        set_infeasible(res, pb);
-        res->block_bound = NAN;    /* nothing of the blocks fits either */
     }
     if (rc == 0 && res->plan) {
         struct plan *out = subset_plan_out(&g, res->plan);
@@ -2571,9 +2557,13 @@ static void chain_bound(struct search *s)
     }
 }
 
-/* network: also bound the network's own layers (the relaxation) */
+/* network: also bound the network's own layers (the relaxation); whole:
+ * the problem on every GPU a plan of the layers may use (pb, or the caller's
+ * when pb holds a subset of them), on which the chain may prove that no
+ * plan of the layers fits */
 static int solve(const struct problem *pb, const struct ilp_options *opt,
-                 struct planner_result *res, struct ilp_stats *stats, bool network)
+                 struct planner_result *res, struct ilp_stats *stats, bool network,
+                 const struct problem *whole)
 {
     struct ilp_options defaults;
     struct ilp_stats local;
@@ -2638,8 +2628,8 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     /* nothing fits so far: the chain's rules at a long period may prove
      * that no plan of the layers ever does (section 5.5) */
     bool none_fits = false;
-    if (network && !isfinite(s.best_obj) && !should_stop(&s)) {
-        none_fits = allocset_chain_none_fits(pb) == 1;
+    if (!isfinite(s.best_obj) && !should_stop(&s)) {
+        none_fits = allocset_chain_none_fits(whole) == 1;
         s.work++;
         if (none_fits) {
             trace(&s, "chain: no plan of the layers fits at any period");
@@ -2734,7 +2724,9 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
                      "the MIP solver failed; kept its best plan before that");
         }
     } else if (net_infeasible || (!s.stopped && !s.failed && exact)) {
-        set_infeasible(res, pb);
+        res->status = PLAN_INFEASIBLE;
+        snprintf(res->message, sizeof res->message,
+                 "no plan of the %d layer%s fits: proven infeasible", pb->L, pb->L == 1 ? "" : "s");
     } else if (!s.stopped && !s.failed) {
         /* proven for the blocks only: a finer split might fit */
         res->status = PLAN_NO_FIT;
@@ -2787,5 +2779,5 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
         if (K < pb->P)
             return solve_on_subset(pb, opt, K, res, stats);
     }
-    return solve(pb, opt, res, stats, true);
+    return solve(pb, opt, res, stats, true, pb);
 }
