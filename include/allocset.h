@@ -70,6 +70,20 @@ void allocset_free(struct allocset *as);
  * finite), out of memory, or a single micro-batch (no period bound). */
 double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo);
 
+/* The chain bound with the runs packed (doc/model.md section 5.5): on each
+ * piece of the periods, the splits of the chain into runs, each run given a
+ * GPU, depth first in chain order; a partial split is dropped when its
+ * lifetimes (the rest of the chain at its least) give no less than the
+ * cutoff, when a GPU's runs exceed its room or the period, or when what is
+ * left cannot fit what the GPUs have left. The least piece is searched
+ * first, then halved. opt's max_nodes (<= 0: none) and stop end it early:
+ * the pieces not searched keep the plain chain's bound. Returns the least
+ * of cutoff and the bound, -INFINITY on bad arguments (cutoff must be
+ * finite), out of memory, too many layers, or a single micro-batch; the
+ * nodes visited in *nodes. */
+double allocset_chain_packed(const struct problem *pb, double cutoff, double t_lo,
+                             const struct allocset_options *opt, long *nodes);
+
 /* The same rules at periods in [t1, t2]: into life[L], a lifetime no plan
  * of the elements with its period there can beat, element by element.
  * Returns 0; 1 when no plan with its period there fits (life untouched);

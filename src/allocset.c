@@ -461,6 +461,9 @@ struct chain {
     double *next, *cand;       /* [K] least lifetime of i + 1, its run counted, by count */
     double *lmin;              /* [L] least lifetime of i over every allocation */
     double *lcnt;              /* [L] the same under one count */
+    double *tsuf;              /* [L+1] least memory of the layers from i on
+                                  (the buffers of the cuts among them), the
+                                  largest over the counts */
     double tmin;               /* least memory of the whole chain */
     double least;              /* the least piece's bound so far */
     double *buf;
@@ -584,6 +587,7 @@ static double chain_count(struct chain *ch, double t1, double t2)
             }
         for (int k = 0; k < K; k++)
             ch->next[k] = fmin(ch->cand[k], k > 0 ? ch->next[k - 1] : INFINITY);
+        ch->tsuf[i] = fmax(ch->tsuf[i], tnext);
         double *t = ch->prev;
         ch->prev = ch->cur;
         ch->cur = t;
@@ -606,8 +610,11 @@ static double chain_count(struct chain *ch, double t1, double t2)
 static bool chain_fits(struct chain *ch, double t1, double t2, int from, int to)
 {
     int L = ch->w.pb->L;
-    if (from == 0)
+    if (from == 0) {
         ch->tmin = 0;
+        for (int i = 0; i <= L; i++)
+            ch->tsuf[i] = 0;
+    }
     for (int c = from; c < to; c++) {
         ch->cnt = ch->counts[c];
         ch->K = (int)count_k(&ch->cnt, ch->w.P);
@@ -673,7 +680,7 @@ static int chain_init(struct chain *ch, const struct problem *pb, int ncounts)
     for (int c = 0; c < ch->ncounts; c++)
         K = count_k(&ch->counts[c], pb->P) > K ? count_k(&ch->counts[c], pb->P) : K;
     size_t L = (size_t)pb->L, S = (L + 1) * K;
-    double *v = malloc((7 * S + 2 * K + 4 * L + 2) * sizeof *v);
+    double *v = malloc((7 * S + 2 * K + 5 * L + 3) * sizeof *v);
     if (!v)
         return -1;
     ch->buf = v;
@@ -687,6 +694,7 @@ static int chain_init(struct chain *ch, const struct problem *pb, int ncounts)
     ch->lcnt = ch->lmin + L;
     ch->sf = ch->lcnt + L;
     ch->sb = ch->sf + L + 1;
+    ch->tsuf = ch->sb + L + 1;
     ch->sf[0] = ch->sb[0] = 0;
     for (size_t i = 0; i < L; i++) {
         ch->sf[i + 1] = ch->sf[i] + pb->f[i];
@@ -769,7 +777,12 @@ int allocset_chain_none_fits(const struct problem *pb)
     return rc;
 }
 
-double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo)
+/* The longest period at which a plan could beat cutoff (into *t_hi).
+ * Returns NAN when the periods from t_lo to it are to be searched, or
+ * else the bound itself: the cutoff when no period lets a plan beat it,
+ * -INFINITY on bad arguments or one micro-batch (the period is not
+ * bounded above). */
+static double chain_range(const struct problem *pb, double cutoff, double t_lo, double *t_hi)
 {
     if (!pb || pb->L < 1 || pb->P < 1 || !isfinite(cutoff) || !(t_lo > 0) || !isfinite(t_lo))
         return -INFINITY;
@@ -777,11 +790,17 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
     problem_objective_weights(pb, &alpha, &beta);
     for (int i = 0; i < pb->L; i++)
         chain += pb->f[i] + pb->b[i];
-    double t_hi = alpha > 0 ? (cutoff - beta * chain) / alpha : -INFINITY;
-    if (!(alpha > 0) || t_hi < t_lo)
-        /* one micro-batch: the period is not bounded above; otherwise no
-         * period lets a plan beat the cutoff */
+    *t_hi = alpha > 0 ? (cutoff - beta * chain) / alpha : -INFINITY;
+    if (!(alpha > 0) || *t_hi < t_lo)
         return alpha > 0 ? cutoff : -INFINITY;
+    return NAN;
+}
+
+double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo)
+{
+    double t_hi, early = chain_range(pb, cutoff, t_lo, &t_hi);
+    if (!isnan(early))
+        return early;
     /* 64 pieces and 32 halvings with every count the budget allows, or
      * the plain chain on fewer pieces to stay within CHAIN_STEPS */
     long span = chain_span(pb, t_hi);
@@ -804,4 +823,253 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
         least = fmin(least, val[j]);
     chain_free(&ch);
     return fmin(cutoff, least);
+}
+
+/* ---- the chain's runs packed onto the GPUs ---- */
+
+/* The search over the runs of one piece of the periods [t1, t2]: the
+ * chain split into runs in chain order, each run given a GPU. */
+struct pack {
+    struct chain *ch;
+    const struct allocset_options *opt;
+    int L, P;
+    double t1, t2;
+    double best;               /* least value below the cutoff so far */
+    double *life;              /* [L] lifetimes of the layers placed */
+    double *rmem, *rload;      /* [L] each run's memory, compute */
+    double *room, *gmem, *gload; /* [P] */
+    int *cut;                  /* [L+1] run j is cut[j]..cut[j+1]-1 */
+    int *gpu;                  /* [L] run j's GPU */
+    int *nruns;                /* [P] runs on GPU p */
+    bool *sym;                 /* [P] GPU p is GPU p-1's twin */
+    long nodes, max_nodes;
+    bool stopped;
+};
+
+/* Lifetimes of the layers of runs 0..k-1 (the rest of the chain at its
+ * least lifetime, lmin) by the rules of chain_count() from the last back,
+ * and each run's memory (the buffers of the cuts at both its ends) and
+ * compute. Returns layer 0's lifetime. */
+static double pack_eval(struct pack *q, int k)
+{
+    struct chain *ch = q->ch;
+    const struct problem *pb = ch->w.pb;
+    int end = q->cut[k];
+    double down = end < q->L ? 2 * pb->c[end - 1] + ch->lmin[end] : 0;
+    for (int j = k - 1; j >= 0; j--) {
+        int s0 = q->cut[j], r = q->cut[j + 1];
+        double mem = 0;
+        for (int i = r - 1; i >= s0; i--) {
+            double f = pb->f[i], b = pb->b[i], dd = f + b, life;
+            if (i == r - 1) {
+                life = dd + down;
+            } else {
+                double l1 = q->life[i + 1];
+                life = fmax(l1 + dd, dd + zone(l1, pb->f[i + 1], b, q->t1, q->t2));
+                life = fmax(life, dd + zone(l1, pb->b[i + 1], f, q->t1, q->t2));
+                life = fmax(life, run_zone(ch, i, r, down, q->t1, q->t2));
+            }
+            life = own_pair(life, f, b, q->t1, q->t2);
+            q->life[i] = life;
+            mem += base_of(&ch->w, i) + per_copy(&ch->w, i) * copies(&ch->w, life, q->t2);
+        }
+        mem += (r < q->L ? 2 * pb->a[r - 1] : 0) + (s0 > 0 ? 2 * pb->a[s0 - 1] : 0);
+        q->rmem[j] = mem;
+        q->rload[j] = ch->sf[r] - ch->sf[s0] + ch->sb[r] - ch->sb[s0];
+        down = s0 > 0 ? 2 * pb->c[s0 - 1] + q->life[s0] : 0;
+    }
+    return q->life[0];
+}
+
+static bool pack_over(const struct pack *q, double mem, double load, int p)
+{
+    return mem > q->room[p] * (1 + SLACK) + 1e-9 || load > q->t2 * (1 + SLACK) + 1e-12;
+}
+
+/* The memory and compute of runs 0..k-1 on their GPUs (they grow with
+ * the lifetimes after them); true when a GPU's exceed its room or the
+ * period. */
+static bool pack_gpus(struct pack *q, int k)
+{
+    for (int p = 0; p < q->P; p++)
+        q->gmem[p] = q->gload[p] = 0;
+    for (int j = 0; j < k; j++) {
+        q->gmem[q->gpu[j]] += q->rmem[j];
+        q->gload[q->gpu[j]] += q->rload[j];
+    }
+    for (int p = 0; p < q->P; p++)
+        if (pack_over(q, q->gmem[p], q->gload[p], p))
+            return true;
+    return false;
+}
+
+/* Runs 0..k-1 placed, the next starting at cut[k]: every run after it
+ * and every GPU for it. */
+static void pack_dfs(struct pack *q, int k)
+{
+    if (q->stopped)
+        return;
+    q->nodes++;
+    if ((q->max_nodes > 0 && q->nodes > q->max_nodes) ||
+        (q->nodes % POLL_NODES == 0 && q->opt && q->opt->stop && q->opt->stop(q->opt->ctx))) {
+        q->stopped = true;
+        return;
+    }
+    struct chain *ch = q->ch;
+    const struct problem *pb = ch->w.pb;
+    int s0 = q->cut[k];
+    double run = 0;
+    for (int r = s0 + 1; r <= q->L && !q->stopped; r++) {
+        run += pb->f[r - 1] + pb->b[r - 1];
+        if (run > q->t2 * (1 + SLACK) + 1e-12)
+            break;
+        q->cut[k + 1] = r;
+        double v = ch->w.alpha * q->t1 + ch->w.beta * pack_eval(q, k + 1);
+        if (!(v < q->best) || pack_gpus(q, k))
+            continue;
+        /* what is left after r: its compute and least memory */
+        double need_c = ch->sf[q->L] - ch->sf[r] + ch->sb[q->L] - ch->sb[r];
+        double need_m = r < q->L ? ch->tsuf[r] + 2 * pb->a[r - 1] : 0;
+        double left_c = 0, left_m = 0;
+        for (int p = 0; p < q->P; p++) {
+            left_c += fmax(0, q->t2 - q->gload[p]);
+            left_m += fmax(0, q->room[p] - q->gmem[p]);
+        }
+        for (int p = 0; p < q->P; p++) {
+            if (k > 0 && q->gpu[k - 1] == p)
+                continue;      /* one GPU, no cut: the same run */
+            if (q->nruns[p] == 0 && p > 0 && q->sym[p] && q->nruns[p - 1] == 0)
+                continue;      /* twins in order of first use */
+            if (q->nruns[p] > 0 && pb->layout == LAYOUT_CONTIGUOUS)
+                continue;
+            double m = q->gmem[p] + q->rmem[k], c = q->gload[p] + run;
+            if (pack_over(q, m, c, p))
+                continue;
+            double lc = left_c - fmax(0, q->t2 - q->gload[p]) + fmax(0, q->t2 - c);
+            double lm = left_m - fmax(0, q->room[p] - q->gmem[p]) + fmax(0, q->room[p] - m);
+            if (need_c > lc * (1 + SLACK) + 1e-12 || need_m > lm * (1 + SLACK) + 1e-9)
+                continue;
+            if (r == q->L) {
+                q->best = v;   /* every layer placed, every GPU within */
+                break;
+            }
+            q->gpu[k] = p;
+            q->nruns[p]++;
+            pack_dfs(q, k + 1);
+            q->nruns[p]--;
+            if (q->stopped || !(v < q->best))
+                break;
+            /* the search below overwrote the lifetimes and the GPUs' sums */
+            q->cut[k + 1] = r;
+            pack_eval(q, k + 1);
+            pack_gpus(q, k);
+        }
+    }
+}
+
+/* A piece of the periods: its bound, and whether the runs were packed. */
+struct ppiece {
+    double t1, t2, v;
+    int depth;
+    bool packed;
+};
+
+/* The plain chain's bound of [t1, t2] with every count (INFINITY when no
+ * plan fits there), at least floor. */
+static double ppiece_plain(struct chain *ch, double t1, double t2, double floor)
+{
+    if (!chain_fits(ch, t1, t2, 0, ch->ncounts))
+        return INFINITY;
+    return fmax(floor, ch->w.alpha * t1 + ch->w.beta * ch->lmin[0]);
+}
+
+double allocset_chain_packed(const struct problem *pb, double cutoff, double t_lo,
+                             const struct allocset_options *opt, long *nodes)
+{
+    if (nodes)
+        *nodes = 0;
+    double t_hi, early = chain_range(pb, cutoff, t_lo, &t_hi);
+    if (!isnan(early))
+        return early;
+    int n = counts_within(pb, chain_span(pb, t_hi), (double)CHAIN_STEPS / (PIECES + 2 * REFINE));
+    if (n < 1)
+        return -INFINITY;      /* too many layers for the plain chain's pieces */
+    struct chain ch;
+    if (chain_init(&ch, pb, n) != 0)
+        return -INFINITY;
+    int L = pb->L, P = pb->P, cap = PIECES + 2 * REFINE;
+    struct pack q = { .ch = &ch, .opt = opt, .L = L, .P = P,
+                      .max_nodes = opt ? opt->max_nodes : 0 };
+    double *dv = malloc((3 * (size_t)L + 3 * (size_t)P) * sizeof *dv);
+    int *iv = malloc((2 * (size_t)L + 1 + (size_t)P) * sizeof *iv);
+    bool *sym = malloc((size_t)P * sizeof *sym);
+    struct ppiece *pc = malloc((size_t)cap * sizeof *pc);
+    double bound = -INFINITY;
+    if (!dv || !iv || !sym || !pc)
+        goto out;
+    q.life = dv;
+    q.rmem = dv + L;
+    q.rload = dv + 2 * L;
+    q.room = dv + 3 * L;
+    q.gmem = q.room + P;
+    q.gload = q.gmem + P;
+    q.cut = iv;
+    q.gpu = iv + L + 1;
+    q.nruns = iv + 2 * L + 1;
+    q.sym = sym;
+    for (int p = 0; p < P; p++) {
+        q.room[p] = fmax(0, pb->cap[p] - pb->reserved[p]);
+        sym[p] = p > 0 && q.room[p] == q.room[p - 1];
+    }
+    int np = PIECES;
+    for (int j = 0; j < np; j++) {
+        double t1 = t_lo + (t_hi - t_lo) * j / np, t2 = t_lo + (t_hi - t_lo) * (j + 1) / np;
+        pc[j] = (struct ppiece){ t1, t2, ppiece_plain(&ch, t1, t2, -INFINITY), 0, false };
+    }
+    /* best first: the least piece is packed, or halved once packed */
+    for (;;) {
+        int at = 0;
+        for (int j = 1; j < np; j++)
+            if (pc[j].v < pc[at].v)
+                at = j;
+        struct ppiece *x = &pc[at];
+        if (!(x->v < cutoff))
+            break;
+        if (!x->packed) {
+            if (!chain_fits(&ch, x->t1, x->t2, 0, ch.ncounts)) {
+                x->v = INFINITY;
+                continue;
+            }
+            q.t1 = x->t1;
+            q.t2 = x->t2;
+            q.best = cutoff;
+            q.cut[0] = 0;
+            for (int p = 0; p < P; p++)
+                q.nruns[p] = 0;
+            pack_dfs(&q, 0);
+            if (q.stopped)
+                break;         /* the piece keeps its plain bound */
+            x->v = fmax(x->v, q.best);
+            x->packed = true;
+            continue;
+        }
+        if (x->depth >= REFINE || np + 1 > cap)
+            break;
+        double mid = (x->t1 + x->t2) / 2, v = x->v;
+        int d = x->depth + 1;
+        pc[np++] = (struct ppiece){ mid, x->t2, ppiece_plain(&ch, mid, x->t2, v), d, false };
+        *x = (struct ppiece){ x->t1, mid, ppiece_plain(&ch, x->t1, mid, v), d, false };
+    }
+    bound = cutoff;
+    for (int j = 0; j < np; j++)
+        bound = fmin(bound, pc[j].v);
+out:
+    if (nodes)
+        *nodes = q.nodes;
+    free(dv);
+    free(iv);
+    free(sym);
+    free(pc);
+    chain_free(&ch);
+    return bound;
 }

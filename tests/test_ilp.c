@@ -633,7 +633,7 @@ static void chain_bound_never_above_integer_optimum(void **state)
     (void)state;
     fx_seed(0xc4a1bu);
     static const double share[4] = { 0.5, 0.7, 1.0, 3.0 };
-    int compared = 0, stronger = 0, met = 0;
+    int compared = 0, stronger = 0, met = 0, packed = 0, packed_met = 0;
     int n = valgrind_running() ? 32 : 160;
     for (int k = 0; k < n; k++) {
         int L = 2 + (int)fx_rnd(valgrind_running() ? 3 : 4);     /* 2..5 */
@@ -655,13 +655,31 @@ static void chain_bound_never_above_integer_optimum(void **state)
             stronger += v > trivial * (1 + 1e-6);
             met += v >= want * (1 - 1e-6);
             compared++;
+            /* the runs packed onto the GPUs exactly: a bound all the same */
+            struct allocset_options po = { .max_nodes = 0 };
+            long nodes;
+            double pv = allocset_chain_packed(pb, 2 * want, t_lo, &po, &nodes);
+            if (!(pv <= want * (1 + 1e-9))) {
+                pb_print(pb);
+                fail_msg("instance %d (L=%d): packed chain bound %.9g above the brute force's "
+                         "%.9g (T=%ld)", k, L, pv, want, bf_T);
+            }
+            assert_true(nodes > 0 || pv >= want * (1 - 1e-9));
+            /* stopped by its budget: the pieces not searched keep the
+             * plain chain's bound, never more than the whole search's */
+            po.max_nodes = 1;
+            assert_true(allocset_chain_packed(pb, 2 * want, t_lo, &po, &nodes) <= pv + 1e-9);
+            packed += pv > v * (1 + 1e-6);
+            packed_met += pv >= want * (1 - 1e-6);
         }
         fx_problem_free(pb);
     }
-    print_message("chain bound: %d instances, %d above the trivial bound, %d at the optimum\n",
-                  compared, stronger, met);
+    print_message("chain bound: %d instances, %d above the trivial bound, %d at the optimum; "
+                  "packed: %d above the chain bound, %d at the optimum\n",
+                  compared, stronger, met, packed, packed_met);
     assert_true(compared >= n / 4);
     assert_true(stronger >= compared / 8);
+    assert_true(packed > 0 && packed_met >= met);
 }
 
 /* Exactness where the brute force is exact: the ILP's optimum over real
