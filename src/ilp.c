@@ -2445,9 +2445,10 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
     so.ctx = &g;
     so.on_progress = opt->on_progress ? subset_progress : NULL;
     so.on_trace = opt->on_trace ? subset_trace : NULL;
-    /* the subset's relaxation would bound plans on K GPUs only */
-    /* with fewer GPUs than the layers' count, the chain asks on all of them
-     * whether any plan fits; what the search proves is for the blocks */
+    /* K = L: the L roomiest GPUs serve every plan of the layers, so what
+     * the subset proves (its relaxation, the chain asking whether any plan
+     * fits) holds for all. K blocks < L: the relaxation would bound plans
+     * on K GPUs only, and the chain asks on every GPU */
     bool net = !isfinite(g.net_bound);
     int rc = solve(sub, &so, res, stats, net, net ? sub : pb);
     if (rc == 0 && isfinite(g.net_bound) && res->plan && res->plan->fits && res->believed_fit) {
