@@ -11,6 +11,7 @@
 #include "schedule.h"
 
 #define POLL_NODES 4096
+#define PACK_POLL_NODES 256    /* a packed chain's node costs far more */
 #define BISECT 64
 #define PIECES 64              /* of the periods a complete allocation is bounded over */
 #define REFINE 32              /* halvings of the piece that gives its bound */
@@ -836,6 +837,8 @@ struct pack {
     double t1, t2;
     double best;               /* least value below the cutoff so far */
     double *life;              /* [L] lifetimes of the layers placed */
+    double *base, *pcopy;      /* [L] each layer's memory without copies, per copy */
+    double *floor;             /* [L*P] at depth k: GPU p's memory before any child */
     double *rmem, *rload;      /* [L] each run's memory, compute */
     double *room, *gmem, *gload; /* [P] */
     int *cut;                  /* [L+1] run j is cut[j]..cut[j+1]-1 */
@@ -846,39 +849,70 @@ struct pack {
     bool stopped;
 };
 
+/* Lifetimes of run j's layers by the rules of chain_count(), from its
+ * last back, with `down` the least time from the end of its last forward
+ * to the start of its last backward; its memory (the buffers of the cuts
+ * at both its ends too) and compute. */
+static void pack_run(struct pack *q, int j, double down)
+{
+    struct chain *ch = q->ch;
+    const struct problem *pb = ch->w.pb;
+    int s0 = q->cut[j], r = q->cut[j + 1];
+    double mem = 0, t1 = q->t1, t2 = q->t2;
+    for (int i = r - 1; i >= s0; i--) {
+        double f = pb->f[i], b = pb->b[i], dd = f + b, life;
+        if (i == r - 1) {
+            life = dd + down;
+        } else {
+            double l1 = q->life[i + 1];
+            life = fmax(l1 + dd, dd + zone(l1, pb->f[i + 1], b, t1, t2));
+            life = fmax(life, dd + zone(l1, pb->b[i + 1], f, t1, t2));
+            life = fmax(life, run_zone(ch, i, r, down, t1, t2));
+        }
+        life = own_pair(life, f, b, t1, t2);
+        q->life[i] = life;
+        /* copies() inlined: this loop is the search's cost */
+        double n = ceil(life * (1 - SLACK) / t2 - PLAN_EPS);
+        n = n < 1 ? 1 : n;
+        if (ch->w.flushed && n > pb->m)
+            n = pb->m;
+        mem += q->base[i] + q->pcopy[i] * n;
+    }
+    mem += (r < q->L ? 2 * pb->a[r - 1] : 0) + (s0 > 0 ? 2 * pb->a[s0 - 1] : 0);
+    q->rmem[j] = mem;
+    q->rload[j] = ch->sf[r] - ch->sf[s0] + ch->sb[r] - ch->sb[s0];
+}
+
+/* The least time from the end of the forward before cut[j+1] to the start
+ * of its backward: a transfer each way and the lifetime after the cut
+ * (the rest of the chain at its least lifetime past cut[k]); 0 at the
+ * chain's end. */
+static double pack_down(const struct pack *q, int j, int k)
+{
+    const struct chain *ch = q->ch;
+    int end = q->cut[j + 1];
+    if (end >= q->L)
+        return 0;
+    return 2 * ch->w.pb->c[end - 1] + (j + 1 < k ? q->life[end] : ch->lmin[end]);
+}
+
+/* Lifetimes, memory and compute of runs from..0, the runs after `from`
+ * as they are (runs 0..k-1 placed, the rest of the chain at its least
+ * lifetime). Returns layer 0's lifetime. */
+static double pack_eval_from(struct pack *q, int from, int k)
+{
+    for (int j = from; j >= 0; j--)
+        pack_run(q, j, pack_down(q, j, k));
+    return q->life[0];
+}
+
 /* Lifetimes of the layers of runs 0..k-1 (the rest of the chain at its
  * least lifetime, lmin) by the rules of chain_count() from the last back,
  * and each run's memory (the buffers of the cuts at both its ends) and
  * compute. Returns layer 0's lifetime. */
 static double pack_eval(struct pack *q, int k)
 {
-    struct chain *ch = q->ch;
-    const struct problem *pb = ch->w.pb;
-    int end = q->cut[k];
-    double down = end < q->L ? 2 * pb->c[end - 1] + ch->lmin[end] : 0;
-    for (int j = k - 1; j >= 0; j--) {
-        int s0 = q->cut[j], r = q->cut[j + 1];
-        double mem = 0;
-        for (int i = r - 1; i >= s0; i--) {
-            double f = pb->f[i], b = pb->b[i], dd = f + b, life;
-            if (i == r - 1) {
-                life = dd + down;
-            } else {
-                double l1 = q->life[i + 1];
-                life = fmax(l1 + dd, dd + zone(l1, pb->f[i + 1], b, q->t1, q->t2));
-                life = fmax(life, dd + zone(l1, pb->b[i + 1], f, q->t1, q->t2));
-                life = fmax(life, run_zone(ch, i, r, down, q->t1, q->t2));
-            }
-            life = own_pair(life, f, b, q->t1, q->t2);
-            q->life[i] = life;
-            mem += base_of(&ch->w, i) + per_copy(&ch->w, i) * copies(&ch->w, life, q->t2);
-        }
-        mem += (r < q->L ? 2 * pb->a[r - 1] : 0) + (s0 > 0 ? 2 * pb->a[s0 - 1] : 0);
-        q->rmem[j] = mem;
-        q->rload[j] = ch->sf[r] - ch->sf[s0] + ch->sb[r] - ch->sb[s0];
-        down = s0 > 0 ? 2 * pb->c[s0 - 1] + q->life[s0] : 0;
-    }
-    return q->life[0];
+    return pack_eval_from(q, k - 1, k);
 }
 
 static bool pack_over(const struct pack *q, double mem, double load, int p)
@@ -903,6 +937,18 @@ static bool pack_gpus(struct pack *q, int k)
     return false;
 }
 
+/* Whether run k may go on GPU p: not the GPU of the run before (one GPU,
+ * no cut: the same run), twins in order of first use, and with the
+ * contiguous layout one run per GPU. */
+static bool pack_allowed(const struct pack *q, int k, int p)
+{
+    if (k > 0 && q->gpu[k - 1] == p)
+        return false;
+    if (q->nruns[p] == 0 && p > 0 && q->sym[p] && q->nruns[p - 1] == 0)
+        return false;
+    return !(q->nruns[p] > 0 && q->ch->w.pb->layout == LAYOUT_CONTIGUOUS);
+}
+
 /* Runs 0..k-1 placed, the next starting at cut[k]: every run after it
  * and every GPU for it. */
 static void pack_dfs(struct pack *q, int k)
@@ -911,20 +957,37 @@ static void pack_dfs(struct pack *q, int k)
         return;
     q->nodes++;
     if ((q->max_nodes > 0 && q->nodes > q->max_nodes) ||
-        (q->nodes % POLL_NODES == 0 && q->opt && q->opt->stop && q->opt->stop(q->opt->ctx))) {
+        (q->nodes % PACK_POLL_NODES == 0 && q->opt && q->opt->stop &&
+         q->opt->stop(q->opt->ctx))) {
         q->stopped = true;
         return;
     }
     struct chain *ch = q->ch;
     const struct problem *pb = ch->w.pb;
     int s0 = q->cut[k];
+    /* the GPUs' memory and compute before the next run: lifetimes only
+     * grow as runs are placed, so a run that fits on no GPU over these
+     * fits on none after the prefix is re-derived (which costs the most) */
+    double *fmem = q->floor + (size_t)k * 2 * (size_t)q->P, *fload = fmem + q->P;
+    for (int p = 0; p < q->P; p++)
+        fmem[p] = fload[p] = 0;
+    for (int j = 0; j < k; j++) {
+        fmem[q->gpu[j]] += q->rmem[j];
+        fload[q->gpu[j]] += q->rload[j];
+    }
     double run = 0;
     for (int r = s0 + 1; r <= q->L && !q->stopped; r++) {
         run += pb->f[r - 1] + pb->b[r - 1];
         if (run > q->t2 * (1 + SLACK) + 1e-12)
             break;
         q->cut[k + 1] = r;
-        double v = ch->w.alpha * q->t1 + ch->w.beta * pack_eval(q, k + 1);
+        pack_run(q, k, pack_down(q, k, k + 1));
+        bool room = false;
+        for (int p = 0; p < q->P && !room; p++)
+            room = pack_allowed(q, k, p) && !pack_over(q, fmem[p] + q->rmem[k], fload[p] + run, p);
+        if (!room)
+            continue;
+        double v = ch->w.alpha * q->t1 + ch->w.beta * pack_eval_from(q, k - 1, k + 1);
         if (!(v < q->best) || pack_gpus(q, k))
             continue;
         /* what is left after r: its compute and least memory */
@@ -936,11 +999,7 @@ static void pack_dfs(struct pack *q, int k)
             left_m += fmax(0, q->room[p] - q->gmem[p]);
         }
         for (int p = 0; p < q->P; p++) {
-            if (k > 0 && q->gpu[k - 1] == p)
-                continue;      /* one GPU, no cut: the same run */
-            if (q->nruns[p] == 0 && p > 0 && q->sym[p] && q->nruns[p - 1] == 0)
-                continue;      /* twins in order of first use */
-            if (q->nruns[p] > 0 && pb->layout == LAYOUT_CONTIGUOUS)
+            if (!pack_allowed(q, k, p))
                 continue;
             double m = q->gmem[p] + q->rmem[k], c = q->gload[p] + run;
             if (pack_over(q, m, c, p))
@@ -1000,7 +1059,8 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     int L = pb->L, P = pb->P, cap = PIECES + 2 * REFINE;
     struct pack q = { .ch = &ch, .opt = opt, .L = L, .P = P,
                       .max_nodes = opt ? opt->max_nodes : 0 };
-    double *dv = malloc((3 * (size_t)L + 3 * (size_t)P) * sizeof *dv);
+    double *dv = malloc((5 * (size_t)L + 3 * (size_t)P + 2 * (size_t)(L + 1) * (size_t)P) *
+                        sizeof *dv);
     int *iv = malloc((2 * (size_t)L + 1 + (size_t)P) * sizeof *iv);
     bool *sym = malloc((size_t)P * sizeof *sym);
     struct ppiece *pc = malloc((size_t)cap * sizeof *pc);
@@ -1010,9 +1070,16 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     q.life = dv;
     q.rmem = dv + L;
     q.rload = dv + 2 * L;
-    q.room = dv + 3 * L;
+    q.base = dv + 3 * L;
+    q.pcopy = dv + 4 * L;
+    q.room = dv + 5 * L;
     q.gmem = q.room + P;
     q.gload = q.gmem + P;
+    q.floor = q.gload + P;
+    for (int i = 0; i < L; i++) {
+        q.base[i] = base_of(&ch.w, i);
+        q.pcopy[i] = per_copy(&ch.w, i);
+    }
     q.cut = iv;
     q.gpu = iv + L + 1;
     q.nruns = iv + 2 * L + 1;
