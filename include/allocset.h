@@ -48,6 +48,9 @@ struct allocset_options {
     /* polled every few thousand nodes; true stops the search (incomplete) */
     bool (*stop)(void *ctx);
     void *ctx;
+    /* allocset_chain_packed only (may be NULL): the bound so far, each
+     * time it rises, so that a caller can show it while the search runs */
+    void (*progress)(void *ctx, double bound);
 };
 
 /* Search. `sym[p]` is true when GPU p may trade places with GPU p-1 (NULL:
@@ -77,8 +80,8 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
  * cutoff, when a GPU's runs exceed its room or the period, or when what is
  * left cannot fit what the GPUs have left. The least piece is searched
  * first, then halved. opt's max_nodes (<= 0: none) and stop end it early:
- * the pieces not searched keep the plain chain's bound. Returns the least
- * of cutoff and the bound, -INFINITY on bad arguments (cutoff must be
+ * the pieces not searched keep the plain chain's bound; opt's progress
+ * hears the bound as it rises. Returns the least of cutoff and the bound, -INFINITY on bad arguments (cutoff must be
  * finite), out of memory, too many layers, or a single micro-batch; the
  * nodes visited in *nodes. */
 double allocset_chain_packed(const struct problem *pb, double cutoff, double t_lo,

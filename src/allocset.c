@@ -1094,12 +1094,18 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
         pc[j] = (struct ppiece){ t1, t2, ppiece_plain(&ch, t1, t2, -INFINITY), 0, false };
     }
     /* best first: the least piece is packed, or halved once packed */
+    double heard = -INFINITY;
     for (;;) {
         int at = 0;
         for (int j = 1; j < np; j++)
             if (pc[j].v < pc[at].v)
                 at = j;
         struct ppiece *x = &pc[at];
+        /* the least piece is the bound so far */
+        if (opt && opt->progress && fmin(cutoff, x->v) > heard) {
+            heard = fmin(cutoff, x->v);
+            opt->progress(opt->ctx, heard);
+        }
         if (!(x->v < cutoff))
             break;
         if (!x->packed) {

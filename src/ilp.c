@@ -2573,6 +2573,16 @@ static bool packed_stop(void *ctx)
            (!deterministic(s) && (now() >= s->pack_deadline || time_left(s) <= 0));
 }
 
+/* The packed chain's bound so far: the network's, shown as it rises. */
+static void packed_progress(void *ctx, double bound)
+{
+    struct search *s = ctx;
+    if (bound > s->net_bound) {
+        s->net_bound = bound;
+        report(s, NULL);
+    }
+}
+
 /* The chain bound with its runs packed onto the GPUs exactly (section
  * 5.5): at most `work` under a work limit, else PACK_SHARE of the time
  * left. Pieces it does not reach keep the plain chain's bound. */
@@ -2580,7 +2590,8 @@ static void packed_bound(struct search *s, long work)
 {
     if (!isfinite(s->best_obj) || network_proven(s) || limit_reached(s))
         return;
-    struct allocset_options po = { .max_nodes = PACK_MAX_NODES, .stop = packed_stop, .ctx = s };
+    struct allocset_options po = { .max_nodes = PACK_MAX_NODES, .stop = packed_stop, .ctx = s,
+                                   .progress = packed_progress };
     if (deterministic(s))
         po.max_nodes = (work > 0 ? work : 1) * PACK_WORK;
     else

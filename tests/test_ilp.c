@@ -636,6 +636,21 @@ static struct problem *integral_instance(int k, int L, int pd_every, double shar
     return pb;
 }
 
+/* What a packed chain's progress heard: its bounds, in order. */
+struct heard {
+    double last;
+    int n;
+    bool fell;
+};
+
+static void heard_bound(void *ctx, double bound)
+{
+    struct heard *h = ctx;
+    h->fell |= h->n > 0 && bound < h->last;
+    h->last = bound;
+    h->n++;
+}
+
 /* The chain bound (doc/model.md section 5.5) holds for every plan of the
  * layers: never above the brute force's optimum over integer periods (at
  * least the optimum over all periods). It must also be above the trivial
@@ -669,9 +684,13 @@ static void chain_bound_never_above_integer_optimum(void **state)
             met += v >= want * (1 - 1e-6);
             compared++;
             /* the runs packed onto the GPUs exactly: a bound all the same */
-            struct allocset_options po = { .max_nodes = 0 };
+            struct heard h = { 0 };
+            struct allocset_options po = { .max_nodes = 0, .progress = heard_bound, .ctx = &h };
             long nodes;
             double pv = allocset_chain_packed(pb, 2 * want, t_lo, &po, &nodes);
+            /* its progress rises, and ends at what it returns */
+            assert_false(h.fell);
+            assert_true(h.n > 0 && h.last == pv);
             if (!(pv <= want * (1 + 1e-9))) {
                 pb_print(pb);
                 fail_msg("instance %d (L=%d): packed chain bound %.9g above the brute force's "
