@@ -81,9 +81,9 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
  * left cannot fit what the GPUs have left. The least piece is searched
  * first, then halved. opt's max_nodes (<= 0: none) and stop end it early:
  * the pieces not searched keep the plain chain's bound; opt's progress
- * hears the bound as it rises. Returns the least of cutoff and the bound, -INFINITY on bad arguments (cutoff must be
- * finite), out of memory, too many layers, or a single micro-batch; the
- * nodes visited in *nodes. */
+ * hears the bound as it rises. Returns the least of cutoff and the bound,
+ * -INFINITY on bad arguments (cutoff must be finite), out of memory, too
+ * many layers, or a single micro-batch; the nodes visited in *nodes. */
 double allocset_chain_packed(const struct problem *pb, double cutoff, double t_lo,
                              const struct allocset_options *opt, long *nodes);
 
