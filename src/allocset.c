@@ -839,6 +839,9 @@ struct pack {
     double *life;              /* [L] lifetimes of the layers placed */
     double *base, *pcopy;      /* [L] each layer's memory without copies, per copy */
     double *floor;             /* [L*P] at depth k: GPU p's memory before any child */
+    int *ord_r;                /* [cap] a stack of runs' ends to try ... */
+    double *ord_v;             /* [cap] ... and their values */
+    int top, cap;
     double *rmem, *rload;      /* [L] each run's memory, compute */
     double *room, *gmem, *gload; /* [P] */
     int *cut;                  /* [L+1] run j is cut[j]..cut[j+1]-1 */
@@ -949,6 +952,54 @@ static bool pack_allowed(const struct pack *q, int k, int p)
     return !(q->nruns[p] > 0 && q->ch->w.pb->layout == LAYOUT_CONTIGUOUS);
 }
 
+static void pack_dfs(struct pack *q, int k);
+
+/* Run k is cut[k]..r-1, of value v (at least): every GPU for it, and
+ * below each every run after it. */
+static void pack_children(struct pack *q, int k, int r, double v)
+{
+    struct chain *ch = q->ch;
+    const struct problem *pb = ch->w.pb;
+    int s0 = q->cut[k];
+    q->cut[k + 1] = r;
+    pack_eval(q, k + 1);
+    pack_gpus(q, k);
+    double run = ch->sf[r] - ch->sf[s0] + ch->sb[r] - ch->sb[s0];
+    /* what is left after r: its compute and least memory */
+    double need_c = ch->sf[q->L] - ch->sf[r] + ch->sb[q->L] - ch->sb[r];
+    double need_m = r < q->L ? ch->tsuf[r] + 2 * pb->a[r - 1] : 0;
+    double left_c = 0, left_m = 0;
+    for (int p = 0; p < q->P; p++) {
+        left_c += fmax(0, q->t2 - q->gload[p]);
+        left_m += fmax(0, q->room[p] - q->gmem[p]);
+    }
+    for (int p = 0; p < q->P; p++) {
+        if (!pack_allowed(q, k, p))
+            continue;
+        double m = q->gmem[p] + q->rmem[k], c = q->gload[p] + run;
+        if (pack_over(q, m, c, p))
+            continue;
+        double lc = left_c - fmax(0, q->t2 - q->gload[p]) + fmax(0, q->t2 - c);
+        double lm = left_m - fmax(0, q->room[p] - q->gmem[p]) + fmax(0, q->room[p] - m);
+        if (need_c > lc * (1 + SLACK) + 1e-12 || need_m > lm * (1 + SLACK) + 1e-9)
+            continue;
+        if (r == q->L) {
+            q->best = v;       /* every layer placed, every GPU within */
+            return;
+        }
+        q->gpu[k] = p;
+        q->nruns[p]++;
+        pack_dfs(q, k + 1);
+        q->nruns[p]--;
+        if (q->stopped || !(v < q->best))
+            return;
+        /* the search below overwrote the lifetimes and the GPUs' sums */
+        q->cut[k + 1] = r;
+        pack_eval(q, k + 1);
+        pack_gpus(q, k);
+    }
+}
+
 /* Runs 0..k-1 placed, the next starting at cut[k]: every run after it
  * and every GPU for it. */
 static void pack_dfs(struct pack *q, int k)
@@ -975,54 +1026,46 @@ static void pack_dfs(struct pack *q, int k)
         fmem[q->gpu[j]] += q->rmem[j];
         fload[q->gpu[j]] += q->rload[j];
     }
+    /* The runs from s0 that could lead below the best, tried least value
+     * first: a low leaf found early prunes the most. They are kept on a
+     * stack shared by the depths; a node takes what is left of it but a
+     * slot for each deeper one, and tries its runs in chunks of that. */
+    int top0 = q->top, r = s0 + 1;
     double run = 0;
-    for (int r = s0 + 1; r <= q->L && !q->stopped; r++) {
-        run += pb->f[r - 1] + pb->b[r - 1];
-        if (run > q->t2 * (1 + SLACK) + 1e-12)
-            break;
-        q->cut[k + 1] = r;
-        pack_run(q, k, pack_down(q, k, k + 1));
-        bool room = false;
-        for (int p = 0; p < q->P && !room; p++)
-            room = pack_allowed(q, k, p) && !pack_over(q, fmem[p] + q->rmem[k], fload[p] + run, p);
-        if (!room)
-            continue;
-        double v = ch->w.alpha * q->t1 + ch->w.beta * pack_eval_from(q, k - 1, k + 1);
-        if (!(v < q->best) || pack_gpus(q, k))
-            continue;
-        /* what is left after r: its compute and least memory */
-        double need_c = ch->sf[q->L] - ch->sf[r] + ch->sb[q->L] - ch->sb[r];
-        double need_m = r < q->L ? ch->tsuf[r] + 2 * pb->a[r - 1] : 0;
-        double left_c = 0, left_m = 0;
-        for (int p = 0; p < q->P; p++) {
-            left_c += fmax(0, q->t2 - q->gload[p]);
-            left_m += fmax(0, q->room[p] - q->gmem[p]);
-        }
-        for (int p = 0; p < q->P; p++) {
-            if (!pack_allowed(q, k, p))
-                continue;
-            double m = q->gmem[p] + q->rmem[k], c = q->gload[p] + run;
-            if (pack_over(q, m, c, p))
-                continue;
-            double lc = left_c - fmax(0, q->t2 - q->gload[p]) + fmax(0, q->t2 - c);
-            double lm = left_m - fmax(0, q->room[p] - q->gmem[p]) + fmax(0, q->room[p] - m);
-            if (need_c > lc * (1 + SLACK) + 1e-12 || need_m > lm * (1 + SLACK) + 1e-9)
-                continue;
-            if (r == q->L) {
-                q->best = v;   /* every layer placed, every GPU within */
+    bool scanned = false;
+    while (!scanned && !q->stopped) {
+        int chunk = q->cap - q->top - (q->L + 1 - k);
+        int *cr = q->ord_r + q->top;
+        double *cv = q->ord_v + q->top;
+        int nc = 0;
+        for (; nc < (chunk > 1 ? chunk : 1); r++) {
+            if (r > q->L || (run += pb->f[r - 1] + pb->b[r - 1]) > q->t2 * (1 + SLACK) + 1e-12) {
+                scanned = true;
                 break;
             }
-            q->gpu[k] = p;
-            q->nruns[p]++;
-            pack_dfs(q, k + 1);
-            q->nruns[p]--;
-            if (q->stopped || !(v < q->best))
-                break;
-            /* the search below overwrote the lifetimes and the GPUs' sums */
             q->cut[k + 1] = r;
-            pack_eval(q, k + 1);
-            pack_gpus(q, k);
+            pack_run(q, k, pack_down(q, k, k + 1));
+            bool room = false;
+            for (int p = 0; p < q->P && !room; p++)
+                room = pack_allowed(q, k, p) &&
+                       !pack_over(q, fmem[p] + q->rmem[k], fload[p] + run, p);
+            if (!room)
+                continue;
+            double v = ch->w.alpha * q->t1 + ch->w.beta * pack_eval_from(q, k - 1, k + 1);
+            if (!(v < q->best) || pack_gpus(q, k))
+                continue;
+            int at = nc++;
+            for (; at > 0 && cv[at - 1] > v; at--) {
+                cv[at] = cv[at - 1];
+                cr[at] = cr[at - 1];
+            }
+            cv[at] = v;
+            cr[at] = r;
         }
+        q->top += nc;
+        for (int c = 0; c < nc && !q->stopped && cv[c] < q->best; c++)
+            pack_children(q, k, cr[c], cv[c]);
+        q->top = top0;
     }
 }
 
@@ -1064,8 +1107,12 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     int *iv = malloc((2 * (size_t)L + 1 + (size_t)P) * sizeof *iv);
     bool *sym = malloc((size_t)P * sizeof *sym);
     struct ppiece *pc = malloc((size_t)cap * sizeof *pc);
+    /* a chunk of runs at each depth and a slot for each deeper one */
+    q.cap = 33 * (L + 1);
+    q.ord_r = malloc((size_t)q.cap * sizeof *q.ord_r);
+    q.ord_v = malloc((size_t)q.cap * sizeof *q.ord_v);
     double bound = -INFINITY;
-    if (!dv || !iv || !sym || !pc)
+    if (!dv || !iv || !sym || !pc || !q.ord_r || !q.ord_v)
         goto out;
     q.life = dv;
     q.rmem = dv + L;
@@ -1076,6 +1123,7 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     q.gmem = q.room + P;
     q.gload = q.gmem + P;
     q.floor = q.gload + P;
+
     for (int i = 0; i < L; i++) {
         q.base[i] = base_of(&ch.w, i);
         q.pcopy[i] = per_copy(&ch.w, i);
@@ -1143,6 +1191,8 @@ out:
     free(iv);
     free(sym);
     free(pc);
+    free(q.ord_r);
+    free(q.ord_v);
     chain_free(&ch);
     return bound;
 }

@@ -91,9 +91,8 @@
 #define ENUM_MAX_BLOCKS 64     /* beyond, it could not finish anyway */
 /* The chain with its runs packed (allocset_chain_packed): in the
  * network's phase it takes three quarters of what is left (measured: the
- * relaxation after it added nothing on the pairs looked at, while twice
- * the packed nodes raise the built-in example's bound from 1.681 to
- * 1.705 s), in seconds or under a work limit at this many nodes per unit
+ * relaxation after it added nothing on the pairs looked at, while more
+ * packed nodes raised the built-in example's bound), in seconds or under a work limit at this many nodes per unit
  * of work (about 13 ms of nodes on resnet50, a CBC node's order), and
  * never more than PACK_MAX_NODES (about four minutes there). */
 #define PACK_SHARE 0.75
