@@ -923,17 +923,24 @@ static bool pack_over(const struct pack *q, double mem, double load, int p)
     return mem > q->room[p] * (1 + SLACK) + 1e-9 || load > q->t2 * (1 + SLACK) + 1e-12;
 }
 
+/* The memory and compute of runs 0..k-1 summed on their GPUs (into
+ * mem[P], load[P]). */
+static void pack_sums(const struct pack *q, int k, double *mem, double *load)
+{
+    for (int p = 0; p < q->P; p++)
+        mem[p] = load[p] = 0;
+    for (int j = 0; j < k; j++) {
+        mem[q->gpu[j]] += q->rmem[j];
+        load[q->gpu[j]] += q->rload[j];
+    }
+}
+
 /* The memory and compute of runs 0..k-1 on their GPUs (they grow with
  * the lifetimes after them); true when a GPU's exceed its room or the
  * period. */
 static bool pack_gpus(struct pack *q, int k)
 {
-    for (int p = 0; p < q->P; p++)
-        q->gmem[p] = q->gload[p] = 0;
-    for (int j = 0; j < k; j++) {
-        q->gmem[q->gpu[j]] += q->rmem[j];
-        q->gload[q->gpu[j]] += q->rload[j];
-    }
+    pack_sums(q, k, q->gmem, q->gload);
     for (int p = 0; p < q->P; p++)
         if (pack_over(q, q->gmem[p], q->gload[p], p))
             return true;
@@ -961,6 +968,8 @@ static void pack_children(struct pack *q, int k, int r, double v)
     struct chain *ch = q->ch;
     const struct problem *pb = ch->w.pb;
     int s0 = q->cut[k];
+    /* again: the runs scanned after this one, and the children of those
+     * tried before it, overwrote its lifetimes and the GPUs' sums */
     q->cut[k + 1] = r;
     pack_eval(q, k + 1);
     pack_gpus(q, k);
@@ -1020,12 +1029,7 @@ static void pack_dfs(struct pack *q, int k)
      * grow as runs are placed, so a run that fits on no GPU over these
      * fits on none after the prefix is re-derived (which costs the most) */
     double *fmem = q->floor + (size_t)k * 2 * (size_t)q->P, *fload = fmem + q->P;
-    for (int p = 0; p < q->P; p++)
-        fmem[p] = fload[p] = 0;
-    for (int j = 0; j < k; j++) {
-        fmem[q->gpu[j]] += q->rmem[j];
-        fload[q->gpu[j]] += q->rload[j];
-    }
+    pack_sums(q, k, fmem, fload);
     /* The runs from s0 that could lead below the best, tried least value
      * first: a low leaf found early prunes the most. They are kept on a
      * stack shared by the depths; a node takes what is left of it but a

@@ -92,9 +92,10 @@
 /* The chain with its runs packed (allocset_chain_packed): in the
  * network's phase it takes three quarters of what is left (measured: the
  * relaxation after it added nothing on the pairs looked at, while more
- * packed nodes raised the built-in example's bound), in seconds or under a work limit at this many nodes per unit
- * of work (about 13 ms of nodes on resnet50, a CBC node's order), and
- * never more than PACK_MAX_NODES (about four minutes there). */
+ * packed nodes raised the built-in example's bound), in seconds or under
+ * a work limit at this many nodes per unit of work (about 13 ms of nodes
+ * on resnet50, a CBC node's order), and never more than PACK_MAX_NODES
+ * (about four minutes there). */
 #define PACK_SHARE 0.75
 #define PACK_WORK 100
 #define PACK_MAX_NODES 2000000L
@@ -2551,6 +2552,12 @@ static void enumerate_allocations(struct search *s)
     s->allocs_only = s->allocs.found <= s->allocs.n;
 }
 
+/* The chain bounds' least period: no plan of the layers has a shorter one. */
+static double chain_t_lo(const struct search *s)
+{
+    return fmax(problem_lower_bound(s->pb), s->load_t);
+}
+
 /* The chain bound (section 5.5) on the network's own layers: no
  * enumeration, milliseconds; on each better plan (offer()), as it bounds
  * only the periods at which a plan could beat the incumbent. */
@@ -2558,8 +2565,7 @@ static void chain_bound(struct search *s)
 {
     if (!isfinite(s->best_obj))
         return;
-    double t_lo = fmax(problem_lower_bound(s->pb), s->load_t);
-    double v = allocset_chain_bound(s->pb, objective_cap(s), t_lo);
+    double v = allocset_chain_bound(s->pb, objective_cap(s), chain_t_lo(s));
     s->work++;
     if (v > s->net_bound) {
         trace(s, "chain bound %.6g ms", v);
@@ -2598,15 +2604,11 @@ static void packed_bound(struct search *s, long work)
         po.max_nodes = (long)fmin(PACK_MAX_NODES, (double)(work > 0 ? work : 1) * PACK_WORK);
     else
         s->pack_deadline = now() + PACK_SHARE * fmax(0, time_left(s));
-    double t_lo = fmax(problem_lower_bound(s->pb), s->load_t);
     long nodes = 0;
-    double v = allocset_chain_packed(s->pb, objective_cap(s), t_lo, &po, &nodes);
+    double v = allocset_chain_packed(s->pb, objective_cap(s), chain_t_lo(s), &po, &nodes);
     s->work += 1 + nodes / PACK_WORK;
     trace(s, "packed chain bound %.6g ms after %ld nodes", v, nodes);
-    if (v > s->net_bound) {
-        s->net_bound = v;
-        report(s, NULL);
-    }
+    packed_progress(s, v);
 }
 
 /* network: also bound the network's own layers (the relaxation); whole:
