@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cyclic.h"
 #include "plan.h"
 #include "schedule.h"
 
 #define POLL_NODES 4096
 #define PACK_POLL_NODES 256    /* a packed chain's node costs far more */
+#define PACK_CYCLIC_NODES 2000 /* of one GPU's operations' search (cyclic.h) */
 #define BISECT 64
 #define PIECES 64              /* of the periods a complete allocation is bounded over */
 #define REFINE 32              /* halvings of the piece that gives its bound */
@@ -850,6 +852,10 @@ struct pack {
     bool *sym;                 /* [P] GPU p is GPU p-1's twin */
     long nodes, max_nodes;
     bool stopped;
+    /* a GPU's own operations (pack_gpu_span) */
+    struct cyclic cy;
+    double *lfloor;            /* [L] lifetimes they force (0: none) */
+    double od[CYCLIC_OPS], og[CYCLIC_OPS];   /* durations, least gaps after */
 };
 
 /* Lifetimes of run j's layers by the rules of chain_count(), from its
@@ -872,7 +878,7 @@ static void pack_run(struct pack *q, int j, double down)
             life = fmax(life, dd + zone(l1, pb->b[i + 1], f, t1, t2));
             life = fmax(life, run_zone(ch, i, r, down, t1, t2));
         }
-        life = own_pair(life, f, b, t1, t2);
+        life = own_pair(fmax(life, q->lfloor[i]), f, b, t1, t2);
         q->life[i] = life;
         /* copies() inlined: this loop is the search's cost */
         double n = ceil(life * (1 - SLACK) / t2 - PLAN_EPS);
@@ -961,6 +967,79 @@ static bool pack_allowed(const struct pack *q, int k, int p)
 
 static void pack_dfs(struct pack *q, int k);
 
+/* GPU p's operations of one micro-batch among runs 0..n-1, in the order
+ * its trip visits them (the forwards of its runs in chain order, then
+ * their backwards in reverse): their durations into q->od and into q->og
+ * the least time from each one's end to the next one's start: 0 inside a
+ * run; between two of its runs the layers between (on other GPUs) and a
+ * transfer at each cut; between its last forward and backward, a transfer
+ * each way and the lifetime after (pack_down). Returns how many: 0 when
+ * there are more than CYCLIC_OPS. */
+static int pack_gpu_ops(struct pack *q, int n, int p)
+{
+    const struct chain *ch = q->ch;
+    const struct problem *pb = ch->w.pb;
+    int N = 0;
+    for (int j = 0; j < n; j++)
+        if (q->gpu[j] == p)
+            N += 2 * (q->cut[j + 1] - q->cut[j]);
+    if (N > CYCLIC_OPS)
+        return 0;
+    int m = 0, prev = -1;
+    double cuts = 0;           /* transfers at the cuts since p's run before */
+    for (int j = 0; j < n; j++) {
+        if (j > 0)
+            cuts += pb->c[q->cut[j] - 1];
+        if (q->gpu[j] != p)
+            continue;
+        int s0 = q->cut[j], r = q->cut[j + 1];
+        if (prev >= 0) {
+            int e = q->cut[prev + 1];
+            q->og[m - 1] = ch->sf[s0] - ch->sf[e] + cuts;
+            q->og[N - 1 - m] = ch->sb[s0] - ch->sb[e] + cuts;
+        }
+        for (int i = s0; i < r; i++, m++) {
+            q->od[m] = pb->f[i];
+            q->od[N - 1 - m] = pb->b[i];
+            if (i + 1 < r)
+                q->og[m] = q->og[N - 2 - m] = 0;
+        }
+        q->og[m - 1] = pack_down(q, j, n);
+        prev = j;
+        cuts = 0;
+    }
+    return N;
+}
+
+/* Run k (the last of runs 0..k) just went on GPU p, which held others:
+ * the least lifetime of p's first layer that p's own operations allow
+ * (none may overlap another modulo the period: cyclic_span), or INFINITY
+ * when it would take the split's value to the best. Every split below
+ * keeps it: more runs on p only add operations, and the lifetimes after
+ * run k only grow. */
+static double pack_gpu_span(struct pack *q, int k, int p)
+{
+    const struct chain *ch = q->ch;
+    const struct problem *pb = ch->w.pb;
+    if (!(ch->w.beta > 0))
+        return 0;              /* pipedream: the period alone */
+    int N = pack_gpu_ops(q, k + 1, p);
+    if (N == 0)
+        return 0;
+    int j0 = 0;
+    while (q->gpu[j0] != p)
+        j0++;
+    /* layer 0 lives at least what p's first layer does, and every layer's
+     * compute before it and a transfer each way at each cut */
+    int i0 = q->cut[j0];
+    double before = ch->sf[i0] + ch->sb[i0];
+    for (int j = 1; j <= j0; j++)
+        before += 2 * pb->c[q->cut[j] - 1];
+    double hi = (q->best - ch->w.alpha * q->t1) / ch->w.beta - before;
+    double span = cyclic_span(&q->cy, N, q->od, q->og, q->t1, q->t2, hi, PACK_CYCLIC_NODES);
+    return span >= hi ? INFINITY : span;
+}
+
 /* Run k is cut[k]..r-1, of value v (at least): every GPU for it, and
  * below each every run after it. */
 static void pack_children(struct pack *q, int k, int r, double v)
@@ -992,14 +1071,45 @@ static void pack_children(struct pack *q, int k, int r, double v)
         double lm = left_m - fmax(0, q->room[p] - q->gmem[p]) + fmax(0, q->room[p] - m);
         if (need_c > lc * (1 + SLACK) + 1e-12 || need_m > lm * (1 + SLACK) + 1e-9)
             continue;
-        if (r == q->L) {
-            q->best = v;       /* every layer placed, every GPU within */
-            return;
-        }
         q->gpu[k] = p;
+        /* p held runs: what its own operations force */
+        int i0 = -1;
+        double old = 0;
+        if (q->nruns[p] > 0) {
+            double span = pack_gpu_span(q, k, p);
+            if (span == INFINITY)
+                continue;
+            for (int j = 0; i0 < 0; j++)
+                i0 = q->gpu[j] == p ? q->cut[j] : -1;
+            old = q->lfloor[i0];
+            if (span > q->life[i0] && span > old) {
+                q->lfloor[i0] = span;
+                pack_eval(q, k + 1);
+                if (!(ch->w.alpha * q->t1 + ch->w.beta * q->life[0] < q->best) ||
+                    pack_gpus(q, k + 1)) {
+                    q->lfloor[i0] = old;
+                    pack_eval(q, k + 1);
+                    pack_gpus(q, k);
+                    continue;
+                }
+            }
+        }
+        if (r == q->L) {
+            /* every layer placed, every GPU within */
+            q->best = fmax(v, ch->w.alpha * q->t1 + ch->w.beta * q->life[0]);
+            if (i0 >= 0)
+                q->lfloor[i0] = old;
+            if (!(v < q->best))
+                return;
+            pack_eval(q, k + 1);
+            pack_gpus(q, k);
+            continue;
+        }
         q->nruns[p]++;
         pack_dfs(q, k + 1);
         q->nruns[p]--;
+        if (i0 >= 0)
+            q->lfloor[i0] = old;
         if (q->stopped || !(v < q->best))
             return;
         /* the search below overwrote the lifetimes and the GPUs' sums */
@@ -1115,8 +1225,10 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     q.cap = 33 * (L + 1);
     q.ord_r = malloc((size_t)q.cap * sizeof *q.ord_r);
     q.ord_v = malloc((size_t)q.cap * sizeof *q.ord_v);
+    q.lfloor = calloc((size_t)L, sizeof *q.lfloor);
+    int cy_rc = cyclic_init(&q.cy);
     double bound = -INFINITY;
-    if (!dv || !iv || !sym || !pc || !q.ord_r || !q.ord_v)
+    if (!dv || !iv || !sym || !pc || !q.ord_r || !q.ord_v || !q.lfloor || cy_rc != 0)
         goto out;
     q.life = dv;
     q.rmem = dv + L;
@@ -1197,6 +1309,8 @@ out:
     free(pc);
     free(q.ord_r);
     free(q.ord_v);
+    free(q.lfloor);
+    cyclic_free(&q.cy);
     chain_free(&ch);
     return bound;
 }

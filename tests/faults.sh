@@ -11,9 +11,10 @@ cd "$TMP" || exit 1
 fpp() { _f=$1; shift; env PIPEPLAN_FAULT="$_f" PIPEPLAN_GRACE=1 $PIPEPLAN_WRAP "$PIPEPLAN" "$@"; }
 NET="$PIPEPLAN_SRCDIR/data/networks/alexnet.ini"
 PLAT="$PIPEPLAN_SRCDIR/data/platforms/v100-16gb-pcie-4.ini"
-# on 3 GPUs and 6 blocks the search needs its MIPs, where the faults strike
-# (on 4 GPUs its first plans are proven optimal before any MIP)
-KNOBS="--gpus 3 --blocks 6"
+# on 3 GPUs, 6 blocks and 12 micro-batches the search needs its MIPs, where
+# the faults strike (with 8 micro-batches the packed chain proves its first
+# plan optimal for the network before any MIP; on 4 GPUs the first plans are)
+KNOBS="--gpus 3 --blocks 6 --micro-batches 12"
 
 # ---- solve: the solver fails, exits, aborts, hangs ----
 # fault, the reason's words, extra flags (the hang needs time mode: its

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "allocset.h"
+#include "cyclic.h"
 #include "fixture.h"
 #include "valgrind.h"
 #include "plan.h"
@@ -644,6 +645,105 @@ static void budget_and_bad_arguments(void **state)
     fx_problem_free(pb);
 }
 
+/* Brute force for cyclic_span at one integer period: every integer start
+ * (the least starts of a system of integer bounds are integers), depth
+ * first; the least span below hi, or hi. */
+static void cyclic_brute_at(int n, const int *d, const int *g, int T, int j, int *s, int hi,
+                            int *best)
+{
+    if (j == n) {
+        int span = s[n - 1] + d[n - 1];
+        if (span < *best)
+            *best = span;
+        return;
+    }
+    for (int t = s[j - 1] + d[j - 1] + g[j - 1]; t + d[j] < *best && t + d[j] < hi; t++) {
+        bool ok = true;
+        for (int a = 0; a < j && ok; a++) {
+            /* the zones [k T + d_a, (k + 1) T - d_b]: an empty operation may
+             * sit at another's start (as the simulator allows), not inside */
+            int x = (t - s[a]) % T;
+            ok = (x >= d[a] && x <= T - d[j]) || (x == 0 && d[j] == 0);
+        }
+        if (ok) {
+            s[j] = t;
+            cyclic_brute_at(n, d, g, T, j + 1, s, hi, best);
+        }
+    }
+}
+
+/* A GPU's own operations (cyclic.h): hand-worked, and equal to a brute
+ * force over integer starts at one period; over a range of periods never
+ * above the brute force at any integer period in it. */
+static void cyclic_span_exact(void **state)
+{
+    (void)state;
+    struct cyclic cy;
+    assert_int_equal(cyclic_init(&cy), 0);
+    /* a layer's forward (2) and backward (3) on one GPU, T = 6: the
+     * backward starts 2..3 after the forward, modulo 6 */
+    double d[CYCLIC_OPS] = { 2, 3 }, g[CYCLIC_OPS] = { 0 };
+    assert_true(fabs(cyclic_span(&cy, 2, d, g, 6, 6, 100, 1000) - 5) < 1e-6);
+    /* 2 away first: 4 is in the gap (3, 8), so 8, and the span 11 */
+    g[0] = 2;
+    assert_true(fabs(cyclic_span(&cy, 2, d, g, 6, 6, 100, 1000) - 11) < 1e-6);
+    /* none below 11 */
+    assert_true(fabs(cyclic_span(&cy, 2, d, g, 6, 6, 11, 1000) - 11) < 1e-6);
+    /* three operations: 1, then 1 (2 later), then 1 (0 later), T = 3:
+     * the second starts at 3 (phase 0 is the first's), no: 3 mod 3 = 0
+     * meets the first, so 4; the third at 5 meets nobody (phases 0, 1, 2):
+     * span 6 */
+    double d3[3] = { 1, 1, 1 }, g3[2] = { 2, 0 };
+    assert_true(fabs(cyclic_span(&cy, 3, d3, g3, 3, 3, 100, 1000) - 6) < 1e-6);
+
+    fx_seed(0xc1c11cu);
+    int checked = 0, waited = 0;
+    int trials = valgrind_running() ? 60 : 400;
+    for (int k = 0; k < trials; k++) {
+        int n = 2 + (int)fx_rnd(5), T = 4 + (int)fx_rnd(9), load = 0;
+        int di[8], gi[8], s[8] = { 0 };
+        for (int j = 0; j < n; j++) {
+            di[j] = (int)fx_rnd(3);
+            gi[j] = (int)fx_rnd(4) == 0 ? (int)fx_rnd(2 * T) : 0;
+            load += di[j];
+        }
+        if (load > T)
+            continue;
+        double dd[8], gd[8], wait_free = 0;
+        for (int j = 0; j < n; j++) {
+            dd[j] = di[j];
+            gd[j] = gi[j];
+            wait_free += di[j] + (j + 1 < n ? gi[j] : 0);
+        }
+        int hi = (int)wait_free + (n + 1) * T, best = hi;
+        cyclic_brute_at(n, di, gi, T, 1, s, hi, &best);
+        double v = cyclic_span(&cy, n, dd, gd, T, T, hi, 1000000);
+        if (fabs(v - best) > 1e-6) {
+            for (int j = 0; j < n; j++)
+                print_message("op %d: d %d, gap after %d\n", j, di[j], gi[j]);
+            fail_msg("trial %d (n %d, T %d): cyclic span %.9g, brute force %d", k, n, T, v, best);
+        }
+        /* over [T - 1, T + 1]: never above the least of the three periods */
+        int least = hi;
+        for (int t = T - 1; t <= T + 1; t++) {
+            if (t < load || t < 1)
+                continue;
+            int b = hi;
+            cyclic_brute_at(n, di, gi, t, 1, s, hi, &b);
+            least = b < least ? b : least;
+        }
+        if (T - 1 >= load && T - 1 >= 1)
+            assert_true(cyclic_span(&cy, n, dd, gd, T - 1, T + 1, hi, 1000000) <= least + 1e-6);
+        /* a budget of one node: still a bound */
+        assert_true(cyclic_span(&cy, n, dd, gd, T, T, hi, 1) <= best + 1e-6);
+        checked++;
+        waited += best > (int)wait_free;
+    }
+    print_message("cyclic: %d instances checked, %d with waits\n", checked, waited);
+    assert_true(checked >= trials / 4 && waited >= checked / 8);
+    cyclic_free(&cy);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -656,6 +756,7 @@ int main(void)
         FX_TEST(bounds_between_wait_free_and_schedules),
         FX_TEST(baselines_never_below_their_bound),
         FX_TEST(budget_and_bad_arguments),
+        FX_TEST(cyclic_span_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
