@@ -689,10 +689,9 @@ static void cyclic_span_exact(void **state)
     assert_true(fabs(cyclic_span(&cy, 2, d, g, 6, 6, 100, 1000) - 11) < 1e-6);
     /* none below 11 */
     assert_true(fabs(cyclic_span(&cy, 2, d, g, 6, 6, 11, 1000) - 11) < 1e-6);
-    /* three operations: 1, then 1 (2 later), then 1 (0 later), T = 3:
-     * the second starts at 3 (phase 0 is the first's), no: 3 mod 3 = 0
-     * meets the first, so 4; the third at 5 meets nobody (phases 0, 1, 2):
-     * span 6 */
+    /* three operations of 1, the second at least 2 after the first ends,
+     * T = 3: the second cannot start at 3 (phase 0, the first's), so 4;
+     * the third right after it, at 5 (phases 0, 1, 2): span 6 */
     double d3[3] = { 1, 1, 1 }, g3[2] = { 2, 0 };
     assert_true(fabs(cyclic_span(&cy, 3, d3, g3, 3, 3, 100, 1000) - 6) < 1e-6);
 
