@@ -1012,15 +1012,16 @@ static int pack_gpu_ops(struct pack *q, int n, int p)
 }
 
 /* Run k (the last of runs 0..k) just went on GPU p, which held others:
- * the least lifetime of p's first layer that p's own operations allow
- * (none may overlap another modulo the period: cyclic_span), or INFINITY
- * when it would take the split's value to the best. Every split below
- * keeps it: more runs on p only add operations, and the lifetimes after
- * run k only grow. */
-static double pack_gpu_span(struct pack *q, int k, int p)
+ * the least lifetime of p's first layer (into *first) that p's own
+ * operations allow (none may overlap another modulo the period:
+ * cyclic_span), or INFINITY when it would take the split's value to the
+ * best. Every split below keeps it: more runs on p only add operations,
+ * and the lifetimes after run k only grow. */
+static double pack_gpu_span(struct pack *q, int k, int p, int *first)
 {
     const struct chain *ch = q->ch;
     const struct problem *pb = ch->w.pb;
+    *first = -1;
     if (!(ch->w.beta > 0))
         return 0;              /* pipedream: the period alone */
     int N = pack_gpu_ops(q, k + 1, p);
@@ -1032,12 +1033,23 @@ static double pack_gpu_span(struct pack *q, int k, int p)
     /* layer 0 lives at least what p's first layer does, and every layer's
      * compute before it and a transfer each way at each cut */
     int i0 = q->cut[j0];
+    *first = i0;
     double before = ch->sf[i0] + ch->sb[i0];
     for (int j = 1; j <= j0; j++)
         before += 2 * pb->c[q->cut[j] - 1];
     double hi = (q->best - ch->w.alpha * q->t1) / ch->w.beta - before;
     double span = cyclic_span(&q->cy, N, q->od, q->og, q->t1, q->t2, hi, PACK_CYCLIC_NODES);
     return span >= hi ? INFINITY : span;
+}
+
+/* Run k = cut[k]..r-1 as pack_children() found it: the lifetimes of
+ * runs 0..k and the GPUs' sums of runs 0..k-1 derived again (a child's
+ * floor or the search below it overwrote them). */
+static void pack_redo(struct pack *q, int k, int r)
+{
+    q->cut[k + 1] = r;
+    pack_eval(q, k + 1);
+    pack_gpus(q, k);
 }
 
 /* Run k is cut[k]..r-1, of value v (at least): every GPU for it, and
@@ -1049,9 +1061,7 @@ static void pack_children(struct pack *q, int k, int r, double v)
     int s0 = q->cut[k];
     /* again: the runs scanned after this one, and the children of those
      * tried before it, overwrote its lifetimes and the GPUs' sums */
-    q->cut[k + 1] = r;
-    pack_eval(q, k + 1);
-    pack_gpus(q, k);
+    pack_redo(q, k, r);
     double run = ch->sf[r] - ch->sf[s0] + ch->sb[r] - ch->sb[s0];
     /* what is left after r: its compute and least memory */
     double need_c = ch->sf[q->L] - ch->sf[r] + ch->sb[q->L] - ch->sb[r];
@@ -1076,46 +1086,36 @@ static void pack_children(struct pack *q, int k, int r, double v)
         int i0 = -1;
         double old = 0;
         if (q->nruns[p] > 0) {
-            double span = pack_gpu_span(q, k, p);
+            double span = pack_gpu_span(q, k, p, &i0);
             if (span == INFINITY)
                 continue;
-            for (int j = 0; i0 < 0; j++)
-                i0 = q->gpu[j] == p ? q->cut[j] : -1;
-            old = q->lfloor[i0];
-            if (span > q->life[i0] && span > old) {
+            if (i0 >= 0 && span > q->life[i0] && span > q->lfloor[i0]) {
+                old = q->lfloor[i0];
                 q->lfloor[i0] = span;
                 pack_eval(q, k + 1);
                 if (!(ch->w.alpha * q->t1 + ch->w.beta * q->life[0] < q->best) ||
                     pack_gpus(q, k + 1)) {
                     q->lfloor[i0] = old;
-                    pack_eval(q, k + 1);
-                    pack_gpus(q, k);
+                    pack_redo(q, k, r);
                     continue;
                 }
+            } else {
+                i0 = -1;       /* no floor raised */
             }
         }
         if (r == q->L) {
             /* every layer placed, every GPU within */
             q->best = fmax(v, ch->w.alpha * q->t1 + ch->w.beta * q->life[0]);
-            if (i0 >= 0)
-                q->lfloor[i0] = old;
-            if (!(v < q->best))
-                return;
-            pack_eval(q, k + 1);
-            pack_gpus(q, k);
-            continue;
+        } else {
+            q->nruns[p]++;
+            pack_dfs(q, k + 1);
+            q->nruns[p]--;
         }
-        q->nruns[p]++;
-        pack_dfs(q, k + 1);
-        q->nruns[p]--;
         if (i0 >= 0)
             q->lfloor[i0] = old;
         if (q->stopped || !(v < q->best))
             return;
-        /* the search below overwrote the lifetimes and the GPUs' sums */
-        q->cut[k + 1] = r;
-        pack_eval(q, k + 1);
-        pack_gpus(q, k);
+        pack_redo(q, k, r);
     }
 }
 
