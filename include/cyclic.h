@@ -12,7 +12,6 @@
 
 struct cyclic {
     double *D;                 /* [CYCLIC_DEPTH * CYCLIC_OPS^2] */
-    long nodes;                /* searched, summed over calls */
 };
 
 /* 0, or -1 out of memory. */

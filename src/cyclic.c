@@ -29,7 +29,6 @@ struct search {
 
 int cyclic_init(struct cyclic *cy)
 {
-    cy->nodes = 0;
     cy->D = malloc((size_t)CYCLIC_DEPTH * CYCLIC_OPS * CYCLIC_OPS * sizeof *cy->D);
     return cy->D ? 0 : -1;
 }
@@ -189,6 +188,5 @@ double cyclic_span(struct cyclic *cy, int n, const double *d, const double *g,
         return hi;
     s.root = span_of(&s, D);
     search_dfs(&s, 0);
-    cy->nodes += s.nodes;
     return s.stopped ? fmin(s.root, s.best) : s.best;
 }
