@@ -28,6 +28,12 @@ struct lns_options {
     /* Called with every improved plan as soon as it is found (fits,
      * replays); the plan is the module's: copy it to keep it. */
     void (*offer)(void *ctx, const struct plan *pl);
+    /* Optional: schedule a candidate another way than the list scheduler
+     * (the ILP schedules it exactly). pl->gpu holds the allocation; into
+     * pl a fitting plan of objective below cap with its period at least
+     * t_lo. Returns 1 when it found one, 0 when it proved there is none,
+     * -1 when it could not tell (a limit). Each call is one evaluation. */
+    int (*schedule)(void *ctx, struct plan *pl, double t_lo, double cap);
     void *ctx;
 };
 

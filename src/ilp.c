@@ -369,22 +369,20 @@ static struct plan *schedule_ladder(const struct search *s, const struct problem
 /* ---- block plans to layer plans ---- */
 
 /* Exact expansion: the layers of a block run back to back where the block
- * ran, so every lifetime, load and cut is at most the block's. */
-static struct plan *expand_plan(const struct search *s, const struct plan *bpl)
+ * ran, so every lifetime, load and cut is at most the block's. Block i of
+ * bp is layers first[i]..first[i+1]-1 of pb; into pl (pb's layers). */
+static void expand_into(const struct problem *pb, const struct problem *bp, const int *first,
+                        const struct plan *bpl, struct plan *pl)
 {
-    const struct problem *pb = s->pb, *bp = s->bp;
-    struct plan *pl = plan_new(pb->L, pb->P);
-    if (!pl)
-        return NULL;
     pl->T = bpl->T;
     for (int i = 0; i < bp->L; i++) {
         double tf = bpl->start[i], tb = bpl->start[bp->L + i];
-        for (int j = bp->first[i]; j < bp->first[i + 1]; j++) {
+        for (int j = first[i]; j < first[i + 1]; j++) {
             pl->gpu[j] = bpl->gpu[i];
             pl->start[j] = tf;
             tf += pb->f[j];
         }
-        for (int j = bp->first[i + 1] - 1; j >= bp->first[i]; j--) {
+        for (int j = first[i + 1] - 1; j >= first[i]; j--) {
             pl->start[pb->L + j] = tb;
             tb += pb->b[j];
         }
@@ -393,6 +391,13 @@ static struct plan *expand_plan(const struct search *s, const struct plan *bpl)
     for (int o = 0; o < 2 * pb->L; o++)
         pl->start[o] -= s0;
     plan_evaluate(pl, pb);
+}
+
+static struct plan *expand_plan(const struct search *s, const struct plan *bpl)
+{
+    struct plan *pl = plan_new(s->pb->L, s->pb->P);
+    if (pl)
+        expand_into(s->pb, s->bp, s->bp->first, bpl, pl);
     return pl;
 }
 
@@ -1697,6 +1702,106 @@ static int judge(struct search *s, const int *alloc, double a, double b, double 
     return rc;
 }
 
+/* ---- the local search with exact schedules ---- */
+
+/* After the block search, the layer-level local search (lns.h) again,
+ * with each candidate scheduled by the schedule MIP instead of the list
+ * scheduler (which places one operation at a time and misses schedules a
+ * GPU holding two runs near a full period needs): its share of the time
+ * limit (at most EXACT_SECONDS without one), or under a work limit so
+ * many schedule MIPs and that share of the work. */
+#define EXACT_SHARE 0.1
+#define EXACT_SECONDS 10.0
+#define EXACT_EVALS 24
+
+/* lns_options.schedule: the allocation pl->gpu on the search's blocks,
+ * cut again wherever it changes GPU inside one (a block's layers then
+ * run back to back, as in expand_plan), scheduled exactly over the
+ * periods from t_lo to the longest that could still get below cap. */
+static int exact_schedule(void *ctx, struct plan *pl, double t_lo, double cap)
+{
+    struct search *s = ctx;
+    const struct problem *pb = s->pb;
+    if (should_stop(s))
+        return -1;
+    int *bound = malloc(((size_t)pb->L + 1) * sizeof *bound);
+    if (!bound)
+        return -1;
+    int K = 0;
+    for (int j = 0, k = 0; j < pb->L; j++) {
+        while (k < s->B && s->bfirst[k] < j)
+            k++;
+        if (j == 0 || pl->gpu[j] != pl->gpu[j - 1] || s->bfirst[k] == j)
+            bound[K++] = j;
+    }
+    bound[K] = pb->L;
+    struct problem *gb = problem_group(pb, bound, K);
+    struct plan *bpl = gb ? plan_new(K, pb->P) : NULL;
+    int rc = -1;
+    if (bpl) {
+        /* no latency is below the compute and a transfer each way at each cut */
+        double lat = s->lat_floor;
+        for (int k = 0; k < K; k++) {
+            bpl->gpu[k] = pl->gpu[bound[k]];
+            if (k > 0 && bpl->gpu[k] != bpl->gpu[k - 1])
+                lat += 2 * gb->c[k - 1];
+        }
+        double tb = s->alpha > 0 ? (cap - s->beta * lat) / s->alpha : INFINITY;
+        struct problem *keep = s->bp;
+        s->bp = gb;
+        int e = t_lo <= tb ? schedule_exact(s, bpl, t_lo, tb, cap, NULL) : 2;
+        s->bp = keep;
+        if (e == 1)
+            expand_into(pb, gb, bound, bpl, pl);
+        rc = e == 1 ? 1 : e == 0 || e == 2 ? 0 : -1;
+    }
+    plan_free(bpl);
+    problem_free(gb);
+    free(bound);
+    return rc;
+}
+
+static void exact_search(struct search *s)
+{
+    if (!s->best || !s->bfirst || limit_reached(s) || network_proven(s))
+        return;
+    /* its own phase: the block search's deadline may have passed */
+    double deadline = s->deadline;
+    long work_cap = s->work_cap;
+    bool stopped = s->stopped;
+    struct lns_options lo;
+    lns_options_init(&lo);
+    if (deterministic(s)) {
+        s->work_cap = s->work + (long)(EXACT_SHARE * (double)s->opt->work_limit);
+        lo.evaluations = EXACT_EVALS;
+    } else {
+        lo.seconds = fmin(s->opt->time_limit > 0 ? EXACT_SHARE * s->opt->time_limit
+                          : EXACT_SECONDS, time_left(s));
+        s->deadline = now() + lo.seconds;
+    }
+    s->stopped = false;
+    lo.cancel = s->opt->cancel;
+    lo.offer = lns_offer;
+    lo.schedule = exact_schedule;
+    lo.ctx = s;
+    struct lns_stats st;
+    memset(&st, 0, sizeof st);
+    struct plan *found = NULL;
+    struct plan *from = plan_copy(s->best);
+    double t1 = now();
+    if (from)
+        lns_improve(s->pb, from, &lo, &found, &st);
+    plan_free(from);
+    plan_free(found);
+    s->stats->refine_seconds += now() - t1;
+    trace(s, "exact local search: %ld schedule MIPs, %ld of %ld candidates screened out, "
+          "%d better plan%s", st.evaluations, st.screened, st.candidates, st.improvements,
+          st.improvements == 1 ? "" : "s");
+    s->deadline = deadline;
+    s->work_cap = work_cap;
+    s->stopped = stopped || s->failed;
+}
+
 /* Whether an interval is too wide for a quick master: the products of
  * the pair integers with the period are loose by about the integers'
  * range times (b - a); for 1f1b that range is about n_0, the first
@@ -2729,6 +2834,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         s.failed = true;
     }
     update_bound(&s);
+    exact_search(&s);
     /* the rest of the budget tightens the network's bound */
     /* under a work limit the packed chain and the relaxation get a
      * quarter of what the blocks took (at most a fifth of the whole, as in

@@ -258,6 +258,15 @@ static void runs(struct lns *s)
     }
 }
 
+/* How many layers gpu puts on another GPU than the current allocation. */
+static double moved(const struct lns *s, const int *gpu)
+{
+    int n = 0;
+    for (int i = 0; i < s->L; i++)
+        n += gpu[i] != s->cur[i];
+    return n;
+}
+
 /* With an objective to beat: screen by the bound and keep the move.
  * Without one (walk == true): keep it with its excess in lb. */
 static void consider(struct lns *s, const struct move *m, bool walk)
@@ -287,8 +296,10 @@ static void consider(struct lns *s, const struct move *m, bool walk)
         s->capmv = cap;
     }
     /* the order: those that would beat the incumbent even with the
-     * waits it has now come first */
-    double est = walk ? lb : estimate(s, s->tmp, T);
+     * waits it has now come first; with exact schedules, which cost far
+     * more on allocations far from the incumbent's, the fewest layers
+     * moved first */
+    double est = walk ? lb : s->opt->schedule ? moved(s, s->tmp) : estimate(s, s->tmp, T);
     struct move *k = &s->mv[s->nmv];
     *k = *m;
     k->est = est;
@@ -429,6 +440,15 @@ static struct plan *evaluate(struct lns *s, const int *gpu, double T)
         return NULL;
     }
     memcpy(pl->gpu, gpu, (size_t)s->L * sizeof *gpu);
+    if (s->opt->schedule) {
+        /* one exact answer over every period from T up */
+        s->st->evaluations++;
+        double cap = isfinite(s->best_obj) ? s->best_obj * (1 - LNS_GAIN) : INFINITY;
+        if (s->opt->schedule(s->opt->ctx, pl, T, cap) == 1 && pl->fits && beats(s, pl->objective))
+            return pl;
+        plan_free(pl);
+        return NULL;
+    }
     prepare(s, gpu);
     double lat = s->lat;
     for (int step = 0; step < LNS_STEPS && !out_of_budget(s); step++) {
@@ -461,7 +481,8 @@ static struct plan *evaluate(struct lns *s, const int *gpu, double T)
  * longer period, where fewer operations collide. */
 static void ladder(struct lns *s)
 {
-    if (!s->best || s->alpha <= 0 || s->beta <= 0)
+    /* an exact schedule already chose its period */
+    if (!s->best || s->alpha <= 0 || s->beta <= 0 || s->opt->schedule)
         return;
     prepare(s, s->best->gpu);
     double wait = s->best->latency - s->lat;

@@ -221,8 +221,11 @@ int report_table(FILE *out, const struct report *r)
                     units_format_time(res->bound, b1, sizeof b1), 100 * planner_gap(res));
         if (isfinite(res->block_bound))
             fprintf(out, "  %s: for the network cut into %d block%s it is at least %s "
-                    "(block bound)\n", planner_title(res->planner), res->blocks, report_s(res->blocks),
-                    units_format_time(res->block_bound, b1, sizeof b1));
+                    "(block bound)%s\n", planner_title(res->planner), res->blocks,
+                    report_s(res->blocks), units_format_time(res->block_bound, b1, sizeof b1),
+                    res->plan && res->plan->fits &&
+                    res->plan->objective < res->block_bound * (1 - 1e-9)
+                    ? "; this plan cuts inside a block and does better" : "");
         if (res->message[0])
             fprintf(out, "  %s: %s\n", planner_title(res->planner),
                     text_escape(res->message, msg, sizeof msg));

@@ -151,6 +151,86 @@ static void worked_example_reaches_period_6(void **state)
     fx_problem_free(pb);
 }
 
+/* A schedule callback (the ILP's exact schedules) in place of the list
+ * scheduler: what it was asked and what it answered. */
+struct asked {
+    const struct problem *pb;
+    const int *start;          /* the start plan's allocation */
+    bool refuse;               /* answer "none below the cap" every time */
+    int calls;
+    int first_moved;           /* layers the first candidate moved */
+    int last_moved;            /* and the last one */
+    bool disorder;             /* a candidate moved fewer than the one before */
+    double max_cap;            /* the largest cap it was given */
+    bool low_t;                /* a plan below the t_lo it was given */
+};
+
+static int ask(void *ctx, struct plan *pl, double t_lo, double cap)
+{
+    struct asked *a = ctx;
+    int moved = 0;
+    for (int i = 0; i < a->pb->L; i++)
+        moved += pl->gpu[i] != a->start[i];
+    if (a->calls++ == 0)
+        a->first_moved = moved;
+    a->disorder |= moved < a->last_moved;
+    a->last_moved = moved;
+    a->max_cap = fmax(a->max_cap, cap);
+    if (a->refuse)
+        return 0;
+    struct plan *got = baseline_schedule_fitting(a->pb, pl->gpu, 0);
+    int rc = got && got->fits && got->objective < cap ? 1 : 0;
+    if (rc == 1) {
+        a->low_t |= got->T < t_lo * (1 - 1e-9);
+        pl->T = got->T;
+        memcpy(pl->start, got->start, 2 * (size_t)a->pb->L * sizeof *pl->start);
+        plan_evaluate(pl, a->pb);
+    }
+    plan_free(got);
+    return rc;
+}
+
+/* With the callback the search schedules nothing itself: one evaluation
+ * per call, the cap always below the incumbent (9 ms, then better), the
+ * candidate that moves the fewest layers first; it reaches the optimum
+ * of 6 ms as the list scheduler does, and a callback that finds nothing
+ * below the cap gets nothing offered. */
+static void schedule_callback_replaces_the_list_scheduler(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
+    struct plan *start = best_baseline(pb);
+    assert_non_null(start);
+    for (int refuse = 0; refuse <= 1; refuse++) {
+        struct asked a = { .pb = pb, .start = start->gpu, .refuse = refuse };
+        struct lns_options opt;
+        lns_options_init(&opt);
+        opt.evaluations = EVALS;
+        opt.schedule = ask;
+        opt.ctx = &a;
+        struct plan *out = NULL;
+        struct lns_stats st;
+        int rc = lns_improve(pb, start, &opt, &out, &st);
+        assert_true(a.calls > 0);
+        assert_int_equal(st.evaluations, a.calls);
+        assert_int_equal(a.first_moved, 1);
+        assert_true(a.max_cap < 9);
+        assert_false(a.low_t);
+        if (refuse) {
+            assert_int_equal(rc, 0);
+            assert_null(out);
+        } else {
+            assert_true(rc >= 1);
+            assert_non_null(out);
+            assert_true(fabs(out->objective - 6) < 1e-9);
+            assert_int_equal(simulate_plan(out, pb, NULL), SIM_OK);
+            plan_free(out);
+        }
+    }
+    plan_free(start);
+    fx_problem_free(pb);
+}
+
 /* The same instance with the contiguous layout: 9 ms is the best
  * contiguous plan, so nothing better exists and nothing is offered. */
 static void contiguous_layout_finds_nothing_better_than_9(void **state)
@@ -343,14 +423,51 @@ static void bad_arguments_are_refused(void **state)
     fx_problem_free(pb);
 }
 
+/* With the callback, the candidates of a round come fewest layers moved
+ * first (an exact schedule far from the incumbent costs the most): on
+ * random chains, a callback that never finds better sees one round, in
+ * that order, and nothing is offered. */
+static void exact_candidates_come_fewest_layers_first(void **state)
+{
+    (void)state;
+    fx_seed(77);
+    int rounds = 0;
+    for (int k = 0; k < 20; k++) {
+        struct problem *pb = random_problem(k);
+        struct plan *start = start_of(pb);
+        if (start->fits) {
+            struct asked a = { .pb = pb, .start = start->gpu, .refuse = true };
+            struct lns_options opt;
+            lns_options_init(&opt);
+            opt.evaluations = 10000;
+            opt.schedule = ask;
+            opt.ctx = &a;
+            struct plan *out = NULL;
+            struct lns_stats st;
+            assert_int_equal(lns_improve(pb, start, &opt, &out, &st), 0);
+            assert_null(out);
+            assert_int_equal(st.evaluations, a.calls);
+            assert_false(a.disorder);
+            if (a.calls > 1 && a.last_moved > a.first_moved)
+                rounds++;
+        }
+        plan_free(start);
+        fx_problem_free(pb);
+    }
+    /* the order was put to the test */
+    assert_true(rounds >= 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         FX_TEST(worked_example_reaches_period_6),
+        FX_TEST(schedule_callback_replaces_the_list_scheduler),
         FX_TEST(contiguous_layout_finds_nothing_better_than_9),
         FX_TEST(start_that_does_not_fit_gives_a_fitting_plan),
         FX_TEST(nothing_fits_gives_nothing),
         FX_TEST(random_offers_replay_and_keep_the_layout),
+        FX_TEST(exact_candidates_come_fewest_layers_first),
         FX_TEST(same_inputs_same_plans),
         FX_TEST(budget_and_cancel_are_obeyed),
         FX_TEST(bad_arguments_are_refused),
