@@ -62,6 +62,11 @@
  * bounds its interval, which is then split). */
 #define MASTER_NODES 20000
 #define SUB_NODES 5000
+/* A candidate of the exact local search is one of many: the first that
+ * beats the incumbent is taken, and one its MIP cannot decide quickly is
+ * passed over. */
+#define EXACT_MIP_SECONDS 0.5
+#define EXACT_MIP_NODES 500
 /* A node costs about the rows times the simplex iterations it takes, and
  * those grow with the rows too: a master's node cap is MASTER_NODES (or
  * RELAX_NODES) up to MASTER_REF_ROWS rows and shrinks with the square of
@@ -174,6 +179,11 @@ struct search {
     int *bfirst;               /* [B+1] first layer (in pb) of each block */
     bool chain_on;             /* each better plan raises the chain bound */
     double pack_deadline;      /* the packed chain stops here (in seconds) */
+    double exact_done;         /* exact_search() ended on this incumbent with
+                                * nothing left to try (NAN: never) */
+    double exact_from;         /* or its budget ended on this one, unimproved, */
+    long exact_judged;         /* after judging so many candidates */
+    bool in_exact;             /* exact_search() is running */
 };
 
 static double now(void)
@@ -851,8 +861,10 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
         return 0;
     ta = fmin(tb, fmax(ta, need));
     struct mip mp;
-    double secs = ta < tb ? fmin(SUB_SECONDS, remaining(s) / 4) : remaining(s);
-    if (search_mip_init(s, &mp, secs, SUB_NODES) != 0)
+    bool exact = s->in_exact;
+    double secs = ta < tb ? fmin(exact ? EXACT_MIP_SECONDS : SUB_SECONDS, remaining(s) / 4)
+                  : remaining(s);
+    if (search_mip_init(s, &mp, secs, exact ? EXACT_MIP_NODES : SUB_NODES) != 0)
         return -1;
     int *t = malloc((size_t)n * sizeof *t);
     int *u = malloc((size_t)L * sizeof *u);
@@ -1704,14 +1716,18 @@ static int judge(struct search *s, const int *alloc, double a, double b, double 
 
 /* ---- the local search with exact schedules ---- */
 
-/* After the block search, the layer-level local search (lns.h) again,
- * with each candidate scheduled by the schedule MIP instead of the list
- * scheduler (which places one operation at a time and misses schedules a
- * GPU holding two runs near a full period needs): its share of the time
- * limit (at most EXACT_SECONDS without one), or under a work limit so
- * many schedule MIPs and that share of the work. */
+/* The layer-level local search (lns.h) again, with each candidate
+ * scheduled by the schedule MIP instead of the list scheduler (which
+ * places one operation at a time and misses schedules a GPU holding two
+ * runs near a full period needs). It runs twice: from the best baseline,
+ * before the list scheduler's local search (a better plan early), and
+ * after the block search from its plan, unless it already ended on that
+ * plan with nothing left to try. Each time half of its share of the time
+ * limit (of EXACT_SECONDS without one), or under a work limit half of its
+ * schedule MIPs and of its share of the work. */
 #define EXACT_SHARE 0.1
 #define EXACT_SECONDS 10.0
+#define EXACT_MIN_SECONDS 1.0
 #define EXACT_EVALS 24
 
 /* lns_options.schedule: the allocation pl->gpu on the search's blocks,
@@ -1763,7 +1779,12 @@ static int exact_schedule(void *ctx, struct plan *pl, double t_lo, double cap)
 
 static void exact_search(struct search *s)
 {
-    if (!s->best || !s->bfirst || limit_reached(s) || network_proven(s))
+    /* 1f1b only: there the list scheduler's waits cost latency; for
+     * pipedream the period alone counts, and its schedule MIPs over a
+     * range of periods cost seconds each (resnet50 on the V100s: 12 took
+     * 38 s under a work limit for 0.3% better) */
+    if (!s->best || !s->bfirst || !(s->beta > 0) || limit_reached(s) || network_proven(s) ||
+        s->best_obj == s->exact_done)
         return;
     /* its own phase: the block search's deadline may have passed */
     double deadline = s->deadline;
@@ -1772,11 +1793,13 @@ static void exact_search(struct search *s)
     struct lns_options lo;
     lns_options_init(&lo);
     if (deterministic(s)) {
-        s->work_cap = s->work + (long)(EXACT_SHARE * (double)s->opt->work_limit);
-        lo.evaluations = EXACT_EVALS;
+        s->work_cap = s->work + (long)(EXACT_SHARE / 2 * (double)s->opt->work_limit);
+        lo.evaluations = EXACT_EVALS / 2;
     } else {
-        lo.seconds = fmin(s->opt->time_limit > 0 ? EXACT_SHARE * s->opt->time_limit
-                          : EXACT_SECONDS, time_left(s));
+        double share = s->opt->time_limit > 0 ? EXACT_SHARE * s->opt->time_limit
+                       : EXACT_SECONDS;
+        /* at least a few schedule MIPs' worth, but never a quarter of what is left */
+        lo.seconds = fmin(fmax(share / 2, EXACT_MIN_SECONDS), time_left(s) / 4);
         s->deadline = now() + lo.seconds;
     }
     s->stopped = false;
@@ -1784,6 +1807,9 @@ static void exact_search(struct search *s)
     lo.offer = lns_offer;
     lo.schedule = exact_schedule;
     lo.ctx = s;
+    /* from the plan an earlier run stopped on: on from where it stopped */
+    lo.skip = s->best_obj == s->exact_from ? s->exact_judged : 0;
+    s->in_exact = true;
     struct lns_stats st;
     memset(&st, 0, sizeof st);
     struct plan *found = NULL;
@@ -1793,10 +1819,19 @@ static void exact_search(struct search *s)
         lns_improve(s->pb, from, &lo, &found, &st);
     plan_free(from);
     plan_free(found);
+    s->in_exact = false;
     s->stats->refine_seconds += now() - t1;
+    /* ended with no candidate left, not by its budget: done on this plan */
+    bool budget = should_stop(s) || (deterministic(s) && st.evaluations >= lo.evaluations);
+    if (!budget) {
+        s->exact_done = s->best_obj;
+    } else if (st.improvements == 0) {
+        s->exact_from = s->best_obj;
+        s->exact_judged = lo.skip + st.evaluations;
+    }
     trace(s, "exact local search: %ld schedule MIPs, %ld of %ld candidates screened out, "
-          "%d better plan%s", st.evaluations, st.screened, st.candidates, st.improvements,
-          st.improvements == 1 ? "" : "s");
+          "%d better plan%s%s", st.evaluations, st.screened, st.candidates, st.improvements,
+          st.improvements == 1 ? "" : "s", budget ? " (budget spent)" : "");
     s->deadline = deadline;
     s->work_cap = work_cap;
     s->stopped = stopped || s->failed;
@@ -2364,6 +2399,13 @@ static void warm_start(struct search *s)
     /* a plan that meets the network's bound (the stages' often does, where
      * memory is loose) leaves nothing to search for */
     const struct plan *from = start ? start : nearest;
+    /* the exact local search first (1f1b), from the same plan: where the
+     * list scheduler's waits cost latency, a better plan comes early */
+    double before = s->best_obj;
+    if (start)
+        exact_search(s);
+    if (s->best_obj < before)
+        from = s->best;
     if (from && !should_stop(s) && !network_proven(s))
         local_search(s, from, fmin(WARM_SECONDS, WARM_SHARE * remaining(s)), WARM_EVALS);
     plan_free(start);
@@ -2757,6 +2799,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     s.deadline = INFINITY;
     s.work_cap = LONG_MAX;
     s.allocs.least = INFINITY;
+    s.exact_done = s.exact_from = NAN;
     problem_objective_weights(pb, &s.alpha, &s.beta);
     s.bp = problem_coarsen(pb, ilp_blocks(pb, opt->blocks));
     if (!s.bp) {

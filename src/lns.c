@@ -508,7 +508,10 @@ static bool improve_round(struct lns *s)
     if (s->stop || s->nmv == 0)
         return false;
     qsort(s->mv, (size_t)s->nmv, sizeof *s->mv, move_cmp);
-    for (int k = 0; k < s->nmv && !out_of_budget(s); k++) {
+    /* the first round from the start plan: what an earlier call judged */
+    int k0 = s->opt->schedule && s->st->improvements == 0 && s->opt->skip > 0
+             ? (int)(s->opt->skip < s->nmv ? s->opt->skip : s->nmv) : 0;
+    for (int k = k0; k < s->nmv && !out_of_budget(s); k++) {
         apply(s, &s->mv[k], s->tmp);
         struct plan *pl = evaluate(s, s->tmp, s->mv[k].T);
         if (pl && accept(s, pl)) {

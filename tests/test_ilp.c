@@ -24,6 +24,7 @@
 #include "valgrind.h"
 #include "ilp.h"
 #include "planner.h"
+#include "report.h"
 #include "schedule.h"
 #include "simulate.h"
 #include "spec.h"
@@ -1827,6 +1828,54 @@ static void optimal_period_is_exact_bug(void **state)
 }
 
 /* An optional argument runs only the tests whose names match it. */
+/* The table as report_table() writes it (the caller frees it). */
+static char *table_of(const struct problem *pb, const struct planner_result *res)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    struct report r = { .pb = pb, .blocks = res->blocks, .results = res, .nresults = 1,
+                        .min_cap = NAN };
+    assert_int_equal(report_table(f, &r), 0);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+/* A plan that cuts inside a block can beat the block bound (the local
+ * search with exact schedules finds such plans): the report says why its
+ * plan is below it, and says nothing of the kind when it is not. */
+static void plan_below_block_bound_says_it_cuts_inside_a_block(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
+    pb->network = strdup("section9");     /* freed with the problem */
+    assert_non_null(pb->network);
+    struct planner_result res;
+    assert_int_equal(planner_run("dp", pb, &res), 0);
+    assert_non_null(res.plan);
+    assert_true(res.plan->fits);
+    double obj = res.plan->objective;
+    res.planner = "ilp";
+    res.status = PLAN_BLOCK_OPTIMAL;
+    res.blocks = 2;
+    res.bound = obj * 0.5;
+    const char *why = "(block bound); this plan cuts inside a block and does better";
+    res.block_bound = obj * 1.25;
+    char *t = table_of(pb, &res);
+    assert_non_null(strstr(t, "for the network cut into 2 blocks it is at least"));
+    assert_non_null(strstr(t, why));
+    free(t);
+    res.block_bound = obj;
+    t = table_of(pb, &res);
+    assert_non_null(strstr(t, "(block bound)\n"));
+    assert_null(strstr(t, why));
+    free(t);
+    res.planner = "dp";
+    planner_result_clear(&res);
+    fx_problem_free(pb);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1856,6 +1905,7 @@ int main(int argc, char **argv)
         FX_TEST(single_layer_is_trivially_optimal),
         FX_TEST(bad_arguments_are_refused),
         FX_TEST(one_block_is_block_optimal_not_optimal),
+        FX_TEST(plan_below_block_bound_says_it_cuts_inside_a_block),
         FX_TEST(work_limit_is_deterministic),
         FX_TEST(plan_meeting_network_bound_ends_search),
         FX_TEST(deliberate_failure_frees_its_objects),
