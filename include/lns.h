@@ -34,9 +34,10 @@ struct lns_options {
      * t_lo. Returns 1 when it found one, 0 when it proved there is none,
      * -1 when it could not tell (a limit). Each call is one evaluation. */
     int (*schedule)(void *ctx, struct plan *pl, double t_lo, double cap);
-    /* With schedule: the first round's first so many candidates were
-     * judged by an earlier call from the same plan with the same options
-     * (the order is deterministic) and found no better: passed over. */
+    /* With schedule: the first round's first so many candidates were put
+     * to an earlier call from the same plan with the same options (the
+     * order is deterministic), which found none better or could not tell
+     * within its limits: passed over. */
     long skip;
     void *ctx;
 };

@@ -2399,8 +2399,9 @@ static void warm_start(struct search *s)
     /* a plan that meets the network's bound (the stages' often does, where
      * memory is loose) leaves nothing to search for */
     const struct plan *from = start ? start : nearest;
-    /* the exact local search first (1f1b), from the same plan: where the
-     * list scheduler's waits cost latency, a better plan comes early */
+    /* the exact local search first (1f1b), from the best plan so far:
+     * where the list scheduler's waits cost latency, a better plan comes
+     * early, and the list scheduler's search goes on from it */
     double before = s->best_obj;
     if (start)
         exact_search(s);
