@@ -179,11 +179,10 @@ struct search {
     int *bfirst;               /* [B+1] first layer (in pb) of each block */
     bool chain_on;             /* each better plan raises the chain bound */
     double pack_deadline;      /* the packed chain stops here (in seconds) */
-    double exact_done;         /* exact_search() ended on this incumbent with
-                                * nothing left to try (NAN: never) */
-    double exact_from;         /* or its budget ended on this one, unimproved, */
-    long exact_judged;         /* after judging so many candidates */
-    bool in_exact;             /* exact_search() is running */
+    double exact_from;         /* exact_search() ended unimproved on this
+                                * incumbent (NAN: never) */
+    long exact_judged;         /* after judging so many candidates (LONG_MAX:
+                                * all there were) */
 };
 
 static double now(void)
@@ -447,6 +446,27 @@ static void lns_offer(void *ctx, const struct plan *pl)
     offer(ctx, pl);
 }
 
+/* lns_improve() from a copy of start (offer() replaces the incumbent,
+ * which may be start), its improvements offered as found; -1 when out of
+ * memory (nothing ran). */
+static int lns_run(struct search *s, const struct plan *start, struct lns_options *lo,
+                   struct lns_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    lo->cancel = s->opt->cancel;
+    lo->offer = lns_offer;
+    lo->ctx = s;
+    struct plan *from = plan_copy(start), *found = NULL;
+    if (!from)
+        return -1;
+    double t1 = now();
+    lns_improve(s->pb, from, lo, &found, st);
+    plan_free(from);
+    plan_free(found);
+    s->stats->refine_seconds += now() - t1;
+    return 0;
+}
+
 static void local_search(struct search *s, const struct plan *start, double seconds, long evals)
 {
     struct lns_options lo;
@@ -461,24 +481,13 @@ static void local_search(struct search *s, const struct plan *start, double seco
         if (lo.seconds <= 0)
             return;
     }
-    lo.cancel = s->opt->cancel;
-    lo.offer = lns_offer;
-    lo.ctx = s;
     struct lns_stats st;
-    struct plan *found = NULL;
-    /* offer() replaces the incumbent, which may be start */
-    struct plan *from = plan_copy(start);
-    if (!from)
+    if (lns_run(s, start, &lo, &st) != 0)
         return;
-    double t1 = now();
-    lns_improve(s->pb, from, &lo, &found, &st);
-    plan_free(from);
     s->work += st.evaluations;
-    s->stats->refine_seconds += now() - t1;
     trace(s, "local search: %ld schedules, %ld of %ld candidates screened out, %d better plan%s",
           st.evaluations, st.screened, st.candidates, st.improvements,
           st.improvements == 1 ? "" : "s");
-    plan_free(found);
 }
 
 /* Layer-level local search around a plan found on blocks. */
@@ -849,10 +858,12 @@ static void schedule_memory_rows(const struct problem *bp, const struct schedule
  * allocation over [ta, tb]; 0 when no schedule fits at any period <= tb
  * (none fits in [ta, tb], and a fitting schedule at a shorter period
  * stretches to ta); 2 when none has an objective <= obj_cap in [ta, tb];
- * -1 when undecided. CBC's path depends on the order of rows and columns:
- * keep the order of the families. */
+ * -1 when undecided. Over a range it stops at range_secs (or a quarter of
+ * the time left), at a fixed period at the time left; under a work limit
+ * at `nodes`. CBC's path depends on the order of rows and columns: keep
+ * the order of the families. */
 static int schedule_exact(struct search *s, struct plan *pl, double ta, double tb,
-                          double obj_cap, double *obj_lb)
+                          double obj_cap, double *obj_lb, double range_secs, long nodes)
 {
     const struct problem *bp = s->bp;
     int L = bp->L, n = 2 * L;
@@ -861,10 +872,8 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
         return 0;
     ta = fmin(tb, fmax(ta, need));
     struct mip mp;
-    bool exact = s->in_exact;
-    double secs = ta < tb ? fmin(exact ? EXACT_MIP_SECONDS : SUB_SECONDS, remaining(s) / 4)
-                  : remaining(s);
-    if (search_mip_init(s, &mp, secs, exact ? EXACT_MIP_NODES : SUB_NODES) != 0)
+    double secs = ta < tb ? fmin(range_secs, remaining(s) / 4) : remaining(s);
+    if (search_mip_init(s, &mp, secs, nodes) != 0)
         return -1;
     int *t = malloc((size_t)n * sizeof *t);
     int *u = malloc((size_t)L * sizeof *u);
@@ -1678,12 +1687,12 @@ static int judge(struct search *s, const int *alloc, double a, double b, double 
     /* exact where the master put the period: cheap, and a plan there
      * that meets the master's value closes the interval */
     double cap = objective_cap(s);
-    if (tau < b * (1 - 1e-9) && schedule_exact(s, pl, tau, tau, cap, NULL) == 1)
+    if (tau < b * (1 - 1e-9) && schedule_exact(s, pl, tau, tau, cap, NULL, SUB_SECONDS, SUB_NODES) == 1)
         offer_block_plan(s, pl);
     cap = objective_cap(s);     /* the plan at tau may have lowered it */
     /* then over all of [a, b], below what could still beat the best plan */
     double lb = 0;
-    int e = schedule_exact(s, pl, a, b, cap, &lb);
+    int e = schedule_exact(s, pl, a, b, cap, &lb, SUB_SECONDS, SUB_NODES);
     int rc;
     if (e == 1) {
         offer_block_plan(s, pl);
@@ -1700,7 +1709,7 @@ static int judge(struct search *s, const int *alloc, double a, double b, double 
         bool cut = lb > 0;
         if (cut)
             cut_add(s, alloc, a, b, lb);
-        int eb = a < b && !should_stop(s) ? schedule_exact(s, pl, b, b, cap, NULL) : -1;
+        int eb = a < b && !should_stop(s) ? schedule_exact(s, pl, b, b, cap, NULL, SUB_SECONDS, SUB_NODES) : -1;
         if (eb == 1) {
             offer_block_plan(s, pl);
             fits = true;
@@ -1765,7 +1774,8 @@ static int exact_schedule(void *ctx, struct plan *pl, double t_lo, double cap)
         double tb = s->alpha > 0 ? (cap - s->beta * lat) / s->alpha : INFINITY;
         struct problem *keep = s->bp;
         s->bp = gb;
-        int e = t_lo <= tb ? schedule_exact(s, bpl, t_lo, tb, cap, NULL) : 2;
+        int e = t_lo <= tb ? schedule_exact(s, bpl, t_lo, tb, cap, NULL, EXACT_MIP_SECONDS,
+                                            EXACT_MIP_NODES) : 2;
         s->bp = keep;
         if (e == 1)
             expand_into(pb, gb, bound, bpl, pl);
@@ -1784,7 +1794,7 @@ static void exact_search(struct search *s)
      * range of periods cost seconds each (resnet50 on the V100s: 12 took
      * 38 s under a work limit for 0.3% better) */
     if (!s->best || !s->bfirst || !(s->beta > 0) || limit_reached(s) || network_proven(s) ||
-        s->best_obj == s->exact_done)
+        (s->best_obj == s->exact_from && s->exact_judged == LONG_MAX))
         return;
     /* its own phase: the block search's deadline may have passed */
     double deadline = s->deadline;
@@ -1803,28 +1813,16 @@ static void exact_search(struct search *s)
         s->deadline = now() + lo.seconds;
     }
     s->stopped = false;
-    lo.cancel = s->opt->cancel;
-    lo.offer = lns_offer;
     lo.schedule = exact_schedule;
-    lo.ctx = s;
     /* from the plan an earlier run stopped on: on from where it stopped */
     lo.skip = s->best_obj == s->exact_from ? s->exact_judged : 0;
-    s->in_exact = true;
     struct lns_stats st;
-    memset(&st, 0, sizeof st);
-    struct plan *found = NULL;
-    struct plan *from = plan_copy(s->best);
-    double t1 = now();
-    if (from)
-        lns_improve(s->pb, from, &lo, &found, &st);
-    plan_free(from);
-    plan_free(found);
-    s->in_exact = false;
-    s->stats->refine_seconds += now() - t1;
+    lns_run(s, s->best, &lo, &st);
     /* ended with no candidate left, not by its budget: done on this plan */
     bool budget = should_stop(s) || (deterministic(s) && st.evaluations >= lo.evaluations);
     if (!budget) {
-        s->exact_done = s->best_obj;
+        s->exact_from = s->best_obj;
+        s->exact_judged = LONG_MAX;
     } else if (st.improvements == 0) {
         s->exact_from = s->best_obj;
         s->exact_judged = lo.skip + st.evaluations;
@@ -2800,7 +2798,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     s.deadline = INFINITY;
     s.work_cap = LONG_MAX;
     s.allocs.least = INFINITY;
-    s.exact_done = s.exact_from = NAN;
+    s.exact_from = NAN;
     problem_objective_weights(pb, &s.alpha, &s.beta);
     s.bp = problem_coarsen(pb, ilp_blocks(pb, opt->blocks));
     if (!s.bp) {
