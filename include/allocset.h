@@ -51,6 +51,12 @@ struct allocset_options {
     /* allocset_chain_packed only (may be NULL): the bound so far, each
      * time it rises, so that a caller can show it while the search runs */
     void (*progress)(void *ctx, double bound);
+    /* allocset_chain_packed only (may be NULL): each complete split found
+     * below the best so far, as its elements' GPUs (gpu[L]) and its value;
+     * returns the objective to beat from then on (a plan of that
+     * allocation may beat the cutoff: the splits above it are not worth
+     * searching) */
+    double (*split)(void *ctx, const int *gpu, double value);
 };
 
 /* Search. `sym[p]` is true when GPU p may trade places with GPU p-1 (NULL:

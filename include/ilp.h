@@ -79,6 +79,7 @@ struct ilp_stats {
     long alloc_nodes;            /* nodes of the enumeration of allocations */
     long allocs;                 /* allocations it found that could beat the
                                   * incumbent, -1 when it did not finish */
+    long splits;                 /* the packed chain's splits scheduled */
     double first_better_seconds; /* first plan better than the warm start, or -1 */
     double master_seconds, sub_seconds, refine_seconds;   /* where the time went */
 };

@@ -837,6 +837,7 @@ struct pack {
     const struct allocset_options *opt;
     int L, P;
     double t1, t2;
+    double cutoff;             /* objective to beat (falls as the caller's plans do) */
     double best;               /* least value below the cutoff so far */
     double *life;              /* [L] lifetimes of the layers placed */
     double *base, *pcopy;      /* [L] each layer's memory without copies, per copy */
@@ -848,6 +849,7 @@ struct pack {
     double *room, *gmem, *gload; /* [P] */
     int *cut;                  /* [L+1] run j is cut[j]..cut[j+1]-1 */
     int *gpu;                  /* [L] run j's GPU */
+    int *lgpu;                 /* [L] a complete split's layers' GPUs, for opt->split */
     int *nruns;                /* [P] runs on GPU p */
     bool *sym;                 /* [P] GPU p is GPU p-1's twin */
     long nodes, max_nodes;
@@ -966,6 +968,20 @@ static bool pack_allowed(const struct pack *q, int k, int p)
 }
 
 static void pack_dfs(struct pack *q, int k);
+
+/* Runs 0..k are a complete split below the best: its allocation to the
+ * caller, who may have a plan from it that lowers the cutoff. */
+static void pack_offer(struct pack *q, int k)
+{
+    for (int j = 0; j <= k; j++)
+        for (int i = q->cut[j]; i < q->cut[j + 1]; i++)
+            q->lgpu[i] = q->gpu[j];
+    double c = q->opt->split(q->opt->ctx, q->lgpu, q->best);
+    if (c < q->cutoff)
+        q->cutoff = c;
+    if (c < q->best)
+        q->best = c;
+}
 
 /* GPU p's operations of one micro-batch among runs 0..n-1, in the order
  * its trip visits them (the forwards of its runs in chain order, then
@@ -1106,6 +1122,8 @@ static void pack_children(struct pack *q, int k, int r, double v)
         if (r == q->L) {
             /* every layer placed, every GPU within */
             q->best = fmax(v, ch->w.alpha * q->t1 + ch->w.beta * q->life[0]);
+            if (q->opt && q->opt->split)
+                pack_offer(q, k);
         } else {
             q->nruns[p]++;
             pack_dfs(q, k + 1);
@@ -1218,7 +1236,7 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
                       .max_nodes = opt ? opt->max_nodes : 0 };
     double *dv = malloc((5 * (size_t)L + 3 * (size_t)P + 2 * (size_t)(L + 1) * (size_t)P) *
                         sizeof *dv);
-    int *iv = malloc((2 * (size_t)L + 1 + (size_t)P) * sizeof *iv);
+    int *iv = malloc((3 * (size_t)L + 1 + (size_t)P) * sizeof *iv);
     bool *sym = malloc((size_t)P * sizeof *sym);
     struct ppiece *pc = malloc((size_t)cap * sizeof *pc);
     /* a chunk of runs at each depth and a slot for each deeper one */
@@ -1247,6 +1265,8 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     q.cut = iv;
     q.gpu = iv + L + 1;
     q.nruns = iv + 2 * L + 1;
+    q.lgpu = q.nruns + P;
+    q.cutoff = cutoff;
     q.sym = sym;
     for (int p = 0; p < P; p++) {
         q.room[p] = fmax(0, pb->cap[p] - pb->reserved[p]);
@@ -1266,11 +1286,11 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
                 at = j;
         struct ppiece *x = &pc[at];
         /* the least piece is the bound so far */
-        if (opt && opt->progress && fmin(cutoff, x->v) > heard) {
-            heard = fmin(cutoff, x->v);
+        if (opt && opt->progress && fmin(q.cutoff, x->v) > heard) {
+            heard = fmin(q.cutoff, x->v);
             opt->progress(opt->ctx, heard);
         }
-        if (!(x->v < cutoff))
+        if (!(x->v < q.cutoff))
             break;
         if (!x->packed) {
             if (!chain_fits(&ch, x->t1, x->t2, 0, ch.ncounts)) {
@@ -1279,7 +1299,7 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
             }
             q.t1 = x->t1;
             q.t2 = x->t2;
-            q.best = cutoff;
+            q.best = q.cutoff;
             q.cut[0] = 0;
             for (int p = 0; p < P; p++)
                 q.nruns[p] = 0;
@@ -1297,7 +1317,7 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
         pc[np++] = (struct ppiece){ mid, x->t2, ppiece_plain(&ch, mid, x->t2, v), d, false };
         *x = (struct ppiece){ x->t1, mid, ppiece_plain(&ch, x->t1, mid, v), d, false };
     }
-    bound = cutoff;
+    bound = q.cutoff;
     for (int j = 0; j < np; j++)
         bound = fmin(bound, pc[j].v);
 out:

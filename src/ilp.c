@@ -32,6 +32,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,12 @@
  * on resnet50, a CBC node's order), and never more than PACK_MAX_NODES
  * (about four minutes there). */
 #define PACK_SHARE 0.75
+/* Its complete splits are scheduled (packed_split), each MIP capped at
+ * this (those that find a plan took 0.1 to 1 s on the pairs looked at;
+ * on vgg16 on the A10s 48 splits took 22 s at the cap of a judgement,
+ * SUB_SECONDS, and found nothing). */
+#define SPLIT_MIP_SECONDS 1.0
+#define SPLIT_MIP_NODES 1000
 #define PACK_WORK 100
 #define PACK_MAX_NODES 2000000L
 
@@ -179,6 +186,8 @@ struct search {
     int *bfirst;               /* [B+1] first layer (in pb) of each block */
     bool chain_on;             /* each better plan raises the chain bound */
     double pack_deadline;      /* the packed chain stops here (in seconds) */
+    uint64_t *tried;           /* the packed chain's splits scheduled (hashes) */
+    int ntried, tried_cap;
     double exact_from;         /* exact_search() ended unimproved on this
                                 * incumbent (NAN: never) */
     long exact_judged;         /* after judging so many candidates (LONG_MAX:
@@ -1739,13 +1748,15 @@ static int judge(struct search *s, const int *alloc, double a, double b, double 
 #define EXACT_MIN_SECONDS 1.0
 #define EXACT_EVALS 24
 
-/* lns_options.schedule: the allocation pl->gpu on the search's blocks,
- * cut again wherever it changes GPU inside one (a block's layers then
- * run back to back, as in expand_plan), scheduled exactly over the
- * periods from t_lo to the longest that could still get below cap. */
-static int exact_schedule(void *ctx, struct plan *pl, double t_lo, double cap)
+/* The allocation pl->gpu on the search's blocks, cut again wherever it
+ * changes GPU inside one (a block's layers then run back to back, as in
+ * expand_plan), scheduled exactly over the periods from t_lo to the
+ * longest that could still get below cap, each MIP capped at secs (nodes
+ * under a work limit). 1 with the plan in pl, 0 when none gets below cap,
+ * -1 undecided. */
+static int schedule_layers(struct search *s, struct plan *pl, double t_lo, double cap,
+                           double secs, long nodes, bool blocks)
 {
-    struct search *s = ctx;
     const struct problem *pb = s->pb;
     if (should_stop(s))
         return -1;
@@ -1756,7 +1767,7 @@ static int exact_schedule(void *ctx, struct plan *pl, double t_lo, double cap)
     for (int j = 0, k = 0; j < pb->L; j++) {
         while (k < s->B && s->bfirst[k] < j)
             k++;
-        if (j == 0 || pl->gpu[j] != pl->gpu[j - 1] || s->bfirst[k] == j)
+        if (j == 0 || pl->gpu[j] != pl->gpu[j - 1] || (blocks && s->bfirst[k] == j))
             bound[K++] = j;
     }
     bound[K] = pb->L;
@@ -1774,8 +1785,7 @@ static int exact_schedule(void *ctx, struct plan *pl, double t_lo, double cap)
         double tb = s->alpha > 0 ? (cap - s->beta * lat) / s->alpha : INFINITY;
         struct problem *keep = s->bp;
         s->bp = gb;
-        int e = t_lo <= tb ? schedule_exact(s, bpl, t_lo, tb, cap, NULL, EXACT_MIP_SECONDS,
-                                            EXACT_MIP_NODES) : 2;
+        int e = t_lo <= tb ? schedule_exact(s, bpl, t_lo, tb, cap, NULL, secs, nodes) : 2;
         s->bp = keep;
         if (e == 1)
             expand_into(pb, gb, bound, bpl, pl);
@@ -1785,6 +1795,12 @@ static int exact_schedule(void *ctx, struct plan *pl, double t_lo, double cap)
     problem_free(gb);
     free(bound);
     return rc;
+}
+
+/* lns_options.schedule: schedule_layers() with the exact search's caps. */
+static int exact_schedule(void *ctx, struct plan *pl, double t_lo, double cap)
+{
+    return schedule_layers(ctx, pl, t_lo, cap, EXACT_MIP_SECONDS, EXACT_MIP_NODES, true);
 }
 
 static void exact_search(struct search *s)
@@ -2737,24 +2753,90 @@ static void packed_progress(void *ctx, double bound)
     }
 }
 
+/* Whether the packed chain's split gpu[L] was scheduled before (by its
+ * hash: a collision only passes a split over); if not, it is now. */
+static bool split_tried(struct search *s, const int *gpu)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < s->pb->L; i++)
+        h = (h ^ (uint64_t)(gpu[i] + 1)) * 1099511628211ULL;
+    for (int k = 0; k < s->ntried; k++)
+        if (s->tried[k] == h)
+            return true;
+    if (s->ntried == s->tried_cap) {
+        int cap = s->tried_cap ? 2 * s->tried_cap : 64;
+        uint64_t *t = realloc(s->tried, (size_t)cap * sizeof *t);
+        if (!t)
+            return true;
+        s->tried = t;
+        s->tried_cap = cap;
+    }
+    s->tried[s->ntried++] = h;
+    return false;
+}
+
+/* allocset_options.split: a split of the packed chain below the
+ * incumbent is an allocation whose lifetimes, by the chain's rules, could
+ * beat it, found by a search that looks at every allocation; its own
+ * schedule often does (the witnesses of the bound are the plans worth
+ * trying). 1f1b: the schedule MIP over the periods that could beat the
+ * incumbent; pipedream: the list scheduler. Returns the cutoff. */
+static double packed_split(void *ctx, const int *gpu, double value)
+{
+    struct search *s = ctx;
+    (void)value;
+    if (should_stop(s) || split_tried(s, gpu))
+        return objective_cap(s);
+    s->stats->splits++;
+    if (s->beta > 0 && s->bfirst) {
+        struct plan *pl = plan_new(s->pb->L, s->pb->P);
+        if (pl) {
+            memcpy(pl->gpu, gpu, (size_t)s->pb->L * sizeof *gpu);
+            if (schedule_layers(s, pl, chain_t_lo(s), objective_cap(s), SPLIT_MIP_SECONDS,
+                                SPLIT_MIP_NODES, false) == 1)
+                offer(s, pl);
+        }
+        plan_free(pl);
+    } else {
+        struct plan *pl = schedule_ladder(s, s->pb, gpu);
+        s->work++;
+        offer(s, pl);
+        plan_free(pl);
+    }
+    return objective_cap(s);
+}
+
 /* The chain bound with its runs packed onto the GPUs exactly (section
  * 5.5): at most `work` under a work limit, else PACK_SHARE of the time
- * left. Pieces it does not reach keep the plain chain's bound. */
+ * left. Pieces it does not reach keep the plain chain's bound. The
+ * splits it finds below the incumbent are scheduled (packed_split). */
 static void packed_bound(struct search *s, long work)
 {
     if (!isfinite(s->best_obj) || network_proven(s) || limit_reached(s))
         return;
     struct allocset_options po = { .max_nodes = PACK_MAX_NODES, .stop = packed_stop, .ctx = s,
-                                   .progress = packed_progress };
-    if (deterministic(s))
+                                   .progress = packed_progress, .split = packed_split };
+    /* its own phase: the block search's deadline may have passed */
+    double deadline = s->deadline;
+    long work_cap = s->work_cap;
+    bool stopped = s->stopped;
+    s->stopped = false;
+    if (deterministic(s)) {
         po.max_nodes = (long)fmin(PACK_MAX_NODES, (double)(work > 0 ? work : 1) * PACK_WORK);
-    else
+        s->work_cap = s->work + (work > 0 ? work : 1);
+    } else {
         s->pack_deadline = now() + PACK_SHARE * fmax(0, time_left(s));
-    long nodes = 0;
+        s->deadline = s->pack_deadline;
+    }
+    long nodes = 0, tried = s->stats->splits;
     double v = allocset_chain_packed(s->pb, objective_cap(s), chain_t_lo(s), &po, &nodes);
     s->work += 1 + nodes / PACK_WORK;
-    trace(s, "packed chain bound %.6g ms after %ld nodes", v, nodes);
+    trace(s, "packed chain bound %.6g ms after %ld nodes, %ld splits scheduled", v, nodes,
+          s->stats->splits - tried);
     packed_progress(s, v);
+    s->deadline = deadline;
+    s->work_cap = work_cap;
+    s->stopped = stopped || s->failed;
 }
 
 /* network: also bound the network's own layers (the relaxation); whole:
@@ -2961,6 +3043,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         free(s.cuts[c].alloc);
     free(s.cuts);
     free(s.iv);
+    free(s.tried);
     free(s.sym);
     free(s.bfirst);
     free(s.life);

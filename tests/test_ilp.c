@@ -652,6 +652,26 @@ static void heard_bound(void *ctx, double bound)
     h->n++;
 }
 
+/* What a packed chain's split callback saw. */
+struct splits {
+    int L, P, n;
+    double cutoff;             /* what the search was told to beat */
+    double to;                 /* the cutoff each call returns */
+    bool bad;                  /* a GPU out of range, or a value not below the cutoff */
+};
+
+/* As if the caller had a plan of objective sp->to from the first split on. */
+static double split_seen(void *ctx, const int *gpu, double value)
+{
+    struct splits *sp = ctx;
+    for (int i = 0; i < sp->L; i++)
+        sp->bad |= gpu[i] < 0 || gpu[i] >= sp->P;
+    sp->bad |= !(value < sp->cutoff);
+    sp->cutoff = fmin(sp->cutoff, sp->to);
+    sp->n++;
+    return sp->to;
+}
+
 /* The chain bound (doc/model.md section 5.5) holds for every plan of the
  * layers: never above the brute force's optimum over integer periods (at
  * least the optimum over all periods). It must also be above the trivial
@@ -662,7 +682,7 @@ static void chain_bound_never_above_integer_optimum(void **state)
     (void)state;
     fx_seed(0xc4a1bu);
     static const double share[4] = { 0.5, 0.7, 1.0, 3.0 };
-    int compared = 0, stronger = 0, met = 0, packed = 0, packed_met = 0;
+    int compared = 0, stronger = 0, met = 0, packed = 0, packed_met = 0, split = 0;
     int n = valgrind_running() ? 32 : 160;
     for (int k = 0; k < n; k++) {
         int L = 2 + (int)fx_rnd(valgrind_running() ? 3 : 4);     /* 2..5 */
@@ -702,17 +722,30 @@ static void chain_bound_never_above_integer_optimum(void **state)
              * plain chain's bound, never more than the whole search's */
             po.max_nodes = 1;
             assert_true(allocset_chain_packed(pb, 2 * want, t_lo, &po, &nodes) <= pv + 1e-9);
+            /* its complete splits go to the caller, each below the cutoff of
+             * the time; a plan at the optimum, found from the first one on,
+             * lowers the cutoff and not the bound: the splits it no longer
+             * searches were above it */
+            struct splits sp = { pb->L, pb->P, 0, 2 * want, want * (1 + 1e-9), false };
+            po = (struct allocset_options){ .max_nodes = 0, .split = split_seen, .ctx = &sp };
+            double sv = allocset_chain_packed(pb, 2 * want, t_lo, &po, &nodes);
+            assert_false(sp.bad);
+            if (!(fabs(sv - fmin(pv, sp.to)) <= 1e-9 * want))
+                fail_msg("instance %d: packed chain bound %.9g with a plan at the optimum, "
+                         "%.9g without", k, sv, pv);
+            split += sp.n > 0;
             packed += pv > v * (1 + 1e-6);
             packed_met += pv >= want * (1 - 1e-6);
         }
         fx_problem_free(pb);
     }
     print_message("chain bound: %d instances, %d above the trivial bound, %d at the optimum; "
-                  "packed: %d above the chain bound, %d at the optimum\n",
-                  compared, stronger, met, packed, packed_met);
+                  "packed: %d above the chain bound, %d at the optimum, %d with splits\n",
+                  compared, stronger, met, packed, packed_met, split);
     assert_true(compared >= n / 4);
     assert_true(stronger >= compared / 8);
     assert_true(packed > 0 && packed_met >= met);
+    assert_true(split >= compared / 4);
 }
 
 /* Exactness where the brute force is exact: the ILP's optimum over real
