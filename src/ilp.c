@@ -185,7 +185,6 @@ struct search {
     int life_rc;               /* and allocset_chain_lifetimes()'s answer */
     int *bfirst;               /* [B+1] first layer (in pb) of each block */
     bool chain_on;             /* each better plan raises the chain bound */
-    double pack_deadline;      /* the packed chain stops here (in seconds) */
     uint64_t *tried;           /* the packed chain's splits scheduled (hashes) */
     int ntried, tried_cap;
     double exact_from;         /* exact_search() ended unimproved on this
@@ -1803,6 +1802,28 @@ static int exact_schedule(void *ctx, struct plan *pl, double t_lo, double cap)
     return schedule_layers(ctx, pl, t_lo, cap, EXACT_MIP_SECONDS, EXACT_MIP_NODES, true);
 }
 
+/* A phase with its own deadline or work cap after the block search
+ * (whose own may have passed): what it replaces, for phase_end(). */
+struct phase {
+    double deadline;
+    long work_cap;
+    bool stopped;
+};
+
+static struct phase phase_begin(struct search *s)
+{
+    struct phase ph = { s->deadline, s->work_cap, s->stopped };
+    s->stopped = false;
+    return ph;
+}
+
+static void phase_end(struct search *s, const struct phase *ph)
+{
+    s->deadline = ph->deadline;
+    s->work_cap = ph->work_cap;
+    s->stopped = ph->stopped || s->failed;
+}
+
 static void exact_search(struct search *s)
 {
     /* 1f1b only: there the list scheduler's waits cost latency; for
@@ -1812,10 +1833,7 @@ static void exact_search(struct search *s)
     if (!s->best || !s->bfirst || !(s->beta > 0) || limit_reached(s) || network_proven(s) ||
         (s->best_obj == s->exact_from && s->exact_judged == LONG_MAX))
         return;
-    /* its own phase: the block search's deadline may have passed */
-    double deadline = s->deadline;
-    long work_cap = s->work_cap;
-    bool stopped = s->stopped;
+    struct phase ph = phase_begin(s);
     struct lns_options lo;
     lns_options_init(&lo);
     if (deterministic(s)) {
@@ -1828,7 +1846,6 @@ static void exact_search(struct search *s)
         lo.seconds = fmin(fmax(share / 2, EXACT_MIN_SECONDS), time_left(s) / 4);
         s->deadline = now() + lo.seconds;
     }
-    s->stopped = false;
     lo.schedule = exact_schedule;
     /* from the plan an earlier run stopped on: on from where it stopped */
     lo.skip = s->best_obj == s->exact_from ? s->exact_judged : 0;
@@ -1846,9 +1863,7 @@ static void exact_search(struct search *s)
     trace(s, "exact local search: %ld schedule MIPs, %ld of %ld candidates screened out, "
           "%d better plan%s%s", st.evaluations, st.screened, st.candidates, st.improvements,
           st.improvements == 1 ? "" : "s", budget ? " (budget spent)" : "");
-    s->deadline = deadline;
-    s->work_cap = work_cap;
-    s->stopped = stopped || s->failed;
+    phase_end(s, &ph);
 }
 
 /* Whether an interval is too wide for a quick master: the products of
@@ -2740,7 +2755,7 @@ static bool packed_stop(void *ctx)
 {
     const struct search *s = ctx;
     return (s->opt->cancel && *s->opt->cancel) ||
-           (!deterministic(s) && (now() >= s->pack_deadline || time_left(s) <= 0));
+           (!deterministic(s) && (now() >= s->deadline || time_left(s) <= 0));
 }
 
 /* The packed chain's bound so far: the network's, shown as it rises. */
@@ -2816,17 +2831,13 @@ static void packed_bound(struct search *s, long work)
         return;
     struct allocset_options po = { .max_nodes = PACK_MAX_NODES, .stop = packed_stop, .ctx = s,
                                    .progress = packed_progress, .split = packed_split };
-    /* its own phase: the block search's deadline may have passed */
-    double deadline = s->deadline;
-    long work_cap = s->work_cap;
-    bool stopped = s->stopped;
-    s->stopped = false;
+    struct phase ph = phase_begin(s);
     if (deterministic(s)) {
-        po.max_nodes = (long)fmin(PACK_MAX_NODES, (double)(work > 0 ? work : 1) * PACK_WORK);
-        s->work_cap = s->work + (work > 0 ? work : 1);
+        long share = work > 0 ? work : 1;
+        po.max_nodes = (long)fmin(PACK_MAX_NODES, (double)share * PACK_WORK);
+        s->work_cap = s->work + share;
     } else {
-        s->pack_deadline = now() + PACK_SHARE * fmax(0, time_left(s));
-        s->deadline = s->pack_deadline;
+        s->deadline = now() + PACK_SHARE * fmax(0, time_left(s));
     }
     long nodes = 0, tried = s->stats->splits;
     double v = allocset_chain_packed(s->pb, objective_cap(s), chain_t_lo(s), &po, &nodes);
@@ -2834,9 +2845,7 @@ static void packed_bound(struct search *s, long work)
     trace(s, "packed chain bound %.6g ms after %ld nodes, %ld splits scheduled", v, nodes,
           s->stats->splits - tried);
     packed_progress(s, v);
-    s->deadline = deadline;
-    s->work_cap = work_cap;
-    s->stopped = stopped || s->failed;
+    phase_end(s, &ph);
 }
 
 /* network: also bound the network's own layers (the relaxation); whole:

@@ -1860,7 +1860,6 @@ static void optimal_period_is_exact_bug(void **state)
         fail_msg("period %.9g, the optimum is 4", T);
 }
 
-/* An optional argument runs only the tests whose names match it. */
 /* The table as report_table() writes it (the caller frees it). */
 static char *table_of(const struct problem *pb, const struct planner_result *res)
 {
@@ -1909,6 +1908,7 @@ static void plan_below_block_bound_says_it_cuts_inside_a_block(void **state)
     fx_problem_free(pb);
 }
 
+/* An optional argument runs only the tests whose names match it. */
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
