@@ -41,6 +41,16 @@ struct allocset {
     bool complete;               /* the whole tree was searched */
 };
 
+/* A piece of the periods and a bound on every plan with its period in
+ * [t1, t2] (at or above the cutoff: none there beats it; INFINITY: none
+ * fits there). */
+struct allocset_piece {
+    double t1, t2, v;
+};
+
+/* allocset_chain_packed's pieces at most */
+#define ALLOCSET_MAX_PIECES 128
+
 struct allocset_options {
     double cutoff;               /* objective to beat (INFINITY: anything that fits) */
     long max_nodes;              /* node budget (<= 0: none) */
@@ -57,6 +67,13 @@ struct allocset_options {
      * allocation may beat the cutoff: the splits above it are not worth
      * searching) */
     double (*split)(void *ctx, const int *gpu, double value);
+    /* allocset_chain_packed only (may be NULL): room for
+     * ALLOCSET_MAX_PIECES, into which go its pieces at the end, in the
+     * order of their periods, their number into *npieces (0 when it
+     * returns early): the bound period by period, for a caller that
+     * bounds the same plans another way */
+    struct allocset_piece *pieces;
+    int *npieces;
 };
 
 /* Search. `sym[p]` is true when GPU p may trade places with GPU p-1 (NULL:

@@ -17,6 +17,7 @@
 #define BISECT 64
 #define PIECES 64              /* of the periods a complete allocation is bounded over */
 #define REFINE 32              /* halvings of the piece that gives its bound */
+_Static_assert(PIECES + 2 * REFINE <= ALLOCSET_MAX_PIECES, "allocset_chain_packed's pieces");
 /* The chain bound's steps (runs looked at) at most: 177 layers on 4 GPUs
  * take a few hundred thousand; a file of many thousands of short layers
  * would take minutes, and gets no chain bound. */
@@ -1208,6 +1209,12 @@ struct ppiece {
     bool packed;
 };
 
+static int ppiece_cmp(const void *x, const void *y)
+{
+    const struct ppiece *a = x, *b = y;
+    return (a->t1 > b->t1) - (a->t1 < b->t1);
+}
+
 /* The plain chain's bound of [t1, t2] with every count (INFINITY when no
  * plan fits there), at least floor. */
 static double ppiece_plain(struct chain *ch, double t1, double t2, double floor)
@@ -1222,6 +1229,8 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
 {
     if (nodes)
         *nodes = 0;
+    if (opt && opt->npieces)
+        *opt->npieces = 0;
     double t_hi, early = chain_range(pb, cutoff, t_lo, &t_hi);
     if (!isnan(early))
         return early;
@@ -1320,6 +1329,12 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     bound = q.cutoff;
     for (int j = 0; j < np; j++)
         bound = fmin(bound, pc[j].v);
+    if (opt && opt->pieces && opt->npieces) {
+        qsort(pc, (size_t)np, sizeof *pc, ppiece_cmp);
+        for (int j = 0; j < np; j++)
+            opt->pieces[j] = (struct allocset_piece){ pc[j].t1, pc[j].t2, pc[j].v };
+        *opt->npieces = np;
+    }
 out:
     if (nodes)
         *nodes = q.nodes;

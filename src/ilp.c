@@ -187,6 +187,8 @@ struct search {
     bool chain_on;             /* each better plan raises the chain bound */
     uint64_t *tried;           /* the packed chain's splits scheduled (hashes) */
     int ntried, tried_cap;
+    struct allocset_piece *pieces; /* the packed chain's bound, period by period */
+    int npieces;
     double exact_from;         /* exact_search() ended unimproved on this
                                 * incumbent (NAN: never) */
     long exact_judged;         /* after judging so many candidates (LONG_MAX:
@@ -2148,6 +2150,25 @@ static int search_start(struct search *s, double t_lo, double t_hi)
     return 0;
 }
 
+/* The search's intervals: the pieces of the periods another bound (the
+ * packed chain's) leaves below the incumbent, each with that bound, so
+ * that what the search proves there adds to it period by period. */
+static int search_start_pieces(struct search *s, const struct allocset_piece *pc, int n)
+{
+    s->iv = malloc(MAX_INTERVALS * sizeof *s->iv);
+    if (!s->iv)
+        return -1;
+    s->niv = 0;
+    for (int j = 0; j < n && s->niv < MAX_INTERVALS; j++)
+        if (pc[j].v < s->best_obj && pc[j].t2 > pc[j].t1)
+            s->iv[s->niv++] = (struct interval){
+                pc[j].t1, pc[j].t2,
+                fmax(fmax(pc[j].v, objective_of(s, pc[j].t1, s->lat_floor)), s->bound), IV_OPEN };
+    intervals_prune(s);
+    update_bound(s);
+    return 0;
+}
+
 /* Until every interval is closed or a limit stops it; it can go on later. */
 static void search_loop(struct search *s)
 {
@@ -2314,7 +2335,8 @@ static bool relaxed_run(struct search *r, struct search *s, long work)
             t_hi = fmin(t_hi, (r->best_obj - r->beta * r->lat_floor) / r->alpha);
         if (t_hi < t_lo)
             r->bound = fmax(r->bound, fmin(r->best_obj, objective_of(r, t_lo, r->lat_floor)));
-        else if (search_start(r, t_lo, t_hi) != 0)
+        else if (s->npieces > 0 ? search_start_pieces(r, s->pieces, s->npieces) != 0
+                                : search_start(r, t_lo, t_hi) != 0)
             r->failed = true;
     } else {
         intervals_prune(r);
@@ -2829,8 +2851,11 @@ static void packed_bound(struct search *s, long work)
 {
     if (!isfinite(s->best_obj) || network_proven(s) || limit_reached(s))
         return;
+    if (!s->pieces)
+        s->pieces = malloc(ALLOCSET_MAX_PIECES * sizeof *s->pieces);
     struct allocset_options po = { .max_nodes = PACK_MAX_NODES, .stop = packed_stop, .ctx = s,
-                                   .progress = packed_progress, .split = packed_split };
+                                   .progress = packed_progress, .split = packed_split,
+                                   .pieces = s->pieces, .npieces = &s->npieces };
     struct phase ph = phase_begin(s);
     if (deterministic(s)) {
         long share = work > 0 ? work : 1;
@@ -3053,6 +3078,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     free(s.cuts);
     free(s.iv);
     free(s.tried);
+    free(s.pieces);
     free(s.sym);
     free(s.bfirst);
     free(s.life);

@@ -682,7 +682,7 @@ static void chain_bound_never_above_integer_optimum(void **state)
     (void)state;
     fx_seed(0xc4a1bu);
     static const double share[4] = { 0.5, 0.7, 1.0, 3.0 };
-    int compared = 0, stronger = 0, met = 0, packed = 0, packed_met = 0, split = 0;
+    int compared = 0, stronger = 0, met = 0, packed = 0, packed_met = 0, split = 0, pieced = 0;
     int n = valgrind_running() ? 32 : 160;
     for (int k = 0; k < n; k++) {
         int L = 2 + (int)fx_rnd(valgrind_running() ? 3 : 4);     /* 2..5 */
@@ -718,6 +718,30 @@ static void chain_bound_never_above_integer_optimum(void **state)
                          "%.9g (T=%ld)", k, L, pv, want, bf_T);
             }
             assert_true(nodes > 0 || pv >= want * (1 - 1e-9));
+            /* its pieces, period by period: they tile the periods in order,
+             * the least is what it returns, and those that hold the best
+             * plan's period are at most its objective */
+            struct allocset_piece pc[ALLOCSET_MAX_PIECES];
+            int np = -1;
+            po = (struct allocset_options){ .max_nodes = 0, .pieces = pc, .npieces = &np };
+            assert_true(allocset_chain_packed(pb, 2 * want, t_lo, &po, &nodes) == pv);
+            if (np > 0) {
+                double least = INFINITY;
+                assert_true(fabs(pc[0].t1 - t_lo) <= 1e-9 * t_lo);
+                for (int j = 0; j < np; j++) {
+                    assert_true(pc[j].t1 < pc[j].t2);
+                    if (j > 0)
+                        assert_true(pc[j].t1 == pc[j - 1].t2);
+                    least = fmin(least, pc[j].v);
+                    if (pc[j].t1 <= (double)bf_T + 1e-9 && (double)bf_T <= pc[j].t2 + 1e-9 &&
+                        !(pc[j].v <= want * (1 + 1e-9)))
+                        fail_msg("instance %d: piece [%.9g, %.9g] bounds %.9g, above the "
+                                 "brute force's %.9g at T=%ld", k, pc[j].t1, pc[j].t2, pc[j].v,
+                                 want, bf_T);
+                }
+                assert_true(fmin(least, 2 * want) == pv);
+                pieced++;
+            }
             /* stopped by its budget: the pieces not searched keep the
              * plain chain's bound, never more than the whole search's */
             po.max_nodes = 1;
@@ -740,9 +764,10 @@ static void chain_bound_never_above_integer_optimum(void **state)
         fx_problem_free(pb);
     }
     print_message("chain bound: %d instances, %d above the trivial bound, %d at the optimum; "
-                  "packed: %d above the chain bound, %d at the optimum, %d with splits\n",
-                  compared, stronger, met, packed, packed_met, split);
+                  "packed: %d above the chain bound, %d at the optimum, %d with splits, "
+                  "%d with pieces\n", compared, stronger, met, packed, packed_met, split, pieced);
     assert_true(compared >= n / 4);
+    assert_true(pieced >= compared / 2);
     assert_true(stronger >= compared / 8);
     assert_true(packed > 0 && packed_met >= met);
     assert_true(split >= compared / 4);
