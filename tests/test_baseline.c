@@ -13,6 +13,7 @@
 
 #include "fixture.h"
 #include "baseline.h"
+#include "fold.h"
 #include "simulate.h"
 
 #define MAXL 8
@@ -712,6 +713,91 @@ static void malformed_problems_are_refused(void **state)
     fx_problem_free(pb);
 }
 
+/* ---- folded starts (fold.h) ------------------------------------------ */
+
+/* Eight equal layers on two GPUs, memory loose: every rule splits them
+ * into four stages of two layers for four GPUs, folded in a V onto two:
+ * stages 0 and 3 on GPU 0, 1 and 2 on GPU 1, one allocation (no repeats). */
+static void fold_of_equal_layers_is_a_v(void **state)
+{
+    (void)state;
+    struct problem *pb = fx_problem(8, 2, 1, LAYOUT_ANY);
+    pb_loads(pb, (const double[]){ 3, 3, 3, 3, 3, 3, 3, 3 });
+    pb_caps(pb, 100 * GB, 0);
+    int gpu[FOLD_MAX * 8];
+    assert_int_equal(fold_allocations(pb, gpu), 1);
+    assert_alloc(gpu, (int[]){ 0, 0, 1, 1, 1, 1, 0, 0 }, 8);
+    fx_problem_free(pb);
+}
+
+/* No fold where a GPU cannot hold two stages: the contiguous layout, one
+ * GPU, fewer than 2P layers; bad arguments are refused. */
+static void fold_needs_any_layout_and_2p_layers(void **state)
+{
+    (void)state;
+    int gpu[FOLD_MAX * 8];
+    struct problem *pb = fx_problem(8, 2, 1, LAYOUT_CONTIGUOUS);
+    pb_caps(pb, 100 * GB, 0);
+    assert_int_equal(fold_allocations(pb, gpu), 0);
+    pb->layout = LAYOUT_ANY;
+    assert_int_equal(fold_allocations(pb, NULL), -1);
+    assert_int_equal(fold_allocations(NULL, gpu), -1);
+    fx_problem_free(pb);
+    pb = fx_problem(7, 4, 1, LAYOUT_ANY);
+    pb_caps(pb, 100 * GB, 0);
+    assert_int_equal(fold_allocations(pb, gpu), 0);
+    fx_problem_free(pb);
+    pb = fx_problem(8, 1, 1, LAYOUT_ANY);
+    pb_caps(pb, 100 * GB, 0);
+    assert_int_equal(fold_allocations(pb, gpu), 0);
+    fx_problem_free(pb);
+}
+
+/* Random chains with caps from loose to tight: each allocation returned
+ * is a V (its runs' GPUs rise from GPU 0, then fall: the stages before P,
+ * then those after), so each GPU holds at most two runs; no two alike. */
+static void folds_are_distinct_vs(void **state)
+{
+    (void)state;
+    struct fx_spread sp = baseline_spread;
+    sp.layout = LAYOUT_ANY;
+    int folded = 0;
+    for (int t = 0; t < 200; t++) {
+        int P = 2 + (int)fx_rnd(3), L = 2 * P + (int)fx_rnd(10);
+        struct problem *pb = fx_random(L, P, &sp);
+        pb_caps(pb, (double)(8 + fx_rnd(120)) * GB, (double)fx_rnd(2) * GB);
+        int gpu[FOLD_MAX * 32];
+        int n = fold_allocations(pb, gpu);
+        assert_in_range(n, 0, FOLD_MAX);
+        folded += n > 0;
+        for (int k = 0; k < n; k++) {
+            const int *g = gpu + k * L;
+            int run[32], r = 0, held[4] = { 0 };
+            for (int i = 0; i < L; i++) {
+                assert_in_range(g[i], 0, P - 1);
+                if (i == 0 || g[i] != g[i - 1]) {
+                    run[r++] = g[i];
+                    held[g[i]]++;
+                }
+            }
+            int h = 0;
+            while (h + 1 < r && run[h + 1] > run[h])
+                h++;
+            for (int j = h + 2; j < r; j++)
+                if (!(run[j] < run[j - 1]))
+                    fail_msg("instance %d: fold %d is not a V (run %d)", t, k, j);
+            assert_int_equal(run[0], 0);
+            for (int p = 0; p < P; p++)
+                assert_true(held[p] <= 2);
+            for (int j = 0; j < k; j++)
+                assert_memory_not_equal(gpu + j * L, g, (size_t)L * sizeof *g);
+        }
+        fx_problem_free(pb);
+    }
+    /* the caps above let most instances fold */
+    assert_true(folded > 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -733,6 +819,9 @@ int main(void)
         FX_TEST(every_plan_is_scheduled_and_contiguous),
         FX_TEST(dp_plan_of_worked_example_fits_at_nine),
         FX_TEST(malformed_problems_are_refused),
+        FX_TEST(fold_of_equal_layers_is_a_v),
+        FX_TEST(fold_needs_any_layout_and_2p_layers),
+        FX_TEST(folds_are_distinct_vs),
     };
     fx_seed(0x9e3779b97f4a7c15u);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,86 @@
+/* fold: baselines' splits into 2P stages folded onto P GPUs in a V
+ * (fold.h). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "fold.h"
+
+/* Stage q of 2P on its GPU: down the GPUs, then back up. */
+static int fold_gpu(int q, int P)
+{
+    return q < P ? q : 2 * P - 1 - q;
+}
+
+/* The early stage's shares of its GPU's room, the late one has the rest. */
+static const double FOLD_SHARES[] = { 1.0 / 2, 2.0 / 3, 5.0 / 6 };
+#define NSHARES (int)(sizeof FOLD_SHARES / sizeof FOLD_SHARES[0])
+
+/* pb on 2P GPUs, stage q's with its share of the room of its GPU in the
+ * fold (the reserve is whole for each: both stages run in one process). */
+static struct problem *fold_problem(const struct problem *pb, double early)
+{
+    int P2 = 2 * pb->P;
+    struct problem *fp = problem_new(pb->L, P2);
+    if (!fp)
+        return NULL;
+    size_t l = (size_t)pb->L;
+    memcpy(fp->f, pb->f, l * sizeof *fp->f);
+    memcpy(fp->b, pb->b, l * sizeof *fp->b);
+    memcpy(fp->w, pb->w, l * sizeof *fp->w);
+    memcpy(fp->a, pb->a, l * sizeof *fp->a);
+    memcpy(fp->s, pb->s, l * sizeof *fp->s);
+    memcpy(fp->c, pb->c, l * sizeof *fp->c);
+    memcpy(fp->first, pb->first, (l + 1) * sizeof *fp->first);
+    fp->micro_batch = pb->micro_batch;
+    fp->tp = pb->tp;
+    fp->m = pb->m;
+    fp->schedule = pb->schedule;
+    fp->layout = LAYOUT_CONTIGUOUS;
+    fp->phi = pb->phi;
+    fp->bandwidth = pb->bandwidth;
+    fp->latency_ms = pb->latency_ms;
+    for (int q = 0; q < P2; q++) {
+        int p = fold_gpu(q, pb->P);
+        double room = pb->cap[p] > pb->reserved[p] ? pb->cap[p] - pb->reserved[p] : 0;
+        fp->reserved[q] = pb->reserved[p];
+        fp->cap[q] = pb->reserved[p] + room * (q < pb->P ? early : 1 - early);
+    }
+    return fp;
+}
+
+int fold_allocations(const struct problem *pb, int *gpu)
+{
+    if (!pb || !gpu || pb->P < 1 || pb->L < 1)
+        return -1;
+    int L = pb->L, P = pb->P;
+    if (pb->layout != LAYOUT_ANY || P < 2 || L < 2 * P)
+        return 0;
+    int *stage = malloc((size_t)L * sizeof *stage);
+    if (!stage)
+        return -1;
+    int n = 0;
+    for (int k = 0; k < 2 * NSHARES && n >= 0; k++) {
+        struct problem *fp = fold_problem(pb, FOLD_SHARES[k / 2]);
+        int rc = !fp ? -1 : k % 2 == 0 ? baseline_pipedream_allocation(fp, stage)
+                                       : baseline_dp_allocation(fp, stage, NULL);
+        problem_free(fp);
+        if (rc < 0) {
+            n = -1;
+            break;
+        }
+        if (rc == 0)
+            continue;          /* nothing fits by its rule: the time split, no fold */
+        int *g = gpu + (size_t)n * L;
+        for (int i = 0; i < L; i++)
+            g[i] = fold_gpu(stage[i], P);
+        bool seen = false;
+        for (int j = 0; j < n && !seen; j++)
+            seen = memcmp(gpu + (size_t)j * L, g, (size_t)L * sizeof *g) == 0;
+        if (!seen)
+            n++;
+    }
+    free(stage);
+    return n;
+}
