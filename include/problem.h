@@ -65,6 +65,10 @@ struct problem *problem_create(const struct spec_network *net,
  * builders, and tests that fill a problem by hand). NULL when out of memory. */
 struct problem *problem_new(int L, int P);
 struct problem *problem_copy(const struct problem *pb);
+/* pb's elements and settings on P GPUs (P >= 1): GPU p keeps pb's cap and
+ * reserve where pb has a GPU p, and has 0 beyond (for the caller to set).
+ * NULL when out of memory. */
+struct problem *problem_on_gpus(const struct problem *pb, int P);
 /* Whether a and b are the same problem but for their memory caps: every
  * time, size, count and setting alike (names aside). */
 bool problem_same_but_caps(const struct problem *a, const struct problem *b);

@@ -22,25 +22,10 @@ static const double FOLD_SHARES[] = { 1.0 / 2, 2.0 / 3, 5.0 / 6 };
 static struct problem *fold_problem(const struct problem *pb, double early)
 {
     int P2 = 2 * pb->P;
-    struct problem *fp = problem_new(pb->L, P2);
+    struct problem *fp = problem_on_gpus(pb, P2);
     if (!fp)
         return NULL;
-    size_t l = (size_t)pb->L;
-    memcpy(fp->f, pb->f, l * sizeof *fp->f);
-    memcpy(fp->b, pb->b, l * sizeof *fp->b);
-    memcpy(fp->w, pb->w, l * sizeof *fp->w);
-    memcpy(fp->a, pb->a, l * sizeof *fp->a);
-    memcpy(fp->s, pb->s, l * sizeof *fp->s);
-    memcpy(fp->c, pb->c, l * sizeof *fp->c);
-    memcpy(fp->first, pb->first, (l + 1) * sizeof *fp->first);
-    fp->micro_batch = pb->micro_batch;
-    fp->tp = pb->tp;
-    fp->m = pb->m;
-    fp->schedule = pb->schedule;
     fp->layout = LAYOUT_CONTIGUOUS;
-    fp->phi = pb->phi;
-    fp->bandwidth = pb->bandwidth;
-    fp->latency_ms = pb->latency_ms;
     for (int q = 0; q < P2; q++) {
         int p = fold_gpu(q, pb->P);
         double room = pb->cap[p] > pb->reserved[p] ? pb->cap[p] - pb->reserved[p] : 0;

@@ -102,7 +102,7 @@ static void problem_copy_settings(struct problem *dst, const struct problem *src
     dst->phi = src->phi;
     dst->bandwidth = src->bandwidth;
     dst->latency_ms = src->latency_ms;
-    for (int p = 0; p < src->P; p++) {
+    for (int p = 0; p < src->P && p < dst->P; p++) {
         dst->cap[p] = src->cap[p];
         dst->reserved[p] = src->reserved[p];
     }
@@ -316,9 +316,9 @@ bool problem_same_but_caps(const struct problem *a, const struct problem *b)
            memcmp(a->first, b->first, ((size_t)L + 1) * sizeof *a->first) == 0;
 }
 
-struct problem *problem_copy(const struct problem *pb)
+struct problem *problem_on_gpus(const struct problem *pb, int P)
 {
-    struct problem *cp = problem_new(pb->L, pb->P);
+    struct problem *cp = P >= 1 ? problem_new(pb->L, P) : NULL;
     if (!cp)
         return NULL;
     size_t l = (size_t)pb->L;
@@ -343,6 +343,11 @@ struct problem *problem_copy(const struct problem *pb)
 oom:
     problem_free(cp);
     return NULL;
+}
+
+struct problem *problem_copy(const struct problem *pb)
+{
+    return problem_on_gpus(pb, pb->P);
 }
 
 double problem_compute_ms(const struct problem *pb)
