@@ -46,25 +46,25 @@ int fold_allocations(const struct problem *pb, int *gpu)
     if (!stage)
         return -1;
     int n = 0;
-    for (int k = 0; k < 2 * NSHARES && n >= 0; k++) {
-        struct problem *fp = fold_problem(pb, FOLD_SHARES[k / 2]);
-        int rc = !fp ? -1 : k % 2 == 0 ? baseline_pipedream_allocation(fp, stage)
+    for (int h = 0; h < NSHARES && n >= 0; h++) {
+        struct problem *fp = fold_problem(pb, FOLD_SHARES[h]);
+        for (int k = 0; k < 2 && n >= 0; k++) {
+            int rc = !fp ? -1 : k == 0 ? baseline_pipedream_allocation(fp, stage)
                                        : baseline_dp_allocation(fp, stage, NULL);
-        problem_free(fp);
-        if (rc < 0) {
-            n = -1;
-            break;
+            if (rc < 0)
+                n = -1;
+            if (rc <= 0)
+                continue;      /* 0: nothing fits by its rule (the time split), no fold */
+            int *g = gpu + (size_t)n * L;
+            for (int i = 0; i < L; i++)
+                g[i] = fold_gpu(stage[i], P);
+            bool seen = false;
+            for (int j = 0; j < n && !seen; j++)
+                seen = memcmp(gpu + (size_t)j * L, g, (size_t)L * sizeof *g) == 0;
+            if (!seen)
+                n++;
         }
-        if (rc == 0)
-            continue;          /* nothing fits by its rule: the time split, no fold */
-        int *g = gpu + (size_t)n * L;
-        for (int i = 0; i < L; i++)
-            g[i] = fold_gpu(stage[i], P);
-        bool seen = false;
-        for (int j = 0; j < n && !seen; j++)
-            seen = memcmp(gpu + (size_t)j * L, g, (size_t)L * sizeof *g) == 0;
-        if (!seen)
-            n++;
+        problem_free(fp);
     }
     free(stage);
     return n;
