@@ -7,7 +7,7 @@
 
 /* Operations the search takes at most (its memory is CYCLIC_DEPTH n^2
  * doubles). */
-#define CYCLIC_OPS 32
+#define CYCLIC_OPS 48
 #define CYCLIC_DEPTH 64
 
 struct cyclic {
@@ -29,5 +29,11 @@ void cyclic_free(struct cyclic *cy);
  * keeps the search short. */
 double cyclic_span(struct cyclic *cy, int n, const double *d, const double *g,
                    double t1, double t2, double hi, long max_nodes);
+
+/* The same for operations on several GPUs, op j on GPU grp[j], in the
+ * order a micro-batch's trip visits them: only two on one GPU may not
+ * overlap modulo T. */
+double cyclic_span_groups(struct cyclic *cy, int n, const double *d, const double *g,
+                          const int *grp, double t1, double t2, double hi, long max_nodes);
 
 #endif

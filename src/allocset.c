@@ -14,6 +14,9 @@
 #define POLL_NODES 4096
 #define PACK_POLL_NODES 256    /* a packed chain's node costs far more */
 #define PACK_CYCLIC_NODES 2000 /* of one GPU's operations' search (cyclic.h) */
+#define PACK_GPU_OPS 32        /* a GPU's operations it searches at most */
+#define PACK_PAIR_OPS CYCLIC_OPS /* two GPUs' */
+#define PACK_PAIR_NODES 256    /* and their search's nodes (a node: up to 48^4 steps) */
 #define BISECT 64
 #define PIECES 64              /* of the periods a complete allocation is bounded over */
 #define REFINE 32              /* halvings of the piece that gives its bound */
@@ -855,10 +858,13 @@ struct pack {
     bool *sym;                 /* [P] GPU p is GPU p-1's twin */
     long nodes, max_nodes;
     bool stopped;
-    /* a GPU's own operations (pack_gpu_span) */
+    /* a GPU's own operations (pack_ops_span) */
     struct cyclic cy;
     double *lfloor;            /* [L] lifetimes they force (0: none) */
+    int *undo_i, nundo;        /* floors raised: layer, value before */
+    double *undo_v;
     double od[CYCLIC_OPS], og[CYCLIC_OPS];   /* durations, least gaps after */
+    int ogpu[CYCLIC_OPS];                    /* and GPUs */
 };
 
 /* Lifetimes of run j's layers by the rules of chain_count(), from its
@@ -984,30 +990,31 @@ static void pack_offer(struct pack *q, int k)
         q->best = c;
 }
 
-/* GPU p's operations of one micro-batch among runs 0..n-1, in the order
- * its trip visits them (the forwards of its runs in chain order, then
- * their backwards in reverse): their durations into q->od and into q->og
- * the least time from each one's end to the next one's start: 0 inside a
- * run; between two of its runs the layers between (on other GPUs) and a
- * transfer at each cut; between its last forward and backward, a transfer
- * each way and the lifetime after (pack_down). Returns how many: 0 when
- * there are more than CYCLIC_OPS. */
-static int pack_gpu_ops(struct pack *q, int n, int p)
+/* GPU p's operations of one micro-batch among runs 0..n-1 (with p2 >= 0,
+ * p's and p2's), in the order its trip visits them (the forwards of its
+ * runs in chain order, then their backwards in reverse): their durations
+ * into q->od, their GPUs into q->ogpu and into q->og the least time from
+ * each one's end to the next one's start: 0 inside a run; between two of
+ * its runs the layers between (on other GPUs) and a transfer at each cut;
+ * between its last forward and backward, a transfer each way and the
+ * lifetime after (pack_down). Returns how many: 0 when there are more
+ * than `most`. */
+static int pack_gpu_ops(struct pack *q, int n, int p, int p2, int most)
 {
     const struct chain *ch = q->ch;
     const struct problem *pb = ch->w.pb;
     int N = 0;
     for (int j = 0; j < n; j++)
-        if (q->gpu[j] == p)
+        if (q->gpu[j] == p || q->gpu[j] == p2)
             N += 2 * (q->cut[j + 1] - q->cut[j]);
-    if (N > CYCLIC_OPS)
+    if (N > most)
         return 0;
     int m = 0, prev = -1;
     double cuts = 0;           /* transfers at the cuts since p's run before */
     for (int j = 0; j < n; j++) {
         if (j > 0)
             cuts += pb->c[q->cut[j] - 1];
-        if (q->gpu[j] != p)
+        if (q->gpu[j] != p && q->gpu[j] != p2)
             continue;
         int s0 = q->cut[j], r = q->cut[j + 1];
         if (prev >= 0) {
@@ -1018,6 +1025,7 @@ static int pack_gpu_ops(struct pack *q, int n, int p)
         for (int i = s0; i < r; i++, m++) {
             q->od[m] = pb->f[i];
             q->od[N - 1 - m] = pb->b[i];
+            q->ogpu[m] = q->ogpu[N - 1 - m] = q->gpu[j];
             if (i + 1 < r)
                 q->og[m] = q->og[N - 2 - m] = 0;
         }
@@ -1033,19 +1041,22 @@ static int pack_gpu_ops(struct pack *q, int n, int p)
  * operations allow (none may overlap another modulo the period:
  * cyclic_span), or INFINITY when it would take the split's value to the
  * best. Every split below keeps it: more runs on p only add operations,
- * and the lifetimes after run k only grow. */
-static double pack_gpu_span(struct pack *q, int k, int p, int *first)
+ * and the lifetimes after run k only grow. With p2 >= 0, GPUs p and p2
+ * together (their first layer), their operations in the order the trip
+ * visits them: p's may not overlap p's, nor p2's p2's, and a wait on one
+ * delays the trip on the other. */
+static double pack_ops_span(struct pack *q, int k, int p, int p2, int *first)
 {
     const struct chain *ch = q->ch;
     const struct problem *pb = ch->w.pb;
     *first = -1;
     if (!(ch->w.beta > 0))
         return 0;              /* pipedream: the period alone */
-    int N = pack_gpu_ops(q, k + 1, p);
+    int N = pack_gpu_ops(q, k + 1, p, p2, p2 < 0 ? PACK_GPU_OPS : PACK_PAIR_OPS);
     if (N == 0)
         return 0;
     int j0 = 0;
-    while (q->gpu[j0] != p)
+    while (q->gpu[j0] != p && q->gpu[j0] != p2)
         j0++;
     /* layer 0 lives at least what p's first layer does, and every layer's
      * compute before it and a transfer each way at each cut */
@@ -1055,8 +1066,54 @@ static double pack_gpu_span(struct pack *q, int k, int p, int *first)
     for (int j = 1; j <= j0; j++)
         before += 2 * pb->c[q->cut[j] - 1];
     double hi = (q->best - ch->w.alpha * q->t1) / ch->w.beta - before;
-    double span = cyclic_span(&q->cy, N, q->od, q->og, q->t1, q->t2, hi, PACK_CYCLIC_NODES);
+    double span = cyclic_span_groups(&q->cy, N, q->od, q->og, p2 < 0 ? NULL : q->ogpu,
+                                     q->t1, q->t2, hi,
+                                     p2 < 0 ? PACK_CYCLIC_NODES : PACK_PAIR_NODES);
     return span >= hi ? INFINITY : span;
+}
+
+/* A floor on layer i's lifetime, its value before kept to be undone. */
+static void pack_floor(struct pack *q, int i, double v)
+{
+    q->undo_i[q->nundo] = i;
+    q->undo_v[q->nundo++] = q->lfloor[i];
+    q->lfloor[i] = v;
+}
+
+/* The floors back to what they were with `mark` of them. */
+static void pack_undo(struct pack *q, int mark)
+{
+    while (q->nundo > mark) {
+        q->nundo--;
+        q->lfloor[q->undo_i[q->nundo]] = q->undo_v[q->nundo];
+    }
+}
+
+/* Run k just went on GPU p: the floors its operations force, p's own (when
+ * it held runs) and p's with each other GPU that holds runs. True when one
+ * takes the split to the best or a GPU past its room. */
+static bool pack_floors(struct pack *q, int k, int p)
+{
+    struct chain *ch = q->ch;
+    /* p's first run: nothing (the pairs there, three times the searches,
+     * cost more than they prove: doc/model.md section 5.5) */
+    if (q->nruns[p] == 0)
+        return false;
+    for (int p2 = -1; p2 < q->P; p2++) {
+        if (p2 == p || (p2 >= 0 && q->nruns[p2] == 0))
+            continue;
+        int i0;
+        double span = pack_ops_span(q, k, p, p2, &i0);
+        if (span == INFINITY)
+            return true;
+        if (i0 < 0 || !(span > q->life[i0]) || !(span > q->lfloor[i0]))
+            continue;
+        pack_floor(q, i0, span);
+        pack_eval(q, k + 1);
+        if (!(ch->w.alpha * q->t1 + ch->w.beta * q->life[0] < q->best) || pack_gpus(q, k + 1))
+            return true;
+    }
+    return false;
 }
 
 /* Run k = cut[k]..r-1 as pack_children() found it: the lifetimes of
@@ -1099,26 +1156,12 @@ static void pack_children(struct pack *q, int k, int r, double v)
         if (need_c > lc * (1 + SLACK) + 1e-12 || need_m > lm * (1 + SLACK) + 1e-9)
             continue;
         q->gpu[k] = p;
-        /* p held runs: what its own operations force */
-        int i0 = -1;
-        double old = 0;
-        if (q->nruns[p] > 0) {
-            double span = pack_gpu_span(q, k, p, &i0);
-            if (span == INFINITY)
-                continue;
-            if (i0 >= 0 && span > q->life[i0] && span > q->lfloor[i0]) {
-                old = q->lfloor[i0];
-                q->lfloor[i0] = span;
-                pack_eval(q, k + 1);
-                if (!(ch->w.alpha * q->t1 + ch->w.beta * q->life[0] < q->best) ||
-                    pack_gpus(q, k + 1)) {
-                    q->lfloor[i0] = old;
-                    pack_redo(q, k, r);
-                    continue;
-                }
-            } else {
-                i0 = -1;       /* no floor raised */
-            }
+        /* what its operations force, with p's others and each GPU's */
+        int mark = q->nundo;
+        if (pack_floors(q, k, p)) {
+            pack_undo(q, mark);
+            pack_redo(q, k, r);
+            continue;
         }
         if (r == q->L) {
             /* every layer placed, every GPU within */
@@ -1130,8 +1173,7 @@ static void pack_children(struct pack *q, int k, int r, double v)
             pack_dfs(q, k + 1);
             q->nruns[p]--;
         }
-        if (i0 >= 0)
-            q->lfloor[i0] = old;
+        pack_undo(q, mark);
         if (q->stopped || !(v < q->best))
             return;
         pack_redo(q, k, r);
@@ -1253,9 +1295,13 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     q.ord_r = malloc((size_t)q.cap * sizeof *q.ord_r);
     q.ord_v = malloc((size_t)q.cap * sizeof *q.ord_v);
     q.lfloor = calloc((size_t)L, sizeof *q.lfloor);
+    /* a floor for each GPU at each depth at most */
+    q.undo_i = malloc(((size_t)L + 1) * (size_t)P * sizeof *q.undo_i);
+    q.undo_v = malloc(((size_t)L + 1) * (size_t)P * sizeof *q.undo_v);
     int cy_rc = cyclic_init(&q.cy);
     double bound = -INFINITY;
-    if (!dv || !iv || !sym || !pc || !q.ord_r || !q.ord_v || !q.lfloor || cy_rc != 0)
+    if (!dv || !iv || !sym || !pc || !q.ord_r || !q.ord_v || !q.lfloor || !q.undo_i ||
+        !q.undo_v || cy_rc != 0)
         goto out;
     q.life = dv;
     q.rmem = dv + L;
@@ -1345,6 +1391,8 @@ out:
     free(q.ord_r);
     free(q.ord_v);
     free(q.lfloor);
+    free(q.undo_i);
+    free(q.undo_v);
     cyclic_free(&q.cy);
     chain_free(&ch);
     return bound;

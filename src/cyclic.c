@@ -20,6 +20,7 @@ struct search {
     int n;
     double t1, t2, eps;
     const double *d;
+    const int *grp;            /* [n] or NULL: pairs of two groups never clash */
     double *D;                 /* per depth: D[i n + j] >= s_j - s_i */
     long nodes, max_nodes;
     double best;               /* least span found, or hi */
@@ -94,6 +95,8 @@ static bool propagate(struct search *s, double *D, int *ba, int *bb)
         *ba = *bb = -1;
         for (int a = 0; a < n; a++)
             for (int b = a + 1; b < n; b++) {
+                if (s->grp && s->grp[a] != s->grp[b])
+                    continue;
                 double lo = -D[b * n + a], hi = D[a * n + b], zs, ze;
                 /* the first zone that ends at or after lo */
                 double k = fmax(0, ceil((lo + s->d[b] - s->eps) / s->t2) - 1);
@@ -170,10 +173,16 @@ static void search_dfs(struct search *s, int depth)
 double cyclic_span(struct cyclic *cy, int n, const double *d, const double *g,
                    double t1, double t2, double hi, long max_nodes)
 {
+    return cyclic_span_groups(cy, n, d, g, NULL, t1, t2, hi, max_nodes);
+}
+
+double cyclic_span_groups(struct cyclic *cy, int n, const double *d, const double *g,
+                          const int *grp, double t1, double t2, double hi, long max_nodes)
+{
     if (n <= 0 || n > CYCLIC_OPS || !(t1 > 0) || t2 < t1)
         return 0;
     struct search s = { .n = n, .t1 = t1, .t2 = t2, .eps = CYCLIC_EPS * t2, .d = d,
-                        .D = cy->D, .max_nodes = max_nodes, .best = hi };
+                        .grp = grp, .D = cy->D, .max_nodes = max_nodes, .best = hi };
     double *D = cy->D;
     for (int i = 0; i < n * n; i++)
         D[i] = INFINITY;

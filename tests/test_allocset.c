@@ -647,9 +647,10 @@ static void budget_and_bad_arguments(void **state)
 
 /* Brute force for cyclic_span at one integer period: every integer start
  * (the least starts of a system of integer bounds are integers), depth
- * first; the least span below hi, or hi. */
-static void cyclic_brute_at(int n, const int *d, const int *g, int T, int j, int *s, int hi,
-                            int *best)
+ * first; the least span below hi, or hi. Op j on GPU grp[j] (NULL: one
+ * GPU); only two on one GPU may not overlap. */
+static void cyclic_brute_at(int n, const int *d, const int *g, const int *grp, int T, int j,
+                            int *s, int hi, int *best)
 {
     if (j == n) {
         int span = s[n - 1] + d[n - 1];
@@ -660,6 +661,8 @@ static void cyclic_brute_at(int n, const int *d, const int *g, int T, int j, int
     for (int t = s[j - 1] + d[j - 1] + g[j - 1]; t + d[j] < *best && t + d[j] < hi; t++) {
         bool ok = true;
         for (int a = 0; a < j && ok; a++) {
+            if (grp && grp[a] != grp[j])
+                continue;
             /* the zones [k T + d_a, (k + 1) T - d_b]: an empty operation may
              * sit at another's start (as the simulator allows), not inside */
             int x = (t - s[a]) % T;
@@ -667,7 +670,7 @@ static void cyclic_brute_at(int n, const int *d, const int *g, int T, int j, int
         }
         if (ok) {
             s[j] = t;
-            cyclic_brute_at(n, d, g, T, j + 1, s, hi, best);
+            cyclic_brute_at(n, d, g, grp, T, j + 1, s, hi, best);
         }
     }
 }
@@ -715,7 +718,7 @@ static void cyclic_span_exact(void **state)
             wait_free += di[j] + (j + 1 < n ? gi[j] : 0);
         }
         int hi = (int)wait_free + (n + 1) * T, best = hi;
-        cyclic_brute_at(n, di, gi, T, 1, s, hi, &best);
+        cyclic_brute_at(n, di, gi, NULL, T, 1, s, hi, &best);
         double v = cyclic_span(&cy, n, dd, gd, T, T, hi, 1000000);
         if (fabs(v - best) > 1e-6) {
             for (int j = 0; j < n; j++)
@@ -728,7 +731,7 @@ static void cyclic_span_exact(void **state)
             if (t < load || t < 1)
                 continue;
             int b = hi;
-            cyclic_brute_at(n, di, gi, t, 1, s, hi, &b);
+            cyclic_brute_at(n, di, gi, NULL, t, 1, s, hi, &b);
             least = b < least ? b : least;
         }
         if (T - 1 >= load && T - 1 >= 1)
@@ -740,6 +743,98 @@ static void cyclic_span_exact(void **state)
     }
     print_message("cyclic: %d instances checked, %d with waits\n", checked, waited);
     assert_true(checked >= trials / 4 && waited >= checked / 8);
+    cyclic_free(&cy);
+}
+
+/* Two GPUs' operations together (cyclic_span_groups): hand-worked, and
+ * equal to the brute force at one period on random chains of operations
+ * spread over two or three GPUs; never below the span of each GPU's own
+ * (the same constraints and more); all on one GPU, cyclic_span's. */
+static void cyclic_span_groups_exact(void **state)
+{
+    (void)state;
+    struct cyclic cy;
+    assert_int_equal(cyclic_init(&cy), 0);
+    /* a forward of 2 on GPU 0, one of 3 on GPU 1, the backward of 2 on
+     * GPU 0, T = 5: the first two back to back (other GPUs), the third at
+     * 5 would be 5 after the first, which is in (3, 7): so 7, span 9. On
+     * one GPU 7 of work does not fit a period of 5: none below hi. */
+    double d[3] = { 2, 3, 2 }, g[2] = { 0, 0 };
+    int grp[3] = { 0, 1, 0 }, one[3] = { 0, 0, 0 };
+    assert_true(fabs(cyclic_span_groups(&cy, 3, d, g, grp, 5, 5, 100, 1000) - 9) < 1e-6);
+    assert_true(fabs(cyclic_span_groups(&cy, 3, d, g, one, 5, 5, 100, 1000) - 100) < 1e-6);
+    assert_true(fabs(cyclic_span(&cy, 3, d, g, 5, 5, 100, 1000) - 100) < 1e-6);
+    /* the GPUs' labels are only compared: 7 and 3 are two GPUs too */
+    int other[3] = { 7, 3, 7 };
+    assert_true(fabs(cyclic_span_groups(&cy, 3, d, g, other, 5, 5, 100, 1000) - 9) < 1e-6);
+
+    fx_seed(0x9a1125u);
+    int checked = 0, joint = 0;
+    int trials = valgrind_running() ? 60 : 400;
+    for (int k = 0; k < trials; k++) {
+        int n = 2 + (int)fx_rnd(6), T = 4 + (int)fx_rnd(9), G = 2 + (int)fx_rnd(2);
+        int di[8], gi[8], gr[8], s[8] = { 0 }, load[3] = { 0 };
+        for (int j = 0; j < n; j++) {
+            di[j] = (int)fx_rnd(4);
+            gi[j] = (int)fx_rnd(3) == 0 ? (int)fx_rnd(2 * T) : 0;
+            gr[j] = (int)fx_rnd((unsigned)G);
+            load[gr[j]] += di[j];
+        }
+        if (load[0] > T || load[1] > T || load[2] > T)
+            continue;
+        double dd[8], gd[8], wait_free = 0;
+        for (int j = 0; j < n; j++) {
+            dd[j] = di[j];
+            gd[j] = gi[j];
+            wait_free += di[j] + (j + 1 < n ? gi[j] : 0);
+        }
+        int hi = (int)wait_free + (n + 1) * T, best = hi;
+        cyclic_brute_at(n, di, gi, gr, T, 1, s, hi, &best);
+        double v = cyclic_span_groups(&cy, n, dd, gd, gr, T, T, hi, 1000000);
+        if (fabs(v - best) > 1e-6) {
+            for (int j = 0; j < n; j++)
+                print_message("op %d: d %d, gap after %d, GPU %d\n", j, di[j], gi[j], gr[j]);
+            fail_msg("trial %d (n %d, T %d): grouped span %.9g, brute force %d", k, n, T, v, best);
+        }
+        /* a budget of one node: still a bound */
+        assert_true(cyclic_span_groups(&cy, n, dd, gd, gr, T, T, hi, 1) <= best + 1e-6);
+        /* each GPU's operations alone (the others' as gaps) span no more */
+        int most = 0;
+        for (int p = 0; p < G; p++) {
+            int first = -1, last = -1;
+            for (int j = 0; j < n; j++)
+                if (gr[j] == p) {
+                    first = first < 0 ? j : first;
+                    last = j;
+                }
+            if (first < 0 || first == last)
+                continue;
+            int m = 0, dp[8], gp[8], sp[8] = { 0 };
+            for (int j = first; j <= last; j++) {
+                if (gr[j] != p) {
+                    gp[m - 1] += di[j] + gi[j];
+                    continue;
+                }
+                dp[m] = di[j];
+                gp[m++] = j < last ? gi[j] : 0;
+            }
+            int b = hi;
+            cyclic_brute_at(m, dp, gp, NULL, T, 1, sp, hi, &b);
+            /* a span between p's ops, plus what lies outside them */
+            int outside = 0;
+            for (int j = 0; j < first; j++)
+                outside += di[j] + gi[j];
+            for (int j = last + 1; j < n; j++)
+                outside += gi[j - 1] + di[j];
+            most = b + outside > most ? b + outside : most;
+        }
+        assert_true(best >= (most < hi ? most : hi));
+        checked++;
+        joint += best > most;
+    }
+    print_message("cyclic groups: %d instances checked, %d where GPUs together wait more\n",
+                  checked, joint);
+    assert_true(checked >= trials / 4 && joint > 0);
     cyclic_free(&cy);
 }
 
@@ -756,6 +851,7 @@ int main(void)
         FX_TEST(baselines_never_below_their_bound),
         FX_TEST(budget_and_bad_arguments),
         FX_TEST(cyclic_span_exact),
+        FX_TEST(cyclic_span_groups_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
