@@ -675,6 +675,21 @@ static void cyclic_brute_at(int n, const int *d, const int *g, const int *grp, i
     }
 }
 
+/* Random integer operations as doubles (into dd, gd) and their span
+ * without waits (*wait_free); returns the ceiling the brute force searches
+ * below: that and a period for each operation. */
+static int cyclic_doubles(int n, const int *di, const int *gi, int T, double *dd, double *gd,
+                          double *wait_free)
+{
+    *wait_free = 0;
+    for (int j = 0; j < n; j++) {
+        dd[j] = di[j];
+        gd[j] = gi[j];
+        *wait_free += di[j] + (j + 1 < n ? gi[j] : 0);
+    }
+    return (int)*wait_free + (n + 1) * T;
+}
+
 /* A GPU's own operations (cyclic.h): hand-worked, and equal to a brute
  * force over integer starts at one period; over a range of periods never
  * above the brute force at any integer period in it. */
@@ -711,13 +726,8 @@ static void cyclic_span_exact(void **state)
         }
         if (load > T)
             continue;
-        double dd[8], gd[8], wait_free = 0;
-        for (int j = 0; j < n; j++) {
-            dd[j] = di[j];
-            gd[j] = gi[j];
-            wait_free += di[j] + (j + 1 < n ? gi[j] : 0);
-        }
-        int hi = (int)wait_free + (n + 1) * T, best = hi;
+        double dd[8], gd[8], wait_free;
+        int hi = cyclic_doubles(n, di, gi, T, dd, gd, &wait_free), best = hi;
         cyclic_brute_at(n, di, gi, NULL, T, 1, s, hi, &best);
         double v = cyclic_span(&cy, n, dd, gd, T, T, hi, 1000000);
         if (fabs(v - best) > 1e-6) {
@@ -782,13 +792,8 @@ static void cyclic_span_groups_exact(void **state)
         }
         if (load[0] > T || load[1] > T || load[2] > T)
             continue;
-        double dd[8], gd[8], wait_free = 0;
-        for (int j = 0; j < n; j++) {
-            dd[j] = di[j];
-            gd[j] = gi[j];
-            wait_free += di[j] + (j + 1 < n ? gi[j] : 0);
-        }
-        int hi = (int)wait_free + (n + 1) * T, best = hi;
+        double dd[8], gd[8], wait_free;
+        int hi = cyclic_doubles(n, di, gi, T, dd, gd, &wait_free), best = hi;
         cyclic_brute_at(n, di, gi, gr, T, 1, s, hi, &best);
         double v = cyclic_span_groups(&cy, n, dd, gd, gr, T, T, hi, 1000000);
         if (fabs(v - best) > 1e-6) {
