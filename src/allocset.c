@@ -16,7 +16,7 @@
 #define PACK_CYCLIC_NODES 2000 /* of one GPU's operations' search (cyclic.h) */
 #define PACK_GPU_OPS 32        /* a GPU's operations it searches at most */
 #define PACK_PAIR_OPS CYCLIC_OPS /* two GPUs' */
-#define PACK_PAIR_NODES 256    /* and their search's nodes (a node: up to 48^4 steps) */
+#define PACK_PAIR_NODES 32     /* and their search's nodes (a node: up to 48^4 steps) */
 #define BISECT 64
 #define PIECES 64              /* of the periods a complete allocation is bounded over */
 #define REFINE 32              /* halvings of the piece that gives its bound */
