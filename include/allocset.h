@@ -74,6 +74,11 @@ struct allocset_options {
      * bounds the same plans another way */
     struct allocset_piece *pieces;
     int *npieces;
+    /* allocset_chain_packed only: the nodes a piece's search first tries
+     * below the cutoff before it goes on below a step above the piece's
+     * bound (<= 0: the default, more after longer searches); tests set 1
+     * to take the second way from the start */
+    long first_nodes;
 };
 
 /* Search. `sym[p]` is true when GPU p may trade places with GPU p-1 (NULL:
@@ -102,7 +107,9 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
  * lifetimes (the rest of the chain at its least) give no less than the
  * cutoff, when a GPU's runs exceed its room or the period, or when what is
  * left cannot fit what the GPUs have left. The least piece is searched
- * first, then halved. opt's max_nodes (<= 0: none) and stop end it early:
+ * first, then halved; a piece whose splits below the cutoff are too many
+ * is searched below a target a step above its bound instead, raised step
+ * by step. opt's max_nodes (<= 0: none) and stop end it early:
  * the pieces not searched keep the plain chain's bound; opt's progress
  * hears the bound as it rises. Returns the least of cutoff and the bound,
  * -INFINITY on bad arguments (cutoff must be finite), out of memory, too

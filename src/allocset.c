@@ -20,6 +20,9 @@
 #define BISECT 64
 #define PIECES 64              /* of the periods a complete allocation is bounded over */
 #define REFINE 32              /* halvings of the piece that gives its bound */
+#define STEP 0.002             /* a piece's packed search: its target's step */
+#define PACK_BUDGET 1024       /* and the nodes it first tries below the cutoff */
+#define PACK_QUIT 8            /* and its budgets it takes at most */
 _Static_assert(PIECES + 2 * REFINE <= ALLOCSET_MAX_PIECES, "allocset_chain_packed's pieces");
 /* The chain bound's steps (runs looked at) at most: 177 layers on 4 GPUs
  * take a few hundred thousand; a file of many thousands of short layers
@@ -857,7 +860,13 @@ struct pack {
     int *nruns;                /* [P] runs on GPU p */
     bool *sym;                 /* [P] GPU p is GPU p-1's twin */
     long nodes, max_nodes;
-    bool stopped;
+    long lim;                  /* a search's own budget: nodes up to it (0: none) */
+    bool stopped, spent;       /* stopped: by the limits; spent: lim passed */
+    bool found;                /* a complete split below the best */
+    long quit;                 /* a search's nodes up to it at most (0: no end) */
+    bool gaveup;               /* stopped by quit */
+    double step;               /* the best once past lim */
+    double above;              /* least value of a partial split cut off by the best */
     /* a GPU's own operations (pack_ops_span) */
     struct cyclic cy;
     double *lfloor;            /* [L] lifetimes they force (0: none) */
@@ -1104,13 +1113,20 @@ static bool pack_floors(struct pack *q, int k, int p)
             continue;
         int i0;
         double span = pack_ops_span(q, k, p, p2, &i0);
-        if (span == INFINITY)
+        if (span == INFINITY) {
+            q->above = fmin(q->above, q->best);
             return true;
+        }
         if (i0 < 0 || !(span > q->life[i0]) || !(span > q->lfloor[i0]))
             continue;
         pack_floor(q, i0, span);
         pack_eval(q, k + 1);
-        if (!(ch->w.alpha * q->t1 + ch->w.beta * q->life[0] < q->best) || pack_gpus(q, k + 1))
+        double v = ch->w.alpha * q->t1 + ch->w.beta * q->life[0];
+        if (!(v < q->best)) {
+            q->above = fmin(q->above, v);
+            return true;
+        }
+        if (pack_gpus(q, k + 1))
             return true;
     }
     return false;
@@ -1125,6 +1141,7 @@ static void pack_redo(struct pack *q, int k, int r)
     pack_eval(q, k + 1);
     pack_gpus(q, k);
 }
+
 
 /* Run k is cut[k]..r-1, of value v (at least): every GPU for it, and
  * below each every run after it. */
@@ -1166,6 +1183,7 @@ static void pack_children(struct pack *q, int k, int r, double v)
         if (r == q->L) {
             /* every layer placed, every GPU within */
             q->best = fmax(v, ch->w.alpha * q->t1 + ch->w.beta * q->life[0]);
+            q->found = true;
             if (q->opt && q->opt->split)
                 pack_offer(q, k);
         } else {
@@ -1174,8 +1192,12 @@ static void pack_children(struct pack *q, int k, int r, double v)
             q->nruns[p]--;
         }
         pack_undo(q, mark);
-        if (q->stopped || !(v < q->best))
+        if (q->stopped)
             return;
+        if (!(v < q->best)) {
+            q->above = fmin(q->above, v);
+            return;
+        }
         pack_redo(q, k, r);
     }
 }
@@ -1192,6 +1214,22 @@ static void pack_dfs(struct pack *q, int k)
          q->opt->stop(q->opt->ctx))) {
         q->stopped = true;
         return;
+    }
+    if (q->quit > 0 && q->nodes > q->quit) {
+        q->stopped = q->gaveup = true;
+        return;
+    }
+    if (q->lim > 0 && q->nodes > q->lim) {
+        /* past its budget: below the step's target from here on (what was
+         * cut off so far was above the best of its time, so above it) */
+        q->lim = 0;
+        q->spent = true;
+        if (q->step < q->best) {
+            if (q->found)
+                q->above = fmin(q->above, q->best);
+            q->best = q->step;
+            q->found = false;
+        }
     }
     struct chain *ch = q->ch;
     const struct problem *pb = ch->w.pb;
@@ -1227,7 +1265,11 @@ static void pack_dfs(struct pack *q, int k)
             if (!room)
                 continue;
             double v = ch->w.alpha * q->t1 + ch->w.beta * pack_eval_from(q, k - 1, k + 1);
-            if (!(v < q->best) || pack_gpus(q, k))
+            if (!(v < q->best)) {
+                q->above = fmin(q->above, v);
+                continue;
+            }
+            if (pack_gpus(q, k))
                 continue;
             int at = nc++;
             for (; at > 0 && cv[at - 1] > v; at--) {
@@ -1238,17 +1280,42 @@ static void pack_dfs(struct pack *q, int k)
             cr[at] = r;
         }
         q->top += nc;
-        for (int c = 0; c < nc && !q->stopped && cv[c] < q->best; c++)
+        for (int c = 0; c < nc && !q->stopped; c++) {
+            if (!(cv[c] < q->best)) {
+                q->above = fmin(q->above, cv[c]);
+                break;
+            }
             pack_children(q, k, cr[c], cv[c]);
+        }
         q->top = top0;
     }
+}
+
+/* The packed search of piece [q->t1, q->t2] below the cutoff, or below
+ * `step` once past `budget` nodes: the least value of a complete split
+ * into q->best when q->found. Returns false when stopped by the limits. */
+static bool pack_search(struct pack *q, double step, long budget)
+{
+    q->best = q->cutoff;
+    q->step = step;
+    q->above = INFINITY;
+    q->lim = q->nodes + budget;
+    q->quit = q->nodes + PACK_QUIT * budget;
+    q->spent = q->found = q->gaveup = false;
+    q->cut[0] = 0;
+    for (int p = 0; p < q->P; p++)
+        q->nruns[p] = 0;
+    pack_dfs(q, 0);
+    q->lim = q->quit = 0;
+    return !q->stopped;
 }
 
 /* A piece of the periods: its bound, and whether the runs were packed. */
 struct ppiece {
     double t1, t2, v;
     int depth;
-    bool packed;
+    bool packed;               /* v is its packed chain's (or the cutoff) */
+    bool fitted;               /* its least lifetimes are kept */
 };
 
 static int ppiece_cmp(const void *x, const void *y)
@@ -1290,6 +1357,7 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     int *iv = malloc((3 * (size_t)L + 1 + (size_t)P) * sizeof *iv);
     bool *sym = malloc((size_t)P * sizeof *sym);
     struct ppiece *pc = malloc((size_t)cap * sizeof *pc);
+    double *keep = malloc((size_t)cap * (2 * (size_t)L + 1) * sizeof *keep);
     /* a chunk of runs at each depth and a slot for each deeper one */
     q.cap = 33 * (L + 1);
     q.ord_r = malloc((size_t)q.cap * sizeof *q.ord_r);
@@ -1300,7 +1368,7 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     q.undo_v = malloc(((size_t)L + 1) * (size_t)P * sizeof *q.undo_v);
     int cy_rc = cyclic_init(&q.cy);
     double bound = -INFINITY;
-    if (!dv || !iv || !sym || !pc || !q.ord_r || !q.ord_v || !q.lfloor || !q.undo_i ||
+    if (!dv || !iv || !sym || !pc || !keep || !q.ord_r || !q.ord_v || !q.lfloor || !q.undo_i ||
         !q.undo_v || cy_rc != 0)
         goto out;
     q.life = dv;
@@ -1330,10 +1398,11 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     int np = PIECES;
     for (int j = 0; j < np; j++) {
         double t1 = t_lo + (t_hi - t_lo) * j / np, t2 = t_lo + (t_hi - t_lo) * (j + 1) / np;
-        pc[j] = (struct ppiece){ t1, t2, ppiece_plain(&ch, t1, t2, -INFINITY), 0, false };
+        pc[j] = (struct ppiece){ t1, t2, ppiece_plain(&ch, t1, t2, -INFINITY), 0, false, false };
     }
     /* best first: the least piece is packed, or halved once packed */
     double heard = -INFINITY;
+    long most = 0;             /* nodes a search that ended below the cutoff took */
     for (;;) {
         int at = 0;
         for (int j = 1; j < np; j++)
@@ -1348,29 +1417,53 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
         if (!(x->v < q.cutoff))
             break;
         if (!x->packed) {
-            if (!chain_fits(&ch, x->t1, x->t2, 0, ch.ncounts)) {
-                x->v = INFINITY;
-                continue;
+            /* the piece's least lifetimes and memory, kept for its next
+             * search */
+            double *lk = keep + (size_t)at * (2 * (size_t)L + 1);
+            if (!x->fitted) {
+                if (!chain_fits(&ch, x->t1, x->t2, 0, ch.ncounts)) {
+                    x->v = INFINITY;
+                    continue;
+                }
+                memcpy(lk, ch.lmin, (size_t)L * sizeof *lk);
+                memcpy(lk + L, ch.tsuf, ((size_t)L + 1) * sizeof *lk);
+                x->fitted = true;
+            } else {
+                memcpy(ch.lmin, lk, (size_t)L * sizeof *lk);
+                memcpy(ch.tsuf, lk + L, ((size_t)L + 1) * sizeof *lk);
             }
             q.t1 = x->t1;
             q.t2 = x->t2;
-            q.best = q.cutoff;
-            q.cut[0] = 0;
-            for (int p = 0; p < P; p++)
-                q.nruns[p] = 0;
-            pack_dfs(&q, 0);
-            if (q.stopped)
-                break;         /* the piece keeps its plain bound */
-            x->v = fmax(x->v, q.best);
-            x->packed = true;
+            /* below the cutoff; past a budget of nodes (four times what
+             * such a search took at most) below a target a step above the
+             * piece's bound: where the splits below the cutoff are too
+             * many, those near the bound prune what lies far above it */
+            long budget = opt && opt->first_nodes > 0 ? opt->first_nodes : PACK_BUDGET + 4 * most;
+            long n0 = q.nodes;
+            double step = x->v + STEP * fabs(x->v);
+            if (!pack_search(&q, step, budget)) {
+                if (!q.gaveup)
+                    break;     /* the piece keeps its bound so far */
+                /* too many even there: halved, its halves searched apart */
+                q.stopped = false;
+                goto halve;
+            }
+            if (!q.spent)
+                most = q.nodes - n0 > most ? q.nodes - n0 : most;
+            /* no split below the best: none below the least value cut off
+             * (every split lies below a partial one of no more value) */
+            x->v = fmax(x->v, q.found ? q.best : fmin(q.above, q.cutoff));
+            x->packed = q.found || !q.spent || x->v >= q.cutoff;
             continue;
         }
+    halve:
         if (x->depth >= REFINE || np + 1 > cap)
             break;
         double mid = (x->t1 + x->t2) / 2, v = x->v;
         int d = x->depth + 1;
-        pc[np++] = (struct ppiece){ mid, x->t2, ppiece_plain(&ch, mid, x->t2, v), d, false };
-        *x = (struct ppiece){ x->t1, mid, ppiece_plain(&ch, x->t1, mid, v), d, false };
+        pc[np++] = (struct ppiece){ mid, x->t2, ppiece_plain(&ch, mid, x->t2, v), d, false,
+                                    false };
+        *x = (struct ppiece){ x->t1, mid, ppiece_plain(&ch, x->t1, mid, v), d, false, false };
     }
     bound = q.cutoff;
     for (int j = 0; j < np; j++)
@@ -1388,6 +1481,7 @@ out:
     free(iv);
     free(sym);
     free(pc);
+    free(keep);
     free(q.ord_r);
     free(q.ord_v);
     free(q.lfloor);

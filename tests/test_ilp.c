@@ -683,6 +683,7 @@ static void chain_bound_never_above_integer_optimum(void **state)
     fx_seed(0xc4a1bu);
     static const double share[4] = { 0.5, 0.7, 1.0, 3.0 };
     int compared = 0, stronger = 0, met = 0, packed = 0, packed_met = 0, split = 0, pieced = 0;
+    int stepped = 0, stepped_met = 0;
     int n = valgrind_running() ? 32 : 160;
     for (int k = 0; k < n; k++) {
         int L = 2 + (int)fx_rnd(valgrind_running() ? 3 : 4);     /* 2..5 */
@@ -704,26 +705,39 @@ static void chain_bound_never_above_integer_optimum(void **state)
             stronger += v > trivial * (1 + 1e-6);
             met += v >= want * (1 - 1e-6);
             compared++;
-            /* the runs packed onto the GPUs exactly: a bound all the same */
-            struct heard h = { 0 };
-            struct allocset_options po = { .max_nodes = 0, .progress = heard_bound, .ctx = &h };
+            /* the runs packed onto the GPUs exactly: a bound all the same;
+             * and each piece searched below a step above its bound after its
+             * first few nodes (what the search does where the splits below
+             * the cutoff are too many), a bound too. Their progress rises,
+             * and ends at what they return. */
+            double pv = NAN;
             long nodes;
-            double pv = allocset_chain_packed(pb, 2 * want, t_lo, &po, &nodes);
-            /* its progress rises, and ends at what it returns */
-            assert_false(h.fell);
-            assert_true(h.n > 0 && h.last == pv);
-            if (!(pv <= want * (1 + 1e-9))) {
-                pb_print(pb);
-                fail_msg("instance %d (L=%d): packed chain bound %.9g above the brute force's "
-                         "%.9g (T=%ld)", k, L, pv, want, bf_T);
+            for (long first = 0; first <= 8; first = first ? 2 * first : 1) {
+                struct heard h = { 0 };
+                struct allocset_options po = { .max_nodes = 0, .progress = heard_bound, .ctx = &h,
+                                               .first_nodes = first };
+                double b = allocset_chain_packed(pb, 2 * want, t_lo, &po, &nodes);
+                assert_false(h.fell);
+                assert_true(h.n > 0 && h.last == b);
+                if (!(b <= want * (1 + 1e-9))) {
+                    pb_print(pb);
+                    fail_msg("instance %d (L=%d): packed chain bound %.9g (by steps after %ld "
+                             "nodes; 0: none) above the brute force's %.9g (T=%ld)", k, L, b,
+                             first, want, bf_T);
+                }
+                if (first == 0) {
+                    pv = b;
+                    assert_true(nodes > 0 || pv >= want * (1 - 1e-9));
+                }
+                stepped += first == 1 && b > v * (1 + 1e-6);
+                stepped_met += first == 1 && b >= want * (1 - 1e-6);
             }
-            assert_true(nodes > 0 || pv >= want * (1 - 1e-9));
             /* its pieces, period by period: they tile the periods in order,
              * the least is what it returns, and those that hold the best
              * plan's period are at most its objective */
             struct allocset_piece pc[ALLOCSET_MAX_PIECES];
             int np = -1;
-            po = (struct allocset_options){ .max_nodes = 0, .pieces = pc, .npieces = &np };
+            struct allocset_options po = { .max_nodes = 0, .pieces = pc, .npieces = &np };
             assert_true(allocset_chain_packed(pb, 2 * want, t_lo, &po, &nodes) == pv);
             if (np > 0) {
                 double least = INFINITY;
@@ -765,12 +779,15 @@ static void chain_bound_never_above_integer_optimum(void **state)
     }
     print_message("chain bound: %d instances, %d above the trivial bound, %d at the optimum; "
                   "packed: %d above the chain bound, %d at the optimum, %d with splits, "
-                  "%d with pieces\n", compared, stronger, met, packed, packed_met, split, pieced);
+                  "%d with pieces; by steps: %d above the chain bound, %d at the optimum\n",
+                  compared, stronger, met, packed, packed_met, split, pieced, stepped,
+                  stepped_met);
     assert_true(compared >= n / 4);
     assert_true(pieced >= compared / 2);
     assert_true(stronger >= compared / 8);
     assert_true(packed > 0 && packed_met >= met);
     assert_true(split >= compared / 4);
+    assert_true(stepped > 0 && stepped_met > 0);
 }
 
 /* Exactness where the brute force is exact: the ILP's optimum over real
