@@ -1,7 +1,8 @@
-/* cyclic: the least span of one GPU's operations of a micro-batch, when
- * every micro-batch repeats them one period T later and no two may
- * overlap modulo T (doc/model.md section 5.5, "A GPU's own operations").
- * Pure C, no I/O. */
+/* cyclic: the least span of one GPU's operations of a micro-batch (or of
+ * several GPUs' together), when every micro-batch repeats them one period
+ * T later and no two on one GPU may overlap modulo T (doc/model.md section
+ * 5.5, "A GPU's own operations", "Two GPUs' operations together"). Pure C,
+ * no I/O. */
 #ifndef PIPEPLAN_CYCLIC_H
 #define PIPEPLAN_CYCLIC_H
 

@@ -1142,7 +1142,6 @@ static void pack_redo(struct pack *q, int k, int r)
     pack_gpus(q, k);
 }
 
-
 /* Run k is cut[k]..r-1, of value v (at least): every GPU for it, and
  * below each every run after it. */
 static void pack_children(struct pack *q, int k, int r, double v)
