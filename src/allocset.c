@@ -985,6 +985,18 @@ static bool pack_allowed(const struct pack *q, int k, int p)
 
 static void pack_dfs(struct pack *q, int k);
 
+/* Whether a split of value v (or every split below a partial one of that
+ * value) is cut off by the best; its value is then kept in q->above, the
+ * least of those cut off, which is what a search by steps ends with as the
+ * piece's bound: every prune by value must go through here. */
+static bool pack_cut(struct pack *q, double v)
+{
+    if (v < q->best)
+        return false;
+    q->above = fmin(q->above, v);
+    return true;
+}
+
 /* Runs 0..k are a complete split below the best: its allocation to the
  * caller, who may have a plan from it that lowers the cutoff. */
 static void pack_offer(struct pack *q, int k)
@@ -1121,12 +1133,7 @@ static bool pack_floors(struct pack *q, int k, int p)
             continue;
         pack_floor(q, i0, span);
         pack_eval(q, k + 1);
-        double v = ch->w.alpha * q->t1 + ch->w.beta * q->life[0];
-        if (!(v < q->best)) {
-            q->above = fmin(q->above, v);
-            return true;
-        }
-        if (pack_gpus(q, k + 1))
+        if (pack_cut(q, ch->w.alpha * q->t1 + ch->w.beta * q->life[0]) || pack_gpus(q, k + 1))
             return true;
     }
     return false;
@@ -1191,12 +1198,8 @@ static void pack_children(struct pack *q, int k, int r, double v)
             q->nruns[p]--;
         }
         pack_undo(q, mark);
-        if (q->stopped)
+        if (q->stopped || pack_cut(q, v))
             return;
-        if (!(v < q->best)) {
-            q->above = fmin(q->above, v);
-            return;
-        }
         pack_redo(q, k, r);
     }
 }
@@ -1264,11 +1267,7 @@ static void pack_dfs(struct pack *q, int k)
             if (!room)
                 continue;
             double v = ch->w.alpha * q->t1 + ch->w.beta * pack_eval_from(q, k - 1, k + 1);
-            if (!(v < q->best)) {
-                q->above = fmin(q->above, v);
-                continue;
-            }
-            if (pack_gpus(q, k))
+            if (pack_cut(q, v) || pack_gpus(q, k))
                 continue;
             int at = nc++;
             for (; at > 0 && cv[at - 1] > v; at--) {
@@ -1279,13 +1278,8 @@ static void pack_dfs(struct pack *q, int k)
             cr[at] = r;
         }
         q->top += nc;
-        for (int c = 0; c < nc && !q->stopped; c++) {
-            if (!(cv[c] < q->best)) {
-                q->above = fmin(q->above, cv[c]);
-                break;
-            }
+        for (int c = 0; c < nc && !q->stopped && !pack_cut(q, cv[c]); c++)
             pack_children(q, k, cr[c], cv[c]);
-        }
         q->top = top0;
     }
 }
