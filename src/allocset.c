@@ -23,6 +23,7 @@
 #define STEP 0.002             /* a piece's packed search: its target's step */
 #define PACK_BUDGET 1024       /* and the nodes it first tries below the cutoff */
 #define PACK_QUIT 8            /* and its budgets it takes at most */
+#define PACK_GROW 12           /* a piece's budget doubled at most (each time it gave up) */
 _Static_assert(PIECES + 2 * REFINE <= ALLOCSET_MAX_PIECES, "allocset_chain_packed's pieces");
 /* The chain bound's steps (runs looked at) at most: 177 layers on 4 GPUs
  * take a few hundred thousand; a file of many thousands of short layers
@@ -1307,6 +1308,7 @@ static bool pack_search(struct pack *q, double step, long budget)
 struct ppiece {
     double t1, t2, v;
     int depth;
+    int grow;                  /* its searches' budgets doubled so many times */
     bool packed;               /* v is its packed chain's (or the cutoff) */
     bool fitted;               /* its least lifetimes are kept */
 };
@@ -1391,7 +1393,7 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
     int np = PIECES;
     for (int j = 0; j < np; j++) {
         double t1 = t_lo + (t_hi - t_lo) * j / np, t2 = t_lo + (t_hi - t_lo) * (j + 1) / np;
-        pc[j] = (struct ppiece){ t1, t2, ppiece_plain(&ch, t1, t2, -INFINITY), 0, false, false };
+        pc[j] = (struct ppiece){ .t1 = t1, .t2 = t2, .v = ppiece_plain(&ch, t1, t2, -INFINITY) };
     }
     /* best first: the least piece is packed, or halved once packed */
     double heard = -INFINITY;
@@ -1432,13 +1434,17 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
              * piece's bound: where the splits below the cutoff are too
              * many, those near the bound prune what lies far above it */
             long budget = opt && opt->first_nodes > 0 ? opt->first_nodes : PACK_BUDGET + 4 * most;
+            budget <<= x->grow;
             long n0 = q.nodes;
             double step = x->v + STEP * fabs(x->v);
             if (!pack_search(&q, step, budget)) {
                 if (!q.gaveup)
                     break;     /* the piece keeps its bound so far */
-                /* too many even there: halved, its halves searched apart */
+                /* too many even there: halved, its halves searched apart
+                 * with twice the budget (a narrower range alone seldom
+                 * makes the splits fewer: doc/model.md section 5.5) */
                 q.stopped = false;
+                x->grow += x->grow < PACK_GROW;
                 goto halve;
             }
             if (!q.spent)
@@ -1454,9 +1460,11 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
             break;
         double mid = (x->t1 + x->t2) / 2, v = x->v;
         int d = x->depth + 1;
-        pc[np++] = (struct ppiece){ mid, x->t2, ppiece_plain(&ch, mid, x->t2, v), d, false,
-                                    false };
-        *x = (struct ppiece){ x->t1, mid, ppiece_plain(&ch, x->t1, mid, v), d, false, false };
+        pc[np++] = (struct ppiece){ .t1 = mid, .t2 = x->t2,
+                                    .v = ppiece_plain(&ch, mid, x->t2, v), .depth = d,
+                                    .grow = x->grow };
+        *x = (struct ppiece){ .t1 = x->t1, .t2 = mid, .v = ppiece_plain(&ch, x->t1, mid, v),
+                               .depth = d, .grow = x->grow };
     }
     bound = q.cutoff;
     for (int j = 0; j < np; j++)
