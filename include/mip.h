@@ -8,12 +8,31 @@
 #include <stdbool.h>
 #include <Cbc_C_Interface.h>
 
+/* The model is kept here as it is built and goes into CBC in one call
+ * at the solve (see mip_load in mip.c). */
+struct mip_coldef {
+    double lb, ub, obj;
+    bool integer;
+    long at;                   /* its entry in the row being built, if any */
+};
+struct mip_rowdef {
+    long start;                /* its first entry in nz */
+    double lb, ub;
+};
+struct mip_nz {
+    int col;
+    double v;
+};
 struct mip {
     Cbc_Model *m;
     int cols, rows, ints;
-    int *idx;                  /* the row being built */
-    double *val;
-    int n, cap;
+    struct mip_coldef *col;
+    struct mip_rowdef *row;
+    struct mip_nz *nz;         /* the rows' entries, row after row */
+    long col_cap, row_cap, nz_cap;
+    long nnz;                  /* entries, the row being built included */
+    long row_nnz;              /* entries of the rows ended */
+    bool loaded;               /* the model is in CBC */
     bool oom;                  /* an allocation failed: the model is incomplete */
     int threads, log_level;    /* as set, to set again on a retry */
     double seconds;

@@ -1,6 +1,7 @@
 /* mip: rows and columns into CBC, one solve, its answer (include/mip.h). */
 #include "mip.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -65,8 +66,9 @@ void mip_free(struct mip *mp)
 {
     if (mp->m)
         Cbc_deleteModel(mp->m);
-    free(mp->idx);
-    free(mp->val);
+    free(mp->col);
+    free(mp->row);
+    free(mp->nz);
     memset(mp, 0, sizeof mp[0]);
 }
 
@@ -79,9 +81,31 @@ void mip_log_level(struct mip *mp, int level)
     Cbc_setParameter(mp->m, "log", lvl);
 }
 
+/* Grow *v, of *cap elements of size sz, to hold n: false when out of
+ * memory, which marks the model incomplete. */
+static bool grow(struct mip *mp, void **v, long *cap, long n, size_t sz)
+{
+    if (n <= *cap)
+        return true;
+    long c = *cap ? *cap : 64;
+    while (c < n)
+        c *= 2;
+    void *nv = n > INT_MAX ? NULL : realloc(*v, (size_t)c * sz);
+    if (!nv) {
+        mp->oom = true;
+        return false;
+    }
+    *v = nv;
+    *cap = c;
+    return true;
+}
+
 int mip_col(struct mip *mp, double lb, double ub, double obj, bool integer)
 {
-    Cbc_addCol(mp->m, "", lb, ub, obj, integer ? 1 : 0, 0, NULL, NULL);
+    if (!grow(mp, (void **)&mp->col, &mp->col_cap, mp->cols + 1L, sizeof *mp->col))
+        return mp->cols;      /* refused at the solve (mp->oom) */
+    mp->col[mp->cols] = (struct mip_coldef){ .lb = lb, .ub = ub, .obj = obj,
+                                             .integer = integer, .at = -1 };
     if (integer)
         mp->ints++;
     return mp->cols++;
@@ -89,37 +113,100 @@ int mip_col(struct mip *mp, double lb, double ub, double obj, bool integer)
 
 void mip_row_begin(struct mip *mp)
 {
-    mp->n = 0;
+    /* a row begun again drops what the last begin added */
+    mp->nnz = mp->row_nnz;
 }
 
 void mip_row_add(struct mip *mp, int col, double v)
 {
-    if (v == 0.0)
+    if (v == 0.0 || col < 0 || col >= mp->cols)
         return;
-    if (mp->n == mp->cap) {
-        int cap = mp->cap ? mp->cap * 2 : 64;
-        int *ni = realloc(mp->idx, (size_t)cap * sizeof *ni);
-        if (ni)
-            mp->idx = ni;
-        double *nv = ni ? realloc(mp->val, (size_t)cap * sizeof *nv) : NULL;
-        if (nv)
-            mp->val = nv;
-        if (!ni || !nv) {
-            /* a row without this coefficient would be another model */
-            mp->oom = true;
-            return;
-        }
-        mp->cap = cap;
+    /* a column named twice in one row: its coefficients add up */
+    long at = mp->col[col].at;
+    if (at >= mp->row_nnz && at < mp->nnz && mp->nz[at].col == col) {
+        mp->nz[at].v += v;
+        return;
     }
-    mp->idx[mp->n] = col;
-    mp->val[mp->n] = v;
-    mp->n++;
+    if (!grow(mp, (void **)&mp->nz, &mp->nz_cap, mp->nnz + 1, sizeof *mp->nz))
+        return;
+    mp->nz[mp->nnz] = (struct mip_nz){ .col = col, .v = v };
+    mp->col[col].at = mp->nnz++;
 }
 
 void mip_row_end(struct mip *mp, char sense, double rhs)
 {
-    Cbc_addRow(mp->m, "", mp->n, mp->idx, mp->val, sense, rhs);
+    if (!grow(mp, (void **)&mp->row, &mp->row_cap, mp->rows + 1L, sizeof *mp->row))
+        return;
+    mp->row[mp->rows] = (struct mip_rowdef){
+        .start = mp->row_nnz,
+        .lb = sense == 'L' ? -DBL_MAX : rhs,
+        .ub = sense == 'G' ? DBL_MAX : rhs,
+    };
+    mp->row_nnz = mp->nnz;
     mp->rows++;
+}
+
+/* The model built into CBC at once: Cbc_addRow appends a row to a matrix
+ * kept by columns, which copies it, so a schedule MIP of 177 layers (tens
+ * of thousands of rows) took minutes to build and ignored every limit.
+ * Returns 0, or -1 out of memory. */
+static int mip_load(struct mip *mp)
+{
+    if (mp->loaded)
+        return 0;
+    int nc = mp->cols, nr = mp->rows;
+    long nnz = mp->row_nnz;
+    CoinBigIndex *start = calloc((size_t)nc + 1, sizeof *start);
+    int *index = malloc((size_t)(nnz ? nnz : 1) * sizeof *index);
+    double *value = malloc((size_t)(nnz ? nnz : 1) * sizeof *value);
+    double *clb = malloc((size_t)(nc ? nc : 1) * sizeof *clb);
+    double *cub = malloc((size_t)(nc ? nc : 1) * sizeof *cub);
+    double *obj = malloc((size_t)(nc ? nc : 1) * sizeof *obj);
+    double *rlb = malloc((size_t)(nr ? nr : 1) * sizeof *rlb);
+    double *rub = malloc((size_t)(nr ? nr : 1) * sizeof *rub);
+    int rc = -1;
+    if (!start || !index || !value || !clb || !cub || !obj || !rlb || !rub)
+        goto out;
+    /* rows to columns: count, prefix sums, then fill in row order, so
+     * each column lists its rows in order */
+    for (long k = 0; k < nnz; k++)
+        start[mp->nz[k].col + 1]++;
+    for (int c = 0; c < nc; c++)
+        start[c + 1] += start[c];
+    for (int r = 0; r < nr; r++) {
+        long end = r + 1 < nr ? mp->row[r + 1].start : nnz;
+        for (long k = mp->row[r].start; k < end; k++) {
+            CoinBigIndex at = start[mp->nz[k].col]++;
+            index[at] = r;
+            value[at] = mp->nz[k].v;
+        }
+        rlb[r] = mp->row[r].lb;
+        rub[r] = mp->row[r].ub;
+    }
+    for (int c = nc; c > 0; c--)
+        start[c] = start[c - 1];
+    start[0] = 0;
+    for (int c = 0; c < nc; c++) {
+        clb[c] = mp->col[c].lb;
+        cub[c] = mp->col[c].ub;
+        obj[c] = mp->col[c].obj;
+    }
+    Cbc_loadProblem(mp->m, nc, nr, start, index, value, clb, cub, obj, rlb, rub);
+    for (int c = 0; c < nc; c++)
+        if (mp->col[c].integer)
+            Cbc_setInteger(mp->m, c);
+    mp->loaded = true;
+    rc = 0;
+out:
+    free(start);
+    free(index);
+    free(value);
+    free(clb);
+    free(cub);
+    free(obj);
+    free(rlb);
+    free(rub);
+    return rc;
 }
 
 /* Debian's Clp is built with its assertions on, and one of them
@@ -190,7 +277,7 @@ static int guarded_solve(Cbc_Model *m, bool simulate_abort)
 enum mip_outcome mip_solve(struct mip *mp)
 {
     int f = mp->oom ? -1 : fault ? fault() : 0;
-    if (f < 0)
+    if (f < 0 || mip_load(mp) != 0)
         return MIP_FAILED;
     double t0 = clock_now();
     Cbc_Model *copy = Cbc_clone(mp->m);

@@ -23,6 +23,7 @@
 #include "fixture.h"
 #include "valgrind.h"
 #include "ilp.h"
+#include "mip.h"
 #include "planner.h"
 #include "report.h"
 #include "schedule.h"
@@ -1959,9 +1960,58 @@ static void plan_below_block_bound_says_it_cuts_inside_a_block(void **state)
 }
 
 /* An optional argument runs only the tests whose names match it. */
+/* The MIP layer keeps the model and hands it to CBC whole at the solve: a
+ * column named twice in a row counts twice, a row begun again starts
+ * over, and each sense means what it says. min -2x - 3y subject to
+ * x + 2y <= 4 (y given in two parts), 3x + y <= 6, x <= 5 (a row begun
+ * again after a 10y), z = x + y, z >= 1, x and y integers in [0, 10]:
+ * the optimum is x = 0, y = 2 (-6); with y counted once it would be
+ * y = 4, with the 10y kept y = 0. */
+static void mip_model_goes_in_whole(void **state)
+{
+    (void)state;
+    struct mip mp;
+    assert_int_equal(mip_init(&mp, 1, 0, 0), 0);
+    mip_log_level(&mp, 0);
+    int x = mip_col(&mp, 0, 10, -2, true);
+    int y = mip_col(&mp, 0, 10, -3, true);
+    int z = mip_col(&mp, 0, 100, 0, false);
+    mip_row_begin(&mp);
+    mip_row_add(&mp, x, 1);
+    mip_row_add(&mp, y, 1);
+    mip_row_add(&mp, y, 1);
+    mip_row_end(&mp, 'L', 4);
+    mip_row_begin(&mp);
+    mip_row_add(&mp, x, 3);
+    mip_row_add(&mp, y, 1);
+    mip_row_end(&mp, 'L', 6);
+    mip_row_begin(&mp);
+    mip_row_add(&mp, y, 10);
+    mip_row_begin(&mp);
+    mip_row_add(&mp, x, 1);
+    mip_row_end(&mp, 'L', 5);
+    mip_row_begin(&mp);
+    mip_row_add(&mp, z, 1);
+    mip_row_add(&mp, x, -1);
+    mip_row_add(&mp, y, -1);
+    mip_row_end(&mp, 'E', 0);
+    mip_row_begin(&mp);
+    mip_row_add(&mp, z, 1);
+    mip_row_end(&mp, 'G', 1);
+    assert_int_equal(mp.rows, 5);
+    assert_int_equal(mp.cols, 3);
+    assert_int_equal(mip_solve(&mp), MIP_SOLVED);
+    const double *v = mip_solution(&mp);
+    assert_non_null(v);
+    assert_true(fabs(v[x]) < 1e-6 && fabs(v[y] - 2) < 1e-6 && fabs(v[z] - 2) < 1e-6);
+    assert_true(fabs(mip_objective(&mp) + 6) < 1e-6);
+    mip_free(&mp);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(mip_model_goes_in_whole),
         FX_TEST(enumeration_never_beats_ilp),
         FX_TEST(network_bound_never_above_layer_optimum),
         FX_TEST(ilp_matches_integer_brute_force),
