@@ -26,6 +26,8 @@ struct planner_result {
     double block_bound;      /* bound proven for the blocks only, or NAN */
     double seconds;          /* wall time of the planner */
     int blocks;              /* elements a solver worked on (0: n/a) */
+    bool kept;               /* status error, but the plan is the solver's best
+                                before it failed (a valid plan all the same) */
     char message[320];       /* why, for errors and surprises */
 };
 
@@ -73,6 +75,10 @@ const char *planner_status_text(enum plan_status s, int blocks, char *buf, size_
  * objective with the bound proven for the network; NAN without a plan
  * that fits or without a bound. */
 double planner_gap(const struct planner_result *res);
+
+/* Whether the result has a plan to show as a plan, choose as the best
+ * and export: any but an error's, save the plan an error kept. */
+bool planner_result_usable(const struct planner_result *res);
 
 /* Order: fitting plans before others, then by objective. */
 int planner_result_compare(const struct planner_result *a, const struct planner_result *b);

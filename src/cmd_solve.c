@@ -280,6 +280,7 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
             res->seconds = ev.seconds;
             res->believed_fit = ev.believed_fit;
             res->blocks = ev.blocks;
+            res->kept = kept;
             snprintf(res->message, sizeof res->message, "%.280s%s", ev.message,
                      kept ? "; kept its best plan before that" : "");
             /* a failed or dead solver: one line, the other plans still shown */
@@ -336,6 +337,7 @@ int cli_finish_results(const struct problem *pb, struct planner_result *results,
         struct sim_report sim;
         if (res->plan && simulate_plan(res->plan, pb, &sim) != SIM_OK) {
             res->status = PLAN_ERROR;
+            res->kept = false;
             snprintf(res->message, sizeof res->message, "rejected by the simulator: %s",
                      sim.reason);
         }
@@ -557,13 +559,13 @@ static const struct planner_result *export_choice(const struct planner_result *r
     const struct planner_result *best = NULL;
     for (int i = 0; i < n; i++) {
         if (sa->one && results[i].planner == sa->one) {
-            if (results[i].plan && results[i].status != PLAN_ERROR)
+            if (planner_result_usable(&results[i]))
                 return &results[i];
             text_eprintf("pipeplan: no plan to export from %s (%s)\n",
                     planner_title(results[i].planner), results[i].message);
             return NULL;
         }
-        if (results[i].plan && results[i].status != PLAN_ERROR &&
+        if (planner_result_usable(&results[i]) &&
             (!best || planner_result_compare(&results[i], best) < 0))
             best = &results[i];
     }
@@ -607,7 +609,7 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
     int blocks = cli_finish_results(pb, results, n);
     bool any_fits = false;
     for (int i = 0; i < n; i++)
-        if (results[i].plan && results[i].plan->fits && results[i].status != PLAN_ERROR)
+        if (planner_result_usable(&results[i]) && results[i].plan->fits)
             any_fits = true;
     struct report rep = {
         .pb = pb, .blocks = blocks, .results = results, .nresults = n,

@@ -217,6 +217,11 @@ double planner_gap(const struct planner_result *res)
     return fmax(0.0, (res->plan->objective - res->bound) / res->plan->objective);
 }
 
+bool planner_result_usable(const struct planner_result *res)
+{
+    return res->plan && (res->status != PLAN_ERROR || res->kept);
+}
+
 int planner_result_compare(const struct planner_result *a, const struct planner_result *b)
 {
     if (!a->plan || !b->plan)

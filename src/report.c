@@ -260,7 +260,7 @@ int report_table(FILE *out, const struct report *r)
 
     const struct planner_result *best = NULL;
     for (int i = 0; i < r->nresults; i++)
-        if (r->results[i].plan && r->results[i].status != PLAN_ERROR &&
+        if (planner_result_usable(&r->results[i]) &&
             (!best || planner_result_compare(&r->results[i], best) < 0))
             best = &r->results[i];
     const struct plan *pl = best ? best->plan : NULL;

@@ -63,6 +63,7 @@ struct tui_row {
     bool done;                   /* final result for the current problem */
     bool started;                /* ILP: solving now */
     bool believed_fit;
+    bool kept;                   /* status error, plan the solver's last good one */
     double bound;                /* proven bound on the network's objective, or NAN */
     double block_bound;          /* solver: proven for the blocks only, or NAN */
     int blocks;                  /* ILP: elements the bound holds for (0: unknown) */

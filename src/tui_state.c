@@ -553,6 +553,7 @@ static void row_reset(struct tui_row *r)
     r->done = false;
     r->started = false;
     r->status = PLAN_FEASIBLE;
+    r->kept = false;
     r->bound = NAN;
     r->block_bound = NAN;
     r->blocks = 0;
@@ -838,6 +839,7 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
     r->done = true;
     r->started = false;
     r->status = ev->status;
+    r->kept = false;
     r->believed_fit = ev->believed_fit;
     r->bound = ev->bound;
     r->block_bound = ev->block_bound;
@@ -854,7 +856,9 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
             r->status = PLAN_ERROR;
         }
     } else if (i == t->ilp && r->status == PLAN_ERROR && r->plan && !r->stale) {
-        /* failed or died after it found plans: the last good one stays */
+        /* failed or died after it found plans: the last good one stays,
+         * a plan like any other (the simulator accepted it) */
+        r->kept = true;
         snprintf(r->message, sizeof r->message, "%.280s; kept its best plan before that",
                  ev->message);
     } else if (i != t->ilp || r->status == PLAN_ERROR || r->status == PLAN_INFEASIBLE) {
@@ -875,9 +879,10 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
         follow_settle(t);
 }
 
+/* as planner_result_usable() */
 static bool row_usable(const struct tui_row *r)
 {
-    return r->plan && r->status != PLAN_ERROR;
+    return r->plan && (r->status != PLAN_ERROR || r->kept);
 }
 
 /* planner_result_compare's order: fitting first, then objective, else the
@@ -1052,6 +1057,7 @@ void tui_row_from_cache(struct tui *t, const struct tui_cache_entry *e)
     r->believed_fit = pl ? pl->fits : false;
     r->done = status_proven(e->status);
     r->status = r->done ? e->status : PLAN_FEASIBLE;
+    r->kept = false;
     r->started = false;
     r->stale = false;
     if (r->done)

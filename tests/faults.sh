@@ -44,12 +44,22 @@ for case in "fail|the MIP solver failed; kept its best plan before that|--work-l
         not_ok "solve, solver $fault: json"; jq -c '.plans[] | [.planner, .status, .message]' "$TMP/out"
     fi
 done
-# the plan the ILP had before it died is shown (it fits), never as the best
+# the plan the ILP had before it died is shown (it fits, the simulator
+# accepted it) and competes like any other: here it ties the DP's and comes
+# first; alone, it is the best plan, and a plan fits (exit 0)
 fpp abort solve "$NET" "$PLAT" $KNOBS --work-limit 300 >"$TMP/out" 2>"$TMP/err"
-if grep -Eq '^ILP \(CBC\) +error +[0-9.]+ ms' "$TMP/out" && grep -q '^Best plan: mem-aware DP' "$TMP/out"; then
-    ok "solve table: the ILP's kept plan on its row, the best plan a baseline"
+if grep -Eq '^ILP \(CBC\) +error +[0-9.]+ ms' "$TMP/out" && grep -q '^Best plan: ILP (CBC)$' "$TMP/out"; then
+    ok "solve table: the ILP's kept plan on its row, and the best"
 else
     not_ok "solve table"; cat "$TMP/out"
+fi
+status=0
+fpp abort solve "$NET" "$PLAT" $KNOBS --work-limit 300 --planner ilp >"$TMP/out" 2>"$TMP/err" || status=$?
+expect_status 0 "solve --planner ilp, solver aborts after a plan"
+if grep -q '^Best plan: ILP (CBC)$' "$TMP/out" && ! grep -q 'No plan fits' "$TMP/out"; then
+    ok "solve --planner ilp: the kept plan is the best plan, not \"no plan fits\""
+else
+    not_ok "solve --planner ilp, kept plan"; cat "$TMP/out"
 fi
 
 # CBC aborting inside a solve, as Debian's Clp does on a failed assertion:
