@@ -235,6 +235,14 @@ static bool limit_reached(const struct search *s)
     return time_left(s) <= 0.0;
 }
 
+/* A cancel, or the clock past the time limit: for loops of schedules that
+ * take seconds on many layers (never the work limit, which they count
+ * outside, so that the same inputs give the same search). */
+static bool interrupted(const struct search *s)
+{
+    return (s->opt->cancel && *s->opt->cancel) || (!deterministic(s) && time_left(s) <= 0.0);
+}
+
 static bool should_stop(struct search *s)
 {
     if ((s->opt->cancel && *s->opt->cancel) ||
@@ -371,7 +379,7 @@ static struct plan *schedule_ladder(const struct search *s, const struct problem
         return best;
     struct plan *alt = plan_copy(best);
     double T0 = best->T, floor_lat = problem_compute_ms(pb);
-    for (int k = 1; alt && k <= LADDER_STEPS; k++) {
+    for (int k = 1; alt && k <= LADDER_STEPS && !interrupted(s); k++) {
         double T = T0 * (1 + k * LADDER_STEP);
         if (objective_of(s, T, floor_lat) >= best->objective)
             break;
@@ -2445,7 +2453,7 @@ static void fold_search(struct search *s)
     struct plan *seed[FOLD_MAX];
     int k = 0;
     /* at the least period that fits: the local search tries longer ones */
-    for (int j = 0; j < n; j++) {
+    for (int j = 0; j < n && !interrupted(s); j++) {
         struct plan *pl = baseline_schedule_fitting(pb, gpu + (size_t)j * pb->L, 0);
         s->work++;
         if (pl && pl->fits) {
