@@ -33,6 +33,7 @@ struct mip {
     long nnz;                  /* entries, the row being built included */
     long row_nnz;              /* entries of the rows ended */
     bool loaded;               /* the model is in CBC */
+    bool solved;               /* mip_solve ran CBC on it */
     bool oom;                  /* an allocation failed: the model is incomplete */
     int threads, log_level;    /* as set, to set again on a retry */
     double seconds;
@@ -81,7 +82,7 @@ void mip_set_fault(mip_fault_fn fn);
 
 /* After mip_solve(): the branch-and-bound nodes it took, CBC's proven
  * bound on the objective (-INFINITY when it has none), the objective and
- * the solution (NULL when none). */
+ * the solution (NULL when none); before it, 0, -INFINITY, NAN and NULL. */
 long mip_nodes(const struct mip *mp);
 double mip_best_bound(const struct mip *mp);
 double mip_objective(const struct mip *mp);

@@ -287,9 +287,34 @@ static int search_mip_init(const struct search *s, struct mip *mp, double second
     return rc;
 }
 
-/* Solve, counting its work and adding its seconds to *seconds. */
-static enum mip_outcome search_mip_solve(struct search *s, struct mip *mp, double *seconds)
+/* CBC checks its limits between nodes, not inside its root (LP and
+ * preprocessing), whose time grows as about rows^1.5: on resnet50 on 8
+ * GPUs (blocks = 64, 96, 128) schedule MIPs took 0.6 s at 25,775 rows,
+ * 2.1 s at 55,637 and 4.9 s at 99,264, each capped at 0.5 s; with every
+ * layer a block (177) one took 20 s, and a master of 29,408 rows, whose
+ * root does more, took 3.1 s of CPU (started with 0.08 s left, it ended
+ * 3.6 s past the limit). The seconds a root takes at least, on the
+ * machine those were measured on. */
+#define ROOT_ROWS 32768
+#define ROOT_MASTER 4.0
+static double root_seconds(int rows, bool master)
 {
+    return (master ? ROOT_MASTER : 1) * pow(rows / (double)ROOT_ROWS, 1.5);
+}
+
+/* Solve, counting its work and adding its seconds to *seconds; a MIP whose
+ * root could not end before the time limit is not started (the search
+ * ends: MIP_UNKNOWN). */
+static enum mip_outcome search_mip_solve(struct search *s, struct mip *mp, bool master,
+                                         double *seconds)
+{
+    if (!deterministic(s) && root_seconds(mp->rows, master) > time_left(s)) {
+        /* it could not end before the limit: the search ends here */
+        trace(s, "a MIP of %d rows not started: its root would outlast the %.3g s left",
+              mp->rows, fmax(0, time_left(s)));
+        s->stopped = true;
+        return MIP_UNKNOWN;
+    }
     double t1 = now();
     enum mip_outcome out = mip_solve(mp);
     *seconds += now() - t1;
@@ -889,19 +914,6 @@ static void schedule_memory_rows(const struct problem *bp, const struct schedule
     }
 }
 
-/* The most rows a schedule MIP may have under a cap of `secs` seconds (or
- * `nodes` nodes under a work limit). CBC does not interrupt its root LP,
- * whose time grows as about rows^1.5 (resnet50 on 8 GPUs, blocks = 64, 96,
- * 128: 0.6 s at 25,775 rows, 2.1 s at 55,637, 4.9 s at 99,264), so on many
- * blocks one MIP capped at 0.5 s ran for 20 s and the solve overran its
- * limit by a minute: past this size the allocation is left undecided. */
-#define SCHEDULE_ROWS 32768
-static double schedule_max_rows(const struct search *s, double secs, long nodes)
-{
-    double scale = deterministic(s) ? nodes / 1000.0 : secs;
-    return SCHEDULE_ROWS * pow(fmax(1, scale), 2.0 / 3);
-}
-
 /* The schedule MIP of one block allocation over the periods tau in
  * [ta, tb] (ta = tb: a fixed period): start times, an integer per pair of
  * operations on one GPU for how many periods apart they are (products
@@ -963,10 +975,11 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
     schedule_pair_rows(bp, &sc);
     schedule_inflight_rows(bp, &sc);
     schedule_memory_rows(bp, &sc);
-    if (mp.rows > schedule_max_rows(s, secs, nodes))
-        goto done;      /* undecided: its root LP alone would overrun */
+    /* undecided: its root LP alone would overrun its cap (at least 1 s) */
+    if (root_seconds(mp.rows, false) > fmax(1, deterministic(s) ? nodes / 1000.0 : secs))
+        goto done;
     s->stats->subproblems++;
-    enum mip_outcome out = search_mip_solve(s, &mp, &s->stats->sub_seconds);
+    enum mip_outcome out = search_mip_solve(s, &mp, false, &s->stats->sub_seconds);
     if (out == MIP_INFEASIBLE) {
         rc = isfinite(obj_cap) ? 2 : 0;
     } else if (out == MIP_SOLVED || out == MIP_FEASIBLE_STOPPED) {
@@ -2051,7 +2064,7 @@ static int interval_solve(struct search *s, struct interval *iv)
             return -1;
         }
         s->stats->masters++;
-        enum mip_outcome out = search_mip_solve(s, &ms.mp, &s->stats->master_seconds);
+        enum mip_outcome out = search_mip_solve(s, &ms.mp, true, &s->stats->master_seconds);
         if (out == MIP_FAILED) {
             master_free(&ms);
             return -1;

@@ -280,6 +280,7 @@ enum mip_outcome mip_solve(struct mip *mp)
     if (f < 0 || mip_load(mp) != 0)
         return MIP_FAILED;
     double t0 = clock_now();
+    mp->solved = true;
     Cbc_Model *copy = Cbc_clone(mp->m);
     if (guarded_solve(mp->m, f == MIP_FAULT_ABORT) != 0) {
         mp->aborted++;
@@ -320,12 +321,12 @@ enum mip_outcome mip_solve(struct mip *mp)
 
 long mip_nodes(const struct mip *mp)
 {
-    return mp->m ? Cbc_getNodeCount(mp->m) : 0;
+    return mp->m && mp->solved ? Cbc_getNodeCount(mp->m) : 0;
 }
 
 double mip_best_bound(const struct mip *mp)
 {
-    if (!mp->m)
+    if (!mp->m || !mp->solved)
         return -INFINITY;
     double v = Cbc_getBestPossibleObjValue(mp->m);
     return isfinite(v) && fabs(v) < 1e40 ? v : -INFINITY;
@@ -333,10 +334,10 @@ double mip_best_bound(const struct mip *mp)
 
 double mip_objective(const struct mip *mp)
 {
-    return mp->m ? Cbc_getObjValue(mp->m) : NAN;
+    return mp->m && mp->solved ? Cbc_getObjValue(mp->m) : NAN;
 }
 
 const double *mip_solution(const struct mip *mp)
 {
-    return mp->m && Cbc_bestSolution(mp->m) ? Cbc_getColSolution(mp->m) : NULL;
+    return mp->m && mp->solved && Cbc_bestSolution(mp->m) ? Cbc_getColSolution(mp->m) : NULL;
 }
