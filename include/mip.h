@@ -32,8 +32,7 @@ struct mip {
     long col_cap, row_cap, nz_cap;
     long nnz;                  /* entries, the row being built included */
     long row_nnz;              /* entries of the rows ended */
-    bool loaded;               /* the model is in CBC */
-    bool solved;               /* mip_solve ran CBC on it */
+    bool solved;               /* mip_solve ran CBC on it (the model is in CBC) */
     bool oom;                  /* an allocation failed: the model is incomplete */
     int threads, log_level;    /* as set, to set again on a retry */
     double seconds;

@@ -225,22 +225,18 @@ static double remaining(const struct search *s)
     return isfinite(s->deadline) ? fmin(left, s->deadline - now()) : left;
 }
 
-/* The caller's limits: a cancel, the work limit or the time limit. */
-static bool limit_reached(const struct search *s)
-{
-    if (s->opt->cancel && *s->opt->cancel)
-        return true;
-    if (deterministic(s))
-        return s->work >= s->opt->work_limit;
-    return time_left(s) <= 0.0;
-}
-
 /* A cancel, or the clock past the time limit: for loops of schedules that
  * take seconds on many layers (never the work limit, which they count
  * outside, so that the same inputs give the same search). */
 static bool interrupted(const struct search *s)
 {
     return (s->opt->cancel && *s->opt->cancel) || (!deterministic(s) && time_left(s) <= 0.0);
+}
+
+/* The caller's limits: a cancel, the work limit or the time limit. */
+static bool limit_reached(const struct search *s)
+{
+    return interrupted(s) || (deterministic(s) && s->work >= s->opt->work_limit);
 }
 
 static bool should_stop(struct search *s)
@@ -975,7 +971,7 @@ static int schedule_exact(struct search *s, struct plan *pl, double ta, double t
     schedule_pair_rows(bp, &sc);
     schedule_inflight_rows(bp, &sc);
     schedule_memory_rows(bp, &sc);
-    /* undecided: its root LP alone would overrun its cap (at least 1 s) */
+    /* undecided: its root alone would overrun its cap (taken as at least 1 s) */
     if (root_seconds(mp.rows, false) > fmax(1, deterministic(s) ? nodes / 1000.0 : secs))
         goto done;
     s->stats->subproblems++;

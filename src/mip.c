@@ -149,11 +149,9 @@ void mip_row_end(struct mip *mp, char sense, double rhs)
 /* The model built into CBC at once: Cbc_addRow appends a row to a matrix
  * kept by columns, which copies it, so a schedule MIP of 177 layers (tens
  * of thousands of rows) took minutes to build and ignored every limit.
- * Returns 0, or -1 out of memory. */
+ * Once, before the first solve. Returns 0, or -1 out of memory. */
 static int mip_load(struct mip *mp)
 {
-    if (mp->loaded)
-        return 0;
     int nc = mp->cols, nr = mp->rows;
     long nnz = mp->row_nnz;
     CoinBigIndex *start = calloc((size_t)nc + 1, sizeof *start);
@@ -195,7 +193,6 @@ static int mip_load(struct mip *mp)
     for (int c = 0; c < nc; c++)
         if (mp->col[c].integer)
             Cbc_setInteger(mp->m, c);
-    mp->loaded = true;
     rc = 0;
 out:
     free(start);
@@ -277,7 +274,7 @@ static int guarded_solve(Cbc_Model *m, bool simulate_abort)
 enum mip_outcome mip_solve(struct mip *mp)
 {
     int f = mp->oom ? -1 : fault ? fault() : 0;
-    if (f < 0 || mip_load(mp) != 0)
+    if (f < 0 || (!mp->solved && mip_load(mp) != 0))
         return MIP_FAILED;
     double t0 = clock_now();
     mp->solved = true;
