@@ -340,6 +340,19 @@ static double dp_copies(double life, double T)
     return n < 1 ? 1 : n;
 }
 
+/* Every cell empty but the end of the chain, reached with no stage. */
+static void dp_reset(struct dp *d)
+{
+    size_t row = (size_t)d->L + 1;
+    for (size_t x = 0; x < ((size_t)d->Smax + 1) * row; x++) {
+        d->X[x] = INFINITY;
+        d->slack[x] = -INFINITY;
+        d->next[x] = -1;
+    }
+    d->X[d->L] = 0;
+    d->slack[d->L] = INFINITY;
+}
+
 /* Fill the tables at period T. S > 0: plans of exactly S stages on GPUs
  * 0..S-1 (caps differ); S == 0: any count up to Smax (caps equal, so the
  * stage's GPU does not matter). The direct way: every stage end j, then
@@ -350,13 +363,7 @@ static void dp_fill_scan(struct dp *d, double T, int S)
     int L = d->L, tmax = S > 0 ? S : d->Smax;
     bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
     size_t row = (size_t)L + 1;
-    for (size_t x = 0; x < ((size_t)d->Smax + 1) * row; x++) {
-        d->X[x] = INFINITY;
-        d->slack[x] = -INFINITY;
-        d->next[x] = -1;
-    }
-    d->X[L] = 0;
-    d->slack[L] = INFINITY;
+    dp_reset(d);
     for (int t = 1; t <= tmax; t++) {
         int g = S > 0 ? S - t : 0;
         int ilo = S > 0 ? S - t : 0;
@@ -513,13 +520,7 @@ static void dp_fill_cells(struct dp *d, double T, int S)
     const struct problem *pb = d->pb;
     int L = d->L, tmax = S > 0 ? S : d->Smax;
     size_t row = (size_t)L + 1;
-    for (size_t x = 0; x < ((size_t)d->Smax + 1) * row; x++) {
-        d->X[x] = INFINITY;
-        d->slack[x] = -INFINITY;
-        d->next[x] = -1;
-    }
-    d->X[L] = 0;
-    d->slack[L] = INFINITY;
+    dp_reset(d);
     for (int t = 1; t <= tmax; t++) {
         int g = S > 0 ? S - t : 0;
         int ilo = S > 0 ? S - t : 0;
