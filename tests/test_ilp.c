@@ -2008,10 +2008,74 @@ static void mip_model_goes_in_whole(void **state)
     mip_free(&mp);
 }
 
+/* Relaxation masters on which CBC's feasibility pump cycled in Clp for
+ * ever, deaf to the work limit (found by a soak over random instances;
+ * doc/model.md section 11.2): each solve must end, and what it says must
+ * hold. Before the pump was turned off, each of these never returned. */
+static void relaxation_masters_end_under_a_work_limit(void **state)
+{
+    (void)state;
+    static const struct {
+        int L, P;
+        long m;
+        double phi;
+        enum spec_schedule schedule;
+        enum layout_kind layout;
+        double cap[4], reserved[4];          /* GB */
+        double f[6], b[6], w[6], s[6], a[6], c[6];  /* ms, GB */
+        int blocks;
+        long work;
+    } cases[] = {
+        { 4, 3, 1, 2, SPEC_SCHEDULE_PIPEDREAM, LAYOUT_ANY, { 17.5, 23, 17 }, { 0.5, 0, 0 },
+          { 0.5, 0.25, 1, 1.75 }, { 0.5, 2, 0.75, 3 }, { 1, 1, 1, 2 }, { 5, 4, 5, 1 },
+          { 0.5, 0, 0 }, { 0.5, 0, 0.5 }, 1, 20000 },
+        { 5, 3, 4, 3, SPEC_SCHEDULE_PIPEDREAM, LAYOUT_ANY, { 17.28, 50.18, 17.28 }, { 0, 0.5, 0 },
+          { 0.25, 2, 0.5, 0.5, 2 }, { 2, 0.75, 1, 2.75, 1.75 }, { 0, 1, 2, 2, 0 },
+          { 5, 5, 3, 3, 5 }, { 0.5, 0.5, 0, 1 }, { 0.75, 0.5, 0, 0 }, 2, 20 },
+        { 6, 4, 3, 3, SPEC_SCHEDULE_PIPEDREAM, LAYOUT_CONTIGUOUS, { 10.88, 8.96, 8.96, 20.98 },
+          { 0, 0, 0, 0.5 }, { 1.75, 0.25, 1, 1.25, 1.75, 2 }, { 3, 0.25, 2, 3, 0.5, 2.5 },
+          { 0, 1, 1, 0, 0, 2 }, { 4, 5, 2, 5, 3, 1 }, { 0.5, 0, 0, 1, 0 }, { 0, 0, 0, 0, 0 },
+          1, 20000 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct problem *pb = fx_problem(cases[k].L, cases[k].P, cases[k].phi, cases[k].layout);
+        pb->m = cases[k].m;
+        pb->schedule = cases[k].schedule;
+        for (int p = 0; p < pb->P; p++) {
+            pb->cap[p] = cases[k].cap[p] * GB;
+            pb->reserved[p] = cases[k].reserved[p] * GB;
+        }
+        for (int i = 0; i < pb->L; i++) {
+            pb->f[i] = cases[k].f[i];
+            pb->b[i] = cases[k].b[i];
+            pb->w[i] = cases[k].w[i] * GB;
+            pb->s[i] = cases[k].s[i] * GB;
+            pb->a[i] = cases[k].a[i] * GB;
+            pb->c[i] = cases[k].c[i];
+        }
+        double want = enumerate_best(pb);
+        struct planner_result res;
+        ilp_run(pb, cases[k].blocks, cases[k].work, &res, NULL);
+        char where[64];
+        snprintf(where, sizeof where, "case %zu (%d blocks, work %ld)", k, cases[k].blocks,
+                 cases[k].work);
+        /* each fits (the enumeration's plans), and its bound is not above them */
+        assert_true(isfinite(want));
+        assert_non_null(res.plan);
+        assert_plan_sound(res.plan, pb, where);
+        if (!(res.bound <= want * (1 + 1e-9)) || res.plan->objective > want * (1 + 1e-9))
+            fail_msg("%s: bound %.9g, plan %.9g, enumeration %.9g", where, res.bound,
+                     res.plan->objective, want);
+        fx_result_clear(&res);
+        fx_problem_free(pb);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mip_model_goes_in_whole),
+        FX_TEST(relaxation_masters_end_under_a_work_limit),
         FX_TEST(enumeration_never_beats_ilp),
         FX_TEST(network_bound_never_above_layer_optimum),
         FX_TEST(ilp_matches_integer_brute_force),
