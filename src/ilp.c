@@ -239,11 +239,10 @@ static bool limit_reached(const struct search *s)
     return interrupted(s) || (deterministic(s) && s->work >= s->opt->work_limit);
 }
 
+/* The caller's limits, or this phase's own (its work cap or deadline). */
 static bool should_stop(struct search *s)
 {
-    if ((s->opt->cancel && *s->opt->cancel) ||
-        (deterministic(s) ? s->work >= s->opt->work_limit || s->work >= s->work_cap
-         : remaining(s) <= 0.0 || now() >= s->deadline))
+    if (limit_reached(s) || (deterministic(s) ? s->work >= s->work_cap : remaining(s) <= 0.0))
         s->stopped = true;
     return s->stopped;
 }
