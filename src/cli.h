@@ -81,7 +81,8 @@ int cli_parse_planners(const char *list, const char **out, int max);
     "                           (default " SECONDS ")\n" \
     "  --work-limit N           deterministic work limit for the ILP: CBC\n" \
     "                           branch-and-bound nodes summed over the search's\n" \
-    "                           MIPs (plus one per MIP); when given, the seconds\n" \
+    "                           MIPs (plus one per MIP; a larger MIP's nodes\n" \
+    "                           count more, see the manual); when given, the seconds\n" \
     "                           limit is not used and the same inputs give the\n" \
     "                           same plan, status and bound on any machine\n" \
     "  --threads N              threads CBC may use (default 1)\n" \
