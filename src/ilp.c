@@ -2746,7 +2746,7 @@ static bool subset_keep_baseline(const struct problem *pb, struct planner_result
     res->believed_fit = true;
     res->message[0] = '\0';
     double obj = best->objective;
-    bool proven = isfinite(res->bound) && (obj - res->bound) / obj <= ILP_GAP;
+    bool proven = isfinite(res->bound) && obj - res->bound <= ILP_GAP * obj;
     res->status = proven ? PLAN_OPTIMAL : res->status == PLAN_TIMEOUT ? PLAN_TIMEOUT
                   : PLAN_FEASIBLE;
     return true;
@@ -2820,7 +2820,7 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
         res->bound = g.net_bound;
         if (res->status == PLAN_OPTIMAL && res->plan) {
             double obj = res->plan->objective;
-            res->status = (obj - res->bound) / obj <= ILP_GAP ? PLAN_OPTIMAL : PLAN_BLOCK_OPTIMAL;
+            res->status = obj - res->bound <= ILP_GAP * obj ? PLAN_OPTIMAL : PLAN_BLOCK_OPTIMAL;
         } else if (res->status == PLAN_INFEASIBLE) {
             /* only the chain on every GPU says so here (the blocks are
              * coarser than the layers): it holds for every plan */
@@ -3184,8 +3184,8 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         res->plan = s.best;
         s.best = NULL;
         double obj = res->plan->objective;
-        bool proven = !s.failed && (obj - res->bound) / obj <= ILP_GAP;
-        bool block_proven = !s.failed && !exact && (obj - s.bound) / obj <= ILP_GAP;
+        bool proven = !s.failed && obj - res->bound <= ILP_GAP * obj;
+        bool block_proven = !s.failed && !exact && obj - s.bound <= ILP_GAP * obj;
         res->status = proven ? PLAN_OPTIMAL : block_proven ? PLAN_BLOCK_OPTIMAL
                       : s.stopped ? PLAN_TIMEOUT : PLAN_FEASIBLE;
         if (proven && res->bound > obj)

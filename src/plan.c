@@ -150,9 +150,10 @@ int plan_evaluate(struct plan *pl, const struct problem *pb)
         pl->iteration = (double)(pb->m - 1) * pl->T + pl->latency;
         pl->objective = pl->iteration;
     }
+    /* a network with no time at all: no rate to give */
     pl->throughput = pl->iteration > 0.0
                    ? (double)pb->m * (double)pb->micro_batch * 1000.0 / pl->iteration
-                   : 0.0;
+                   : NAN;
     return 0;
 }
 

@@ -212,8 +212,11 @@ const char *planner_status_text(enum plan_status s, int blocks, char *buf, size_
 double planner_gap(const struct planner_result *res)
 {
     /* the bound holds for plans that fit: nothing to measure otherwise */
-    if (!res->plan || !res->plan->fits || !isfinite(res->bound) || !(res->plan->objective > 0))
+    if (!res->plan || !res->plan->fits || !isfinite(res->bound))
         return NAN;
+    /* a network with no time at all: nothing to gain */
+    if (!(res->plan->objective > 0))
+        return res->bound >= res->plan->objective ? 0.0 : NAN;
     return fmax(0.0, (res->plan->objective - res->bound) / res->plan->objective);
 }
 

@@ -703,8 +703,8 @@ static enum sim_verdict check_derived(struct sim *s)
     if (!near(pl->iteration, iter, s->tol * (m + 1)))
         return say(s->rep, SIM_DERIVED, "iteration time %.9g ms, %s is %.9g ms",
                    pl->iteration, s->pipedream ? "m T" : "(m-1)T + latency", iter);
-    double thr = iter > 0 ? m * (double)s->pb->micro_batch * 1000.0 / iter : 0.0;
-    if (!near(pl->throughput, thr, 1e-9 * fmax(1.0, thr)))
+    double thr = iter > 0 ? m * (double)s->pb->micro_batch * 1000.0 / iter : NAN;
+    if (isnan(thr) ? !isnan(pl->throughput) : !near(pl->throughput, thr, 1e-9 * fmax(1.0, thr)))
         return say(s->rep, SIM_DERIVED, "throughput %.9g samples/s, m x micro-batch / "
                    "iteration is %.9g", pl->throughput, thr);
     double obj = s->pipedream ? s->T : iter;

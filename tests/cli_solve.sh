@@ -230,6 +230,36 @@ jq -c '.plans[0] | del(.solve_seconds)' "$TMP/out" >"$TMP/second"
 if cmp -s "$TMP/first" "$TMP/second"; then ok "work limit: same plan, status and bound twice"
 else not_ok "work limit: runs differ"; fi
 
+# A network whose layers take no time: the ILP's plan of 0 ms meets its
+# bound of 0 ms, so it is optimal with a gap of 0; the throughput of an
+# iteration of no time is not a number (it was "feasible", a gap of NaN
+# and 0 samples/s).
+cat >"$TMP/zero.ini" <<'INI'
+[network]
+name = zero
+micro_batch = 32
+[layer a]
+forward = 0ms
+backward = 0ms
+weights = 0B
+activation = 1285B
+[layer b]
+forward = 0ms
+backward = 0ms
+weights = 0B
+activation = 0B
+INI
+run solve "$TMP/zero.ini" data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-batches 1 \
+    --planner ilp --work-limit 50 --json
+if jq -e '.plans[0].status == "optimal" and .plans[0].objective_ms == 0 and .plans[0].gap == 0
+          and .plans[0].throughput == null' "$TMP/out" >/dev/null; then
+    ok "no compute at all: optimal, gap 0, no throughput"
+else not_ok "no compute at all"; jq -c '.plans[0] | {status, objective_ms, bound_ms, gap, throughput}' "$TMP/out"; fi
+run solve "$TMP/zero.ini" data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-batches 1 \
+    --planner ilp --work-limit 50
+if grep -q "gap 0.00%" "$TMP/out" && ! grep -qi "nan" "$TMP/out"; then
+    ok "no compute at all: the table has no NaN"; else not_ok "no compute table"; cat "$TMP/out"; fi
+
 # --log carries CBC's log and the search's own trace.
 rm -f "$TMP/log"
 # (gnmt on 3 GPUs: its first plans are not proven before the masters)
