@@ -37,6 +37,12 @@ static struct problem *fold_problem(const struct problem *pb, double early)
 
 int fold_allocations(const struct problem *pb, int *gpu)
 {
+    return fold_allocations_until(pb, gpu, NULL, NULL);
+}
+
+int fold_allocations_until(const struct problem *pb, int *gpu,
+                           bool (*stop)(const void *), const void *ctx)
+{
     if (!pb || !gpu || pb->P < 1 || pb->L < 1)
         return -1;
     int L = pb->L, P = pb->P;
@@ -46,9 +52,9 @@ int fold_allocations(const struct problem *pb, int *gpu)
     if (!stage)
         return -1;
     int n = 0;
-    for (int h = 0; h < NSHARES && n >= 0; h++) {
+    for (int h = 0; h < NSHARES && n >= 0 && !(stop && stop(ctx)); h++) {
         struct problem *fp = fold_problem(pb, FOLD_SHARES[h]);
-        for (int k = 0; k < 2 && n >= 0; k++) {
+        for (int k = 0; k < 2 && n >= 0 && !(stop && stop(ctx)); k++) {
             int rc = !fp ? -1 : k == 0 ? baseline_pipedream_allocation(fp, stage)
                                        : baseline_dp_allocation(fp, stage, NULL);
             if (rc < 0)

@@ -730,6 +730,30 @@ static void fold_of_equal_layers_is_a_v(void **state)
     fx_problem_free(pb);
 }
 
+/* A stop test asked before each baseline's split: stopped before the
+ * first, no fold; stopped after the first, only that one (where the six
+ * splits of a 10,000-layer network took 20 s past a limit of 5 s). */
+static bool stop_after(const void *ctx)
+{
+    int *left = (int *)(uintptr_t)ctx;
+    return (*left)-- <= 0;
+}
+
+static void fold_stops_when_asked(void **state)
+{
+    (void)state;
+    struct problem *pb = fx_problem(8, 2, 1, LAYOUT_ANY);
+    pb_loads(pb, (const double[]){ 3, 3, 3, 3, 3, 3, 3, 3 });
+    pb_caps(pb, 100 * GB, 0);
+    int gpu[FOLD_MAX * 8], calls = 0;
+    assert_int_equal(fold_allocations_until(pb, gpu, stop_after, &calls), 0);
+    calls = 2;      /* the share's loop, then the first split */
+    assert_int_equal(fold_allocations_until(pb, gpu, stop_after, &calls), 1);
+    assert_alloc(gpu, (int[]){ 0, 0, 1, 1, 1, 1, 0, 0 }, 8);
+    assert_int_equal(fold_allocations_until(pb, gpu, NULL, NULL), 1);
+    fx_problem_free(pb);
+}
+
 /* No fold where a GPU cannot hold two stages: the contiguous layout, one
  * GPU, fewer than 2P layers; bad arguments are refused. */
 static void fold_needs_any_layout_and_2p_layers(void **state)
@@ -820,6 +844,7 @@ int main(void)
         FX_TEST(dp_plan_of_worked_example_fits_at_nine),
         FX_TEST(malformed_problems_are_refused),
         FX_TEST(fold_of_equal_layers_is_a_v),
+        FX_TEST(fold_stops_when_asked),
         FX_TEST(fold_needs_any_layout_and_2p_layers),
         FX_TEST(folds_are_distinct_vs),
     };
