@@ -39,6 +39,9 @@ int units_parse_real(const char *text, double *value, char *err, size_t errlen);
 char *units_format_size(double bytes, char *buf, size_t len);
 char *units_format_time(double ms, char *buf, size_t len);
 char *units_format_bandwidth(double bytes_per_s, char *buf, size_t len);
+/* A throughput in samples/s ("542.4"; "-" when not a number, as for a
+ * network with no time at all). */
+char *units_format_rate(double samples_per_s, char *buf, size_t len);
 
 /* Exact spec-file spelling: the shortest of B, KB, MB, GB (x1000) or KiB,
  * MiB, GiB (x1024) that writes bytes without loss, e.g. "37600B" ->

@@ -194,19 +194,18 @@ int report_table(FILE *out, const struct report *r)
                     planner_status_name(res->status), text_escape(res->message, msg, sizeof msg));
             continue;
         }
-        char gap[16] = "-", status[48], ratio[16] = "-", rate[24] = "-";
+        char gap[16] = "-", status[48], ratio[16] = "-", rate[24];
         if (isfinite(planner_gap(res)))
             snprintf(gap, sizeof gap, "%.2f%%", 100 * planner_gap(res));
         /* a network without compute has T_lb = 0: no ratio to show */
         if (lb > 0)
             snprintf(ratio, sizeof ratio, "%.3f", pl->T / lb);
-        if (isfinite(pl->throughput))
-            snprintf(rate, sizeof rate, pl->throughput < 1e12 ? "%.1f" : "%.3e", pl->throughput);
         fprintf(out, "%-16s %-21s %10s %10s %10s %7s %7s  %-17s %d (%s)\n",
                 planner_title(res->planner),
                 planner_status_text(res->status, res->blocks, status, sizeof status),
                 units_format_time(pl->T, b1, sizeof b1),
-                units_format_time(pl->iteration, b2, sizeof b2), rate, ratio,
+                units_format_time(pl->iteration, b2, sizeof b2),
+                units_format_rate(pl->throughput, rate, sizeof rate), ratio,
                 gap, fit_text(res, b3, sizeof b3), pl->peak_gpu,
                 units_format_size(pl->gpus[pl->peak_gpu].total, b4, sizeof b4));
     }

@@ -1033,10 +1033,7 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
         pad_to(&pn, c_iter + 9 - text_cols(buf));
         put(&pn, fig, buf);
         if (c_thr >= 0) {
-            if (isfinite(pl->throughput))
-                snprintf(buf, sizeof buf, pl->throughput < 1e12 ? "%.1f" : "%.3e", pl->throughput);
-            else
-                snprintf(buf, sizeof buf, "-");
+            units_format_rate(pl->throughput, buf, sizeof buf);
             pad_to(&pn, c_thr + 9 - text_cols(buf));
             put(&pn, fig, buf);
         }

@@ -308,6 +308,15 @@ char *units_format_time(double ms, char *buf, size_t len)
     return buf;
 }
 
+char *units_format_rate(double samples_per_s, char *buf, size_t len)
+{
+    if (!isfinite(samples_per_s))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, samples_per_s < 1e12 ? "%.1f" : "%.3e", samples_per_s);
+    return buf;
+}
+
 char *units_format_bandwidth(double bytes_per_s, char *buf, size_t len)
 {
     if (bytes_per_s >= 1e9)

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -175,6 +176,9 @@ static void test_human_formats(void **state)
     assert_string_equal(units_format_time(0.25, buf, sizeof buf), "250 us");
     assert_string_equal(units_format_time(1500, buf, sizeof buf), "1.50 s");
     assert_string_equal(units_format_bandwidth(25e9, buf, sizeof buf), "25 GB/s");
+    assert_string_equal(units_format_rate(542.44, buf, sizeof buf), "542.4");
+    assert_string_equal(units_format_rate(3.2e12, buf, sizeof buf), "3.200e+12");
+    assert_string_equal(units_format_rate(NAN, buf, sizeof buf), "-");
 }
 
 int main(void)
