@@ -48,6 +48,8 @@ struct lns_stats {
     long evaluations;            /* schedules built */
     long candidates;             /* allocations looked at */
     long screened;               /* of those, dropped by the lower bound */
+    long screen_work;            /* the screening's layers, in schedules' worth
+                                  * (counted against evaluations) */
     int improvements;            /* plans offered */
 };
 

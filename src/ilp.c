@@ -575,10 +575,10 @@ static void local_search_to(struct search *s, const struct plan *start, double s
     struct lns_stats st;
     if (lns_run(s, start, &lo, &st, out) != 0)
         return;
-    s->work += st.evaluations;
-    trace(s, "local search: %ld schedules, %ld of %ld candidates screened out, %d better plan%s",
-          st.evaluations, st.screened, st.candidates, st.improvements,
-          st.improvements == 1 ? "" : "s");
+    s->work += st.evaluations + st.screen_work;
+    trace(s, "local search: %ld schedules (+%ld for the screening), %ld of %ld candidates "
+          "screened out, %d better plan%s", st.evaluations, st.screen_work, st.screened,
+          st.candidates, st.improvements, st.improvements == 1 ? "" : "s");
 }
 
 static void local_search(struct search *s, const struct plan *start, double seconds, long evals)
@@ -1945,7 +1945,8 @@ static void exact_search(struct search *s)
     struct lns_stats st;
     lns_run(s, s->best, &lo, &st, NULL);
     /* ended with no candidate left, not by its budget: done on this plan */
-    bool budget = should_stop(s) || (deterministic(s) && st.evaluations >= lo.evaluations);
+    bool budget = should_stop(s) ||
+                  (deterministic(s) && st.evaluations + st.screen_work >= lo.evaluations);
     if (!budget) {
         s->exact_from = s->best_obj;
         s->exact_judged = LONG_MAX;

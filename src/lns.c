@@ -28,6 +28,9 @@
 #define LNS_WINDOWS 40000      /* boundary pairs tried over all windows of three runs */
 #define LNS_WINDOW_MIN 64      /* and at least this many per window */
 #define LNS_DESCENT 4096       /* moves of the walk towards a fitting memory */
+#define LNS_ROUND_STEPS 5e7    /* layers looked at per round's screening, about */
+#define LNS_ROUND_MIN 1024     /* but at least this many candidates per round */
+#define LNS_WORK_STEPS 1e8     /* layers screened that count as one schedule */
 
 /* Up to three ranges lo..hi of layers given to GPU g. */
 struct move {
@@ -61,6 +64,7 @@ struct lns {
     int nr;
     struct move *mv;
     int nmv, capmv;
+    double steps;              /* layers looked at by the screening */
     bool stop;
 };
 
@@ -76,12 +80,16 @@ void lns_options_init(struct lns_options *opt)
     memset(opt, 0, sizeof *opt);
 }
 
-/* The clock is read only with a seconds budget. */
+/* The clock is read only with a seconds budget. Under a count the
+ * screening's layers count too: on a network of many thousands of layers
+ * a candidate's bound costs as much as a small network's schedule. */
 static bool out_of_budget(struct lns *s)
 {
     const struct lns_options *o = s->opt;
+    s->st->screen_work = (long)(s->steps / LNS_WORK_STEPS);
     if (!s->stop && ((o->cancel && *o->cancel) ||
-                     (o->evaluations > 0 && s->st->evaluations >= o->evaluations) ||
+                     (o->evaluations > 0 &&
+                      s->st->evaluations + s->st->screen_work >= o->evaluations) ||
                      (o->seconds > 0 && now() - s->t0 >= o->seconds)))
         s->stop = true;
     return s->stop;
@@ -109,6 +117,7 @@ static void prepare(struct lns *s, const int *gpu)
         s->fixed[p] = pb->reserved[p];
     }
     double life = 0;
+    s->steps += s->L;
     for (int i = s->L - 1; i >= 0; i--) {
         int p = gpu[i];
         s->load[p] += pb->f[i] + pb->b[i];
@@ -133,12 +142,13 @@ static void prepare(struct lns *s, const int *gpu)
 
 /* Memory of every GPU at period T with lifetimes life (after prepare()):
  * whether all fit, and the bytes over the caps. */
-static bool mem_fits(const struct lns *s, const int *gpu, const double *life, double T,
+static bool mem_fits(struct lns *s, const int *gpu, const double *life, double T,
                      double *excess)
 {
     const struct problem *pb = s->pb;
     bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
     double *acc = s->acc;
+    s->steps += s->L;
     memcpy(acc, s->fixed, (size_t)s->P * sizeof *acc);
     for (int i = 0; i < s->L; i++) {
         int n = plan_inflight_count(life[i], T);
@@ -157,7 +167,7 @@ static bool mem_fits(const struct lns *s, const int *gpu, const double *life, do
 /* The least period in [lo, hi] at which lifetimes life fit memory, given
  * that they fit at hi: bisection, then down to the period at which the
  * copies counted at the end of it begin (a breakpoint life_i / n_i). */
-static double least_fitting(const struct lns *s, const int *gpu, const double *life, double lo,
+static double least_fitting(struct lns *s, const int *gpu, const double *life, double lo,
                             double hi)
 {
     if (mem_fits(s, gpu, life, lo, NULL))
@@ -330,34 +340,58 @@ static bool first_of_kind(const struct lns *s, const int *used, int q)
     return true;
 }
 
+/* The next count of layers to move off a run of len, every stride-th
+ * and always the whole run; past len: done. */
+static int next_count(int d, int len, int stride)
+{
+    if (d >= len)
+        return len + 1;
+    return d + stride < len ? d + stride : len;
+}
+
 /* The moves around the current allocation: a run's first or last d
  * layers to another GPU; two runs exchanged; with `windows`, the split of
- * three consecutive runs re-chosen. */
+ * three consecutive runs re-chosen. A candidate's bound looks at every
+ * layer, so on a long network a round looks at a regular subset of them
+ * (about LNS_ROUND_STEPS layers in all). */
 static void neighbours(struct lns *s, bool walk, bool windows)
 {
     s->nmv = 0;
     runs(s);
-    int *used = calloc((size_t)s->P, sizeof *used);
+    int *used = calloc(2 * (size_t)s->P, sizeof *used);
     if (!used) {
         s->stop = true;
         return;
     }
+    int *target = used + s->P;  /* a GPU a run may go to, but its own */
     for (int r = 0; r < s->nr; r++)
         used[s->rg[r]]++;
+    for (int q = 0; q < s->P; q++)
+        target[q] = used[q] || first_of_kind(s, used, q);
     int *alone = s->alone;
     for (int r = 0; r < s->nr; r++)
         alone[r] = used[s->rg[r]] == 1;
     bool any = s->pb->layout != LAYOUT_CONTIGUOUS;
+    long cap = (long)(LNS_ROUND_STEPS / s->L);
+    if (cap < LNS_ROUND_MIN)
+        cap = LNS_ROUND_MIN;
+    /* a run's edges: half the round */
+    long edges = 0;
+    for (int r = 0; r < s->nr; r++)
+        edges += 2L * (s->rhi[r] - s->rlo[r] + 1) * (any ? s->P - 1 : 2);
+    int stride = (int)((edges + cap / 2 - 1) / (cap / 2));
+    if (stride < 1)
+        stride = 1;
     for (int r = 0; r < s->nr && !s->stop; r++) {
         int lo = s->rlo[r], hi = s->rhi[r], g = s->rg[r], len = hi - lo + 1;
         for (int q = 0; q < s->P; q++) {
-            if (q == g || (!used[q] && !first_of_kind(s, used, q)))
+            if (q == g || !target[q])
                 continue;
             bool prev = r > 0 && s->rg[r - 1] == q, next = r + 1 < s->nr && s->rg[r + 1] == q;
             /* contiguous plans keep contiguous: only to a neighbour or a free GPU */
             if (!any && !prev && !next && used[q])
                 continue;
-            for (int d = 1; d <= len; d++) {
+            for (int d = 1; d <= len; d = next_count(d, len, stride)) {
                 /* a GPU's only run to a free GPU like it: a relabelling */
                 if (d == len && !used[q] && alone[r] && alike(s, g, q))
                     continue;
@@ -368,9 +402,14 @@ static void neighbours(struct lns *s, bool walk, bool windows)
             }
         }
     }
-    /* exchanges of two runs (not of two alike GPUs' only runs: a relabelling) */
+    /* exchanges of two runs (not of two alike GPUs' only runs: a
+     * relabelling): a quarter */
+    long pairs = (long)s->nr * (s->nr - 1) / 2;
+    int every = (int)((pairs + cap / 4 - 1) / (cap / 4));
+    if (every < 1)
+        every = 1;
     for (int r = 0; r < s->nr && !s->stop; r++)
-        for (int t = r + 1; t < s->nr; t++) {
+        for (int t = r + 1; t < s->nr; t += every) {
             if (s->rg[r] == s->rg[t] || (alone[r] && alone[t] && alike(s, s->rg[r], s->rg[t])))
                 continue;
             struct move m = { .n = 2, .lo = { s->rlo[r], s->rlo[t] }, .hi = { s->rhi[r], s->rhi[t] },
@@ -378,18 +417,20 @@ static void neighbours(struct lns *s, bool walk, bool windows)
             consider(s, &m, walk);
         }
     /* three consecutive runs: every pair of inner boundaries, or a
-     * regular subset of them when there are too many */
-    long share = s->nr > 2 ? LNS_WINDOWS / (s->nr - 2) : 0;
+     * regular subset of them when there are too many: a quarter */
+    long total = LNS_WINDOWS < cap / 4 ? LNS_WINDOWS : cap / 4;
+    long share = s->nr > 2 ? total / (s->nr - 2) : 0;
     if (share < LNS_WINDOW_MIN)
-        share = LNS_WINDOW_MIN;
+        share = s->nr > 2 && (long)(s->nr - 2) * LNS_WINDOW_MIN > cap / 4
+                ? (share > 1 ? share : 1) : LNS_WINDOW_MIN;
     for (int r = 0; windows && r + 2 < s->nr && !s->stop; r++) {
         int a = s->rlo[r], e = s->rhi[r + 2], n = e - a + 1;
-        long pairs = (long)(n - 1) * (n - 2) / 2;
-        int stride = 1;
-        while (pairs / ((long)stride * stride) > share)
-            stride++;
-        for (int x = a; x + 2 <= e; x += stride)
-            for (int y = x + 1; y + 1 <= e; y += stride) {
+        long npairs = (long)(n - 1) * (n - 2) / 2;
+        int step = 1;
+        while (npairs / ((long)step * step) > share)
+            step++;
+        for (int x = a; x + 2 <= e; x += step)
+            for (int y = x + 1; y + 1 <= e; y += step) {
                 if (x == s->rhi[r] && y == s->rhi[r + 1])
                     continue;
                 struct move m = { .n = 3, .lo = { a, x + 1, y + 1 }, .hi = { x, y, e },

@@ -378,6 +378,43 @@ static void same_inputs_same_plans(void **state)
     }
 }
 
+/* On a chain of thousands of layers a candidate's bound costs as much as
+ * a small network's schedule: under a count the screening counts too (a
+ * schedule's worth per 10^8 layers looked at), and a round looks at a
+ * regular subset of the moves, about 5 * 10^7 layers' worth, so the
+ * search stops near its count, not after rounds of 10^5 candidates. */
+static void long_chain_screening_is_counted(void **state)
+{
+    (void)state;
+    fx_seed(77);
+    int L = 6000, P = 4;
+    struct problem *pb = fx_random(L, P, &spread);
+    for (int p = 0; p < P; p++)
+        pb->cap[p] = 1e30;
+    int *gpu = malloc((size_t)L * sizeof *gpu);
+    assert_non_null(gpu);
+    assert_int_equal(baseline_uniform_allocation(pb, gpu), 0);
+    struct plan *start = plan_of(pb, gpu);
+    free(gpu);
+    assert_true(start->fits);
+    struct lns_options opt;
+    lns_options_init(&opt);
+    opt.evaluations = 12;
+    struct lns_stats st;
+    struct plan *out;
+    assert_true(lns_improve(pb, start, &opt, &out, &st) >= 0);
+    /* the screening was counted, and the count holds (checked every 256
+     * candidates: a little over at most) */
+    assert_true(st.screen_work >= 1);
+    assert_true(st.evaluations + st.screen_work <= opt.evaluations + 1);
+    /* a round ends on a better plan or ends the search */
+    double per_round = 2 * 5e7 / L;
+    assert_true((double)st.candidates <= (st.improvements + 1) * per_round);
+    plan_free(out);
+    plan_free(start);
+    fx_problem_free(pb);
+}
+
 /* A spent budget or a raised cancel flag stops it before any schedule. */
 static void budget_and_cancel_are_obeyed(void **state)
 {
@@ -469,6 +506,7 @@ int main(void)
         FX_TEST(random_offers_replay_and_keep_the_layout),
         FX_TEST(exact_candidates_come_fewest_layers_first),
         FX_TEST(same_inputs_same_plans),
+        FX_TEST(long_chain_screening_is_counted),
         FX_TEST(budget_and_cancel_are_obeyed),
         FX_TEST(bad_arguments_are_refused),
     };
