@@ -53,6 +53,14 @@ int baseline_time_allocation(const struct problem *pb, int *gpu);
 int baseline_pipedream_allocation(const struct problem *pb, int *gpu);
 int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period);
 
+/* The same DP, asking stop(ctx) before each of its periods' fills (on
+ * thousands of layers and tens of stages each takes a second): 2 when it
+ * stopped with a split its rule admits in gpu[] and *period, not
+ * necessarily the least; -2 when it stopped before it knew whether one
+ * exists (gpu[] unspecified). Otherwise as baseline_dp_allocation(). */
+int baseline_dp_allocation_until(const struct problem *pb, int *gpu, double *period,
+                                 bool (*stop)(const void *), const void *ctx);
+
 /* Schedule an allocation at the least period (from `period` up) at which
  * its list schedule fits memory: a longer period lowers the in-flight
  * counts. The shortest schedule when it fits already; when nothing fits,

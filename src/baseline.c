@@ -261,6 +261,89 @@ int baseline_parameters_allocation(const struct problem *pb, int *gpu)
     return rc;
 }
 
+/* v[r] for r = 1..R: the optimum of split_minmax(pb, r, cost, rule) for
+ * a PipeDream rule (by_depth) whose bound is the same for every stage,
+ * all from one DP over suffixes: the stage r-th from the end keeps r
+ * copies whatever the stage count, so a suffix split into r stages serves
+ * every S >= r. R rows of L in place of R rows for each of R counts; the
+ * values are the same numbers (min and max of the same differences, the
+ * same rule test), so the count chosen from them is. Needs sums that
+ * never fall. */
+static int suffix_minmax_values(const struct problem *pb, int R, const double *cost,
+                                const struct stage_rule *rule, double *v)
+{
+    int L = pb->L;
+    double room = rule->bound[0];
+    double *buf = malloc(2 * ((size_t)L + 1) * sizeof *buf);
+    if (!buf)
+        return -1;
+    double *prev = buf, *cur = buf + L + 1;
+    for (int i = 0; i <= L; i++)
+        prev[i] = INFINITY;
+    prev[L] = 0; /* zero stages cover zero layers */
+    for (int r = 1; r <= R; r++) {
+        double factor = (double)r;
+        int top = L - (r - 1);   /* the first stage ends by here */
+        /* where the suffix split into r - 1 stages never gets dearer as
+         * it shortens, the least of max(prev(j), c(j)) is found by binary
+         * search, as in minmax_search */
+        bool search = true;
+        for (int j = 1; search && j < top; j++)
+            search = prev[j] >= prev[j + 1];
+        for (int i = 0; i <= L; i++)
+            cur[i] = INFINITY;
+        for (int i = 0; i + r <= L; i++) {
+            int lo = i + 1, hi = top;
+            if (!(factor * (rule->lim[lo] - rule->lim[i]) <= room))
+                continue;
+            double best = INFINITY;
+            if (search) {
+                /* the rule admits a prefix of [lo, hi] */
+                int a = lo, b = hi;
+                while (a < b) {
+                    int m = a + (b - a + 1) / 2;
+                    if (factor * (rule->lim[m] - rule->lim[i]) <= room)
+                        a = m;
+                    else
+                        b = m - 1;
+                }
+                hi = a;
+                /* the first j with c(j) >= prev(j), or hi + 1: before it
+                 * the value is prev(j), falling; from it c(j), rising */
+                a = lo;
+                b = hi + 1;
+                while (a < b) {
+                    int m = a + (b - a) / 2;
+                    if (cost[m] - cost[i] >= prev[m])
+                        b = m;
+                    else
+                        a = m + 1;
+                }
+                if (a <= hi)
+                    best = cost[a] - cost[i];
+                if (a > lo && prev[a - 1] < best)
+                    best = prev[a - 1];
+            } else {
+                for (int j = lo; j <= hi; j++) {
+                    double c = cost[j] - cost[i];
+                    if (c >= best || !(factor * (rule->lim[j] - rule->lim[i]) <= room))
+                        break;
+                    double x = prev[j] > c ? prev[j] : c;
+                    if (x < best)
+                        best = x;
+                }
+            }
+            cur[i] = best;
+        }
+        v[r] = cur[0];
+        double *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    free(buf);
+    return 0;
+}
+
 int baseline_pipedream_allocation(const struct problem *pb, int *gpu)
 {
     if (!problem_usable(pb) || !gpu)
@@ -277,14 +360,35 @@ int baseline_pipedream_allocation(const struct problem *pb, int *gpu)
         bound[k] = pb->cap[k] - pb->reserved[k];
     struct stage_rule rule = { sw, bound, true };
     double best = INFINITY;
-    for (int S = 1; S <= Smax; S++) {
-        double v = split_minmax(pb, S, load, &rule, trial);
-        if (isnan(v))
+    bool same = !minmax_reference && non_decreasing(load, 0, L) && non_decreasing(sw, 0, L);
+    for (int k = 1; same && k < Smax; k++)
+        same = bound[k] == bound[0];
+    if (same) {
+        /* every count's optimum at once; the split of the one chosen */
+        double *v = malloc(((size_t)Smax + 1) * sizeof *v);
+        if (!v || suffix_minmax_values(pb, Smax, load, &rule, v) != 0) {
+            free(v);
             goto out;
-        /* more stages must be strictly faster to win */
-        if (v < INFINITY && (best == INFINITY || v < best - PLAN_EPS)) {
-            best = v;
-            memcpy(gpu, trial, (size_t)L * sizeof *gpu);
+        }
+        int pick = 0;
+        for (int S = 1; S <= Smax; S++)
+            if (v[S] < INFINITY && (best == INFINITY || v[S] < best - PLAN_EPS)) {
+                best = v[S];
+                pick = S;
+            }
+        free(v);
+        if (pick > 0 && isnan(split_minmax(pb, pick, load, &rule, gpu)))
+            goto out;
+    } else {
+        for (int S = 1; S <= Smax; S++) {
+            double v = split_minmax(pb, S, load, &rule, trial);
+            if (isnan(v))
+                goto out;
+            /* more stages must be strictly faster to win */
+            if (v < INFINITY && (best == INFINITY || v < best - PLAN_EPS)) {
+                best = v;
+                memcpy(gpu, trial, (size_t)L * sizeof *gpu);
+            }
         }
     }
     if (best < INFINITY) {
@@ -686,6 +790,12 @@ static void dp_free(struct dp *d)
 
 int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period)
 {
+    return baseline_dp_allocation_until(pb, gpu, period, NULL, NULL);
+}
+
+int baseline_dp_allocation_until(const struct problem *pb, int *gpu, double *period,
+                                 bool (*stop)(const void *), const void *ctx)
+{
     if (!problem_usable(pb) || !gpu)
         return -1;
     struct dp d = { .pb = pb, .L = pb->L, .Smax = stage_limit(pb) };
@@ -721,6 +831,10 @@ int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period)
     double hi = d.load[d.L] + 2 * transfers;
     if (hi <= 0)
         hi = 1;
+    if (stop && stop(ctx)) {
+        dp_free(&d);
+        return -2;
+    }
     if (!dp_feasible(&d, hi, gpu)) {
         dp_free(&d);
         return baseline_time_allocation(pb, gpu) < 0 ? -1 : 0;
@@ -738,8 +852,13 @@ int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period)
     double lb = problem_lower_bound(pb);
     double lo = lb > 0 ? lb * (1 - 1e-9) : 0;
     double lo0 = lo, gmin = SEARCH_TOL * hi / 2;
+    int rc = 1;
     for (int step = 0; step < SEARCH_MAX_STEPS && hi - lo > SEARCH_TOL * hi;
          step++) {
+        if (stop && stop(ctx)) {
+            rc = 2;
+            break;
+        }
         double mid = lo + (hi - lo) / 2;
         double gl = fmax(lo - lo0, gmin), gh = hi - lo0;
         if (gh > 4 * gl)
@@ -754,7 +873,7 @@ int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period)
     if (period)
         *period = hi;
     dp_free(&d);
-    return 1;
+    return rc;
 }
 
 /* ---- plans ------------------------------------------------------------ */

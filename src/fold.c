@@ -56,11 +56,13 @@ int fold_allocations_until(const struct problem *pb, int *gpu,
         struct problem *fp = fold_problem(pb, FOLD_SHARES[h]);
         for (int k = 0; k < 2 && n >= 0 && !(stop && stop(ctx)); k++) {
             int rc = !fp ? -1 : k == 0 ? baseline_pipedream_allocation(fp, stage)
-                                       : baseline_dp_allocation(fp, stage, NULL);
-            if (rc < 0)
+                                       : baseline_dp_allocation_until(fp, stage, NULL, stop, ctx);
+            if (rc == -1)
                 n = -1;
-            if (rc <= 0)
-                continue;      /* 0: nothing fits by its rule (the time split), no fold */
+            /* 0: nothing fits by its rule (the time split), no fold; stopped
+             * inside (2, -2): its split is not the DP's, no fold either */
+            if (rc != 1)
+                continue;
             int *g = gpu + (size_t)n * L;
             for (int i = 0; i < L; i++)
                 g[i] = fold_gpu(stage[i], P);

@@ -403,8 +403,9 @@ static void pipedream_is_optimal_under_its_rule_by_brute_force(void **state)
     assert_true(fits > 60 && rejects > 60);
 }
 
-/* The min-max splits' binary search and the memory-aware DP's cell-by-cell
- * fill equal the direct scans to the bit (split and period), on chains
+/* The min-max splits' binary search, PipeDream's counts from one DP over
+ * suffixes and the memory-aware DP's cell-by-cell fill equal the direct
+ * scans and a DP per count to the bit (split and period), on chains
  * long enough for long stages, with ties (quarter-ms times, equal weights,
  * equal transfers) and zero-time layers, under caps that bind. */
 static void minmax_search_equals_scan(void **state)
@@ -412,7 +413,9 @@ static void minmax_search_equals_scan(void **state)
     (void)state;
     int got[2][200];
     for (int trial = 0; trial < 200; trial++) {
-        int L = 1 + (int)fx_rnd(200), P = 1 + (int)fx_rnd(9);
+        /* now and then many stages: PipeDream's counts from one DP over
+         * suffixes against a DP per count */
+        int L = 1 + (int)fx_rnd(200), P = 1 + (int)fx_rnd(trial % 8 == 7 ? 64 : 9);
         struct problem *pb = fx_random(L, P, &baseline_spread);
         for (int i = 0; i < L; i++)
             if (fx_rnd(6) == 0)
@@ -754,6 +757,30 @@ static void fold_stops_when_asked(void **state)
     fx_problem_free(pb);
 }
 
+/* The DP asks before each of its periods' fills: stopped before the
+ * first, it knows nothing (-2); stopped after the first (the longest
+ * period, where one copy of everything fits), it has a split its rule
+ * admits there, not the least period (2); never stopped, the DP's own
+ * answer (section 9's 9 ms). */
+static void dp_stops_when_asked(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_worked(13 * GB);
+    int gpu[4], calls = 0;
+    double T = -1, full = -1;
+    assert_int_equal(baseline_dp_allocation_until(pb, gpu, &T, stop_after, &calls), -2);
+    assert_true(T == -1);
+    calls = 1;
+    assert_int_equal(baseline_dp_allocation_until(pb, gpu, &T, stop_after, &calls), 2);
+    assert_true(T > 9 + 1e-9);
+    for (int i = 1; i < 4; i++)
+        assert_true(gpu[i] == gpu[i - 1] || gpu[i] == gpu[i - 1] + 1);
+    assert_int_equal(baseline_dp_allocation_until(pb, gpu, &full, NULL, NULL), 1);
+    assert_true(fabs(full - 9) < 1e-9);
+    assert_alloc(gpu, (int[]){ 0, 1, 1, 1 }, 4);
+    fx_problem_free(pb);
+}
+
 /* No fold where a GPU cannot hold two stages: the contiguous layout, one
  * GPU, fewer than 2P layers; bad arguments are refused. */
 static void fold_needs_any_layout_and_2p_layers(void **state)
@@ -845,6 +872,7 @@ int main(void)
         FX_TEST(malformed_problems_are_refused),
         FX_TEST(fold_of_equal_layers_is_a_v),
         FX_TEST(fold_stops_when_asked),
+        FX_TEST(dp_stops_when_asked),
         FX_TEST(fold_needs_any_layout_and_2p_layers),
         FX_TEST(folds_are_distinct_vs),
     };
