@@ -607,16 +607,21 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
     }
     int n = nrun + given;
     int blocks = cli_finish_results(pb, results, n);
-    bool any_fits = false;
+    /* the least cap that fits is worth its search only when memory is
+     * what failed: not when every plan was refused (by the simulator, as
+     * too long to replay) */
+    bool any_fits = false, memory_failed = false;
     for (int i = 0; i < n; i++)
-        if (planner_result_usable(&results[i]) && results[i].plan->fits)
-            any_fits = true;
+        if (planner_result_usable(&results[i])) {
+            any_fits = any_fits || results[i].plan->fits;
+            memory_failed = memory_failed || !results[i].plan->fits;
+        }
     struct report rep = {
         .pb = pb, .blocks = blocks, .results = results, .nresults = n,
         .min_cap = NAN, .min_cap_planner = NULL,
     };
     struct plan *cap_plan = NULL;
-    if (!any_fits && !sa->format->one_plan) {
+    if (!any_fits && memory_failed && !sa->format->one_plan) {
         rep.min_cap = planner_min_cap(pb, &cap_plan, &rep.min_cap_planner);
         rep.min_cap_plan = cap_plan;
     }

@@ -200,6 +200,8 @@ static int child_min_cap(int fd, const struct problem *pb)
 
 static void child_run(int fd, const struct worker_request *req)
 {
+    /* the least cap that fits: only when some baseline's plan was judged
+     * and memory is what failed */
     bool any_fit = false, baselines = false, cap_sent = false;
     for (int i = 0; i < req->nplanners; i++) {
         const char *name = req->planners[i];
@@ -251,9 +253,9 @@ static void child_run(int fd, const struct worker_request *req)
         };
         snprintf(ev.planner, sizeof ev.planner, "%s", name);
         snprintf(ev.message, sizeof ev.message, "%s", res.message);
-        if (!planner_is_solver(name)) {
+        if (!planner_is_solver(name) && res.plan && res.status != PLAN_ERROR) {
             baselines = true;
-            any_fit = any_fit || (res.plan && res.plan->fits && res.status != PLAN_ERROR);
+            any_fit = any_fit || res.plan->fits;
         }
         rc = send_msg(fd, &ev, res.plan);
         planner_result_clear(&res);
