@@ -98,7 +98,8 @@ void allocset_free(struct allocset *as);
  * pieces of the periods from t_lo (below which no plan fits) to the
  * longest at which a plan could beat the cutoff. Returns the least of
  * cutoff and that bound; -INFINITY on bad arguments (cutoff must be
- * finite), out of memory, or a single micro-batch (no period bound). */
+ * finite) or out of memory. With a single micro-batch (1f1b) the one
+ * period longer than the chain with every cut bounds every period. */
 double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo);
 
 /* The chain bound with the runs packed (doc/model.md section 5.5): on each
@@ -113,7 +114,8 @@ double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo
  * the pieces not searched keep the plain chain's bound; opt's progress
  * hears the bound as it rises. Returns the least of cutoff and the bound,
  * -INFINITY on bad arguments (cutoff must be finite), out of memory, too
- * many layers, or a single micro-batch; the nodes visited in *nodes. */
+ * or too many layers (a single micro-batch: one period, as above); the
+ * nodes visited in *nodes. */
 double allocset_chain_packed(const struct problem *pb, double cutoff, double t_lo,
                              const struct allocset_options *opt, long *nodes);
 

@@ -802,27 +802,40 @@ int allocset_chain_none_fits(const struct problem *pb)
 }
 
 /* The longest period at which a plan could beat cutoff (into *t_hi).
- * Returns NAN when the periods from t_lo to it are to be searched, or
+ * Returns NAN when the periods from *t_lo to it are to be searched, or
  * else the bound itself: the cutoff when no period lets a plan beat it,
- * -INFINITY on bad arguments or one micro-batch (the period is not
- * bounded above). */
-static double chain_range(const struct problem *pb, double cutoff, double t_lo, double *t_hi)
+ * -INFINITY on bad arguments.
+ *
+ * One micro-batch (1f1b, the objective the latency alone): every layer
+ * keeps one copy at any period, and a plan's allocation run with no wait
+ * at a period longer than the chain with a cut after every layer fits
+ * there too, with no longer a latency. So the least over that one period
+ * bounds every period: *t_lo and *t_hi are both set to it. */
+static double chain_range(const struct problem *pb, double cutoff, double *t_lo, double *t_hi)
 {
-    if (!pb || pb->L < 1 || pb->P < 1 || !isfinite(cutoff) || !(t_lo > 0) || !isfinite(t_lo))
+    if (!pb || pb->L < 1 || pb->P < 1 || !isfinite(cutoff) || !(*t_lo > 0) || !isfinite(*t_lo))
         return -INFINITY;
-    double alpha, beta, chain = 0;
+    double alpha, beta, chain = 0, cuts = 0;
     problem_objective_weights(pb, &alpha, &beta);
     for (int i = 0; i < pb->L; i++)
         chain += pb->f[i] + pb->b[i];
-    *t_hi = alpha > 0 ? (cutoff - beta * chain) / alpha : -INFINITY;
-    if (!(alpha > 0) || *t_hi < t_lo)
-        return alpha > 0 ? cutoff : -INFINITY;
+    if (!(alpha > 0)) {
+        for (int i = 0; i + 1 < pb->L; i++)
+            cuts += 2 * pb->c[i];
+        if (!(beta > 0) || !(chain + cuts > 0))
+            return -INFINITY;
+        *t_lo = *t_hi = fmax(*t_lo, chain + cuts);
+        return NAN;
+    }
+    *t_hi = (cutoff - beta * chain) / alpha;
+    if (*t_hi < *t_lo)
+        return cutoff;
     return NAN;
 }
 
 double allocset_chain_bound(const struct problem *pb, double cutoff, double t_lo)
 {
-    double t_hi, early = chain_range(pb, cutoff, t_lo, &t_hi);
+    double t_hi, early = chain_range(pb, cutoff, &t_lo, &t_hi);
     if (!isnan(early))
         return early;
     /* 64 pieces and 32 halvings with every count the budget allows, or
@@ -1348,7 +1361,7 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
         *nodes = 0;
     if (opt && opt->npieces)
         *opt->npieces = 0;
-    double t_hi, early = chain_range(pb, cutoff, t_lo, &t_hi);
+    double t_hi, early = chain_range(pb, cutoff, &t_lo, &t_hi);
     if (!isnan(early))
         return early;
     int n = counts_within(pb, chain_span(pb, t_hi), (double)CHAIN_STEPS / (PIECES + 2 * REFINE));
@@ -1403,7 +1416,7 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
         q.room[p] = fmax(0, pb->cap[p] - pb->reserved[p]);
         sym[p] = p > 0 && q.room[p] == q.room[p - 1];
     }
-    int np = PIECES;
+    int np = t_hi > t_lo ? PIECES : 1;
     for (int j = 0; j < np; j++) {
         double t1 = t_lo + (t_hi - t_lo) * j / np, t2 = t_lo + (t_hi - t_lo) * (j + 1) / np;
         pc[j] = (struct ppiece){ .t1 = t1, .t2 = t2, .v = ppiece_plain(&ch, t1, t2, -INFINITY) };
@@ -1469,7 +1482,7 @@ double allocset_chain_packed(const struct problem *pb, double cutoff, double t_l
             continue;
         }
     halve:
-        if (x->depth >= REFINE || np + 1 > cap)
+        if (x->depth >= REFINE || np + 1 > cap || !(x->t2 > x->t1))
             break;
         double mid = (x->t1 + x->t2) / 2, v = x->v;
         int d = x->depth + 1;

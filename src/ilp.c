@@ -3038,6 +3038,34 @@ static void packed_bound(struct search *s, long work)
  * the problem on every GPU a plan of the layers may use (pb, or the caller's
  * when pb holds a subset of them), on which the chain may prove that no
  * plan of the layers fits */
+/* 1f1b with a single micro-batch: the objective is the latency alone and
+ * every layer keeps one copy at any period (min(n, m) = 1), so the period
+ * changes nothing but the waits, which only lengthen the latency. At a
+ * period longer than the whole chain with a cut after every layer no
+ * lifetime reaches the period, no rule of 5.5 rounds one up, and each
+ * layer counts one copy: the chain's least latency there bounds every plan
+ * of the layers at every period (the chain bound proper, over pieces of
+ * the periods, has nothing to work with here). */
+static void single_copy_bound(struct search *s, const struct problem *whole)
+{
+    if (s->alpha != 0 || !(s->beta > 0) || whole->L < 1)
+        return;
+    double T = problem_compute_ms(whole);
+    for (int i = 0; i + 1 < whole->L; i++)
+        T += 2 * whole->c[i];
+    double *life = malloc((size_t)whole->L * sizeof *life);
+    if (!life)
+        return;
+    s->work++;
+    if (T > 0 && allocset_chain_lifetimes(whole, T, T, life) == 0 &&
+        s->beta * life[0] > s->net_bound) {
+        s->net_bound = s->beta * life[0];
+        trace(s, "one micro-batch: the chain's least latency %.6g ms bounds every period",
+              life[0]);
+    }
+    free(life);
+}
+
 static int solve(const struct problem *pb, const struct ilp_options *opt,
                  struct planner_result *res, struct ilp_stats *stats, bool network,
                  const struct problem *whole)
@@ -3102,6 +3130,8 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         s.chain += 2 * s.bp->c[i];
 
     s.chain_on = network;
+    if (network)
+        single_copy_bound(&s, whole);
     warm_start(&s);
     /* nothing fits so far: the chain's rules at a long period may prove
      * that no plan of the layers ever does (section 5.5) */

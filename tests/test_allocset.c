@@ -150,8 +150,19 @@ static void chain_bound_hand_worked(void **state)
     assert_true(isinf(allocset_chain_bound(NULL, 100, 10)));
     assert_true(isinf(allocset_chain_bound(pb, INFINITY, 10)));
     assert_true(isinf(allocset_chain_bound(pb, 100, 0)));
+    /* one micro-batch (the latency alone, one copy at any period): the one
+     * period longer than the chain with its cut (17 ms) bounds every
+     * period: both layers on one GPU, 15 ms, packed or not; with no room
+     * for a copy of each, nothing beats the cutoff */
     pb->m = 1;
-    assert_true(isinf(allocset_chain_bound(pb, 100, 10)));
+    v = allocset_chain_bound(pb, 100, 10);
+    assert_true(fabs(v - 15) < 1e-6 && v <= 15);
+    long nodes;
+    v = allocset_chain_packed(pb, 100, 10, NULL, &nodes);
+    assert_true(fabs(v - 15) < 1e-6 && v <= 15);
+    caps(pb, 0.5 * GB);
+    assert_true(allocset_chain_bound(pb, 100, 10) == 100);
+    assert_true(allocset_chain_packed(pb, 100, 10, NULL, &nodes) == 100);
     fx_problem_free(pb);
 }
 
