@@ -10,11 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Operation instances replayed at most. A plan whose micro-batch 0 spans
- * so many periods that even the minimal replay exceeds this is refused
- * rather than allowed to exhaust memory (32 bytes each, 128 MiB at most);
- * a chain of 100,000 layers spanning 8 periods needs 2 M. */
+/* The replay goes one GPU at a time (a GPU's operations meet only each
+ * other; its memory is its layers'). Operation instances held at once at
+ * most, one GPU's: a plan whose micro-batch 0 spans so many periods that
+ * even the minimal replay of one GPU exceeds this is refused rather than
+ * allowed to exhaust memory (32 bytes each, 128 MiB at most); a chain of
+ * 100,000 layers spanning 8 periods on one GPU needs 2 M. And instances
+ * replayed in all, over every GPU, at most (a few seconds): 10,000 layers
+ * spanning 258 periods on 128 GPUs replay 5 M. */
 #define SIM_MAX_INSTANCES (1L << 22)
+#define SIM_MAX_WORK (1L << 26)
 
 struct inst {
     double t;           /* start, ms */
@@ -45,9 +50,14 @@ struct sim {
     double tmin0, tmax0;    /* first start, last end of micro-batch 0 */
     long K;                 /* micro-batches replayed for periodic checks */
     long kmem;              /* ... for memory and makespan */
-    struct inst *in;        /* [K * 2L] sorted by GPU, then time */
+    int *ops;               /* [2L] the operations, GPU by GPU */
+    int *first;             /* [P+1] GPU p's are ops[first[p] .. first[p+1]) */
+    struct inst *in;        /* [K * most ops of a GPU]: one GPU's, by time */
     long nin;
+    double lo, hi;          /* first start, last end of micro-batches < kmem */
     double *busy;           /* [P] busy ms per period, steady state */
+    double *second;         /* [P] ... in the period after */
+    double *work;           /* [P] its operations' total */
     double *send, *recv;    /* [P] link load per period */
     double *peak;           /* [P] measured peak memory, bytes */
     int *alive;             /* [L] most copies of layer i alive at once */
@@ -170,8 +180,16 @@ static enum sim_verdict check_form(struct sim *s)
      * pair of instances that could meet in the endless periodic schedule
      * meets in the replay, and two whole periods of steady state exist. */
     double span = ceil((s->tmax0 - s->tmin0) / s->T);
-    long ops = 2L * s->L;
-    if (span + 2 > (double)(SIM_MAX_INSTANCES / ops))
+    long ops = 2L * s->L, most = 0;
+    long *n = calloc((size_t)s->P, sizeof *n);
+    if (!n)
+        return say(r, SIM_BAD_PLAN, "out of memory while replaying");
+    for (int i = 0; i < s->L; i++)
+        n[pl->gpu[i]] += 2;
+    for (int p = 0; p < s->P; p++)
+        most = n[p] > most ? n[p] : most;
+    free(n);
+    if (span + 2 > (double)(SIM_MAX_INSTANCES / most) || span + 2 > (double)(SIM_MAX_WORK / ops))
         return say(r, SIM_BAD_PLAN, "micro-batch 0 spans %.0f periods: too long to replay",
                    span);
     long need = (long)span + 2;
@@ -262,14 +280,39 @@ static int runs_sort(void *base, long n, long len, size_t size,
     return 0;
 }
 
-static int build_instances(struct sim *s)
+/* The operations grouped by GPU, and room for one GPU's instances. */
+static int group_ops(struct sim *s)
 {
-    long ops = 2L * s->L, n = s->K * ops;
-    s->in = malloc((size_t)n * sizeof *s->in);
-    if (!s->in)
+    s->ops = malloc(2 * (size_t)s->L * sizeof *s->ops);
+    s->first = calloc((size_t)s->P + 1, sizeof *s->first);
+    int *at = malloc((size_t)s->P * sizeof *at);
+    if (!s->ops || !s->first || !at) {
+        free(at);
         return -1;
-    for (int o = 0; o < ops; o++)
-        s->in[o] = (struct inst){ s->pl->start[o], op_dur(s, o), 0, o, op_gpu(s, o) };
+    }
+    for (int o = 0; o < 2 * s->L; o++)
+        s->first[op_gpu(s, o) + 1]++;
+    long most = 0;
+    for (int p = 0; p < s->P; p++) {
+        most = s->first[p + 1] > most ? s->first[p + 1] : most;
+        s->first[p + 1] += s->first[p];
+    }
+    memcpy(at, s->first, (size_t)s->P * sizeof *at);
+    for (int o = 0; o < 2 * s->L; o++)
+        s->ops[at[op_gpu(s, o)]++] = o;
+    free(at);
+    s->in = malloc((size_t)(most * s->K) * sizeof *s->in);
+    return s->in ? 0 : -1;
+}
+
+/* GPU p's instances over the K micro-batches, in time order. */
+static int build_instances(struct sim *s, int p)
+{
+    long ops = s->first[p + 1] - s->first[p], n = s->K * ops;
+    for (long k = 0; k < ops; k++) {
+        int o = s->ops[s->first[p] + k];
+        s->in[k] = (struct inst){ s->pl->start[o], op_dur(s, o), 0, o, p };
+    }
     qsort(s->in, (size_t)ops, sizeof *s->in, inst_cmp);
     for (long j = 1; j < s->K; j++)
         for (long k = 0; k < ops; k++) {
@@ -279,7 +322,7 @@ static int build_instances(struct sim *s)
             x->j = j;
         }
     s->nin = n;
-    return runs_sort(s->in, n, ops, sizeof *s->in, inst_cmp);
+    return n > 0 ? runs_sort(s->in, n, ops, sizeof *s->in, inst_cmp) : 0;
 }
 
 /* Every instance of every operation against its chain predecessor in the
@@ -312,11 +355,11 @@ static double find_dependency(struct sim *s, char *why, size_t len)
     return first;
 }
 
-/* Sweep each GPU's instances in time order; an instance that starts
- * before the latest end seen so far overlaps that operation. */
-static double find_overlap(struct sim *s, char *why, size_t len)
+/* Sweep the GPU's instances in time order; an instance that starts
+ * before the latest end seen so far overlaps that operation. Returns the
+ * earlier of first and its own first overlap, with the reason in why. */
+static double find_overlap(struct sim *s, double first, char *why, size_t len)
 {
-    double first = INFINITY;
     long k = 0;
     while (k < s->nin) {
         int g = s->in[k].gpu;
@@ -348,11 +391,44 @@ static double find_overlap(struct sim *s, char *why, size_t len)
     return first;
 }
 
-static enum sim_verdict check_replay(struct sim *s)
+static double clip(double t, double d, double lo, double hi)
 {
-    char dep[sizeof s->rep->reason], ovl[sizeof s->rep->reason];
+    double a = fmax(t, lo), b = fmin(t + d, hi);
+    return b > a ? b - a : 0;
+}
+
+/* GPU by GPU: its instances, the first overlap among them (into tovl and
+ * ovl), its busy time in two steady-state periods and its work, and the
+ * span of the first kmem micro-batches. -1 when out of memory. */
+static int replay_gpus(struct sim *s, double *tovl, char *ovl, size_t len)
+{
+    double w0 = s->tmax0, w1 = w0 + s->T, w2 = w1 + s->T;
+    *tovl = INFINITY;
+    s->lo = INFINITY;
+    s->hi = -INFINITY;
+    for (int p = 0; p < s->P; p++) {
+        if (build_instances(s, p) < 0)
+            return -1;
+        *tovl = find_overlap(s, *tovl, ovl, len);
+        for (long k = 0; k < s->nin; k++) {
+            const struct inst *x = &s->in[k];
+            s->busy[p] += clip(x->t, x->d, w0, w1);
+            s->second[p] += clip(x->t, x->d, w1, w2);
+            if (x->j == 0)
+                s->work[p] += x->d;
+            if (x->j < s->kmem) {
+                s->lo = fmin(s->lo, x->t);
+                s->hi = fmax(s->hi, x->t + x->d);
+            }
+        }
+    }
+    return 0;
+}
+
+static enum sim_verdict check_replay(struct sim *s, double tovl, const char *ovl)
+{
+    char dep[sizeof s->rep->reason];
     double tdep = find_dependency(s, dep, sizeof dep);
-    double tovl = find_overlap(s, ovl, sizeof ovl);
     if (tdep == INFINITY && tovl == INFINITY)
         return SIM_OK;
     /* Report whichever the replay meets first. */
@@ -385,32 +461,12 @@ static enum sim_verdict check_links(struct sim *s)
     return SIM_OK;
 }
 
-static double clip(double t, double d, double lo, double hi)
-{
-    double a = fmax(t, lo), b = fmin(t + d, hi);
-    return b > a ? b - a : 0;
-}
-
 /* In steady state (from the last end of micro-batch 0 on) each GPU must
  * be busy the same time in consecutive periods, equal to its operations'
  * total, and micro-batches must complete one per T. */
 static enum sim_verdict check_period(struct sim *s)
 {
-    double w0 = s->tmax0, w1 = w0 + s->T, w2 = w1 + s->T;
-    double *second = calloc((size_t)s->P, sizeof *second);
-    double *work = calloc((size_t)s->P, sizeof *work);
-    if (!second || !work) {
-        free(second);
-        free(work);
-        return say(s->rep, SIM_BAD_PLAN, "out of memory while replaying");
-    }
-    for (long k = 0; k < s->nin; k++) {
-        const struct inst *x = &s->in[k];
-        s->busy[x->gpu] += clip(x->t, x->d, w0, w1);
-        second[x->gpu] += clip(x->t, x->d, w1, w2);
-        if (x->j == 0)
-            work[x->gpu] += x->d;
-    }
+    const double *second = s->second, *work = s->work;
     enum sim_verdict v = SIM_OK;
     for (int p = 0; p < s->P && v == SIM_OK; p++) {
         double tol = s->tol * (2.0 * s->L + 2);
@@ -421,8 +477,6 @@ static enum sim_verdict check_period(struct sim *s)
             v = say(s->rep, SIM_PERIOD, "GPU %d is busy %.9g ms per steady-state period, "
                     "its operations take %.9g ms", p, s->busy[p], work[p]);
     }
-    free(second);
-    free(work);
     if (v != SIM_OK)
         return v;
 
@@ -462,67 +516,73 @@ static int measure_memory(struct sim *s)
 {
     const struct problem *pb = s->pb;
     const struct plan *pl = s->pl;
-    long n = 2 * s->kmem * s->L;
-    struct mem_event *ev = malloc((size_t)n * sizeof *ev);
-    double *cur = calloc((size_t)s->P, sizeof *cur);
-    double *top = calloc((size_t)s->P, sizeof *top);
-    int *count = calloc((size_t)s->L, sizeof *count);
-    if (!ev || !cur || !top || !count) {
-        free(ev);
-        free(cur);
-        free(top);
-        free(count);
-        return -1;
-    }
-    long ops = 2L * s->L, k = 0;
-    for (long j = 0; j < s->kmem; j++) {
-        /* Copy 0 sorted, the others laid out in its order (runs_sort). */
-        if (j == 1)
-            qsort(ev, (size_t)ops, sizeof *ev, mem_cmp);
-        for (long e = 0; e < ops; e++) {
-            int i = j == 0 ? (int)(e / 2) : ev[e].layer;
-            bool acquire = j == 0 ? e % 2 == 0 : ev[e].kind == MEM_ACQUIRE;
-            double from = pl->start[i] + (double)j * s->T;
-            double to = pl->start[s->L + i] + (double)j * s->T + pb->b[i];
-            if (acquire)
-                ev[k++] = (struct mem_event){ from, j, i, MEM_ACQUIRE };
-            else if (to - from > s->tol)
-                ev[k++] = (struct mem_event){ to - s->tol, j, i, MEM_RELEASE };
-            else
-                ev[k++] = (struct mem_event){ from, j, i, MEM_RELEASE_EMPTY };
-        }
-    }
-    if (s->kmem == 1)
-        qsort(ev, (size_t)n, sizeof *ev, mem_cmp);
-    else if (runs_sort(ev, n, ops, sizeof *ev, mem_cmp) < 0) {
-        free(ev);
-        free(cur);
-        free(top);
-        free(count);
-        return -1;
-    }
-
-    for (k = 0; k < n; k++) {
-        int i = ev[k].layer, p = pl->gpu[i];
-        if (ev[k].kind == MEM_ACQUIRE) {
-            count[i]++;
-            cur[p] += pb->s[i];
-            if (s->pipedream && count[i] >= 2)
-                cur[p] += pb->w[i];
-            if (cur[p] > top[p])
-                top[p] = cur[p];
-            if (count[i] > s->alive[i])
-                s->alive[i] = count[i];
-        } else if (count[i] > 0) {
-            if (s->pipedream && count[i] >= 2)
-                cur[p] -= pb->w[i];
-            cur[p] -= pb->s[i];
-            count[i]--;
-        }
-    }
-
+    /* the events of one GPU's layers at a time: 2 per layer and copy */
+    long most = 0;
     for (int p = 0; p < s->P; p++)
-        s->peak[p] = pb->reserved[p] + top[p];
+        most = s->first[p + 1] - s->first[p] > most ? s->first[p + 1] - s->first[p] : most;
+    struct mem_event *ev = malloc((size_t)(most * s->kmem) * sizeof *ev + 1);
+    int *layers = malloc((size_t)s->L * sizeof *layers);
+    int *count = calloc((size_t)s->L, sizeof *count);
+    if (!ev || !layers || !count) {
+        free(ev);
+        free(layers);
+        free(count);
+        return -1;
+    }
+    for (int p = 0; p < s->P; p++) {
+        /* GPU p's layers: its forward operations, in chain order */
+        int nl = 0;
+        for (int k = s->first[p]; k < s->first[p + 1]; k++)
+            if (s->ops[k] < s->L)
+                layers[nl++] = s->ops[k];
+        long ops = 2L * nl, n = s->kmem * ops, k = 0;
+        for (long j = 0; j < s->kmem; j++) {
+            /* Copy 0 sorted, the others laid out in its order (runs_sort). */
+            if (j == 1)
+                qsort(ev, (size_t)ops, sizeof *ev, mem_cmp);
+            for (long e = 0; e < ops; e++) {
+                int i = j == 0 ? layers[e / 2] : ev[e].layer;
+                bool acquire = j == 0 ? e % 2 == 0 : ev[e].kind == MEM_ACQUIRE;
+                double from = pl->start[i] + (double)j * s->T;
+                double to = pl->start[s->L + i] + (double)j * s->T + pb->b[i];
+                if (acquire)
+                    ev[k++] = (struct mem_event){ from, j, i, MEM_ACQUIRE };
+                else if (to - from > s->tol)
+                    ev[k++] = (struct mem_event){ to - s->tol, j, i, MEM_RELEASE };
+                else
+                    ev[k++] = (struct mem_event){ from, j, i, MEM_RELEASE_EMPTY };
+            }
+        }
+        if (s->kmem == 1)
+            qsort(ev, (size_t)n, sizeof *ev, mem_cmp);
+        else if (n > 0 && runs_sort(ev, n, ops, sizeof *ev, mem_cmp) < 0) {
+            free(ev);
+            free(layers);
+            free(count);
+            return -1;
+        }
+        double cur = 0, top = 0;
+        for (k = 0; k < n; k++) {
+            int i = ev[k].layer;
+            if (ev[k].kind == MEM_ACQUIRE) {
+                count[i]++;
+                cur += pb->s[i];
+                if (s->pipedream && count[i] >= 2)
+                    cur += pb->w[i];
+                if (cur > top)
+                    top = cur;
+                if (count[i] > s->alive[i])
+                    s->alive[i] = count[i];
+            } else if (count[i] > 0) {
+                if (s->pipedream && count[i] >= 2)
+                    cur -= pb->w[i];
+                cur -= pb->s[i];
+                count[i]--;
+            }
+        }
+        s->peak[p] = pb->reserved[p] + top;
+    }
+
     for (int i = 0; i < s->L; i++) {
         s->peak[pl->gpu[i]] += pb->phi * pb->w[i];
         if (is_cut(s, i)) {
@@ -531,8 +591,7 @@ static int measure_memory(struct sim *s)
         }
     }
     free(ev);
-    free(cur);
-    free(top);
+    free(layers);
     free(count);
     return 0;
 }
@@ -562,14 +621,7 @@ static enum sim_verdict check_memory(struct sim *s)
  * kmem micro-batches, the rest (if the replay was capped) one T each. */
 static enum sim_verdict check_makespan(struct sim *s)
 {
-    double lo = INFINITY, hi = -INFINITY;
-    for (long k = 0; k < s->nin; k++) {
-        const struct inst *x = &s->in[k];
-        if (x->j >= s->kmem)
-            continue;
-        lo = fmin(lo, x->t);
-        hi = fmax(hi, x->t + x->d);
-    }
+    double lo = s->lo, hi = s->hi;
     long runs = s->pipedream ? s->K : s->pb->m;
     s->rep->makespan = hi - lo + (double)(runs - s->kmem) * s->T;
     if (s->pipedream)
@@ -719,8 +771,12 @@ static enum sim_verdict check_derived(struct sim *s)
 
 static void sim_free(struct sim *s)
 {
+    free(s->ops);
+    free(s->first);
     free(s->in);
     free(s->busy);
+    free(s->second);
+    free(s->work);
     free(s->send);
     free(s->recv);
     free(s->peak);
@@ -742,16 +798,21 @@ enum sim_verdict simulate_plan(const struct plan *pl, const struct problem *pb,
     if (v != SIM_OK)
         return v;
     s.busy = calloc((size_t)s.P, sizeof *s.busy);
+    s.second = calloc((size_t)s.P, sizeof *s.second);
+    s.work = calloc((size_t)s.P, sizeof *s.work);
     s.send = calloc((size_t)s.P, sizeof *s.send);
     s.recv = calloc((size_t)s.P, sizeof *s.recv);
     s.peak = calloc((size_t)s.P, sizeof *s.peak);
     s.alive = calloc((size_t)s.L, sizeof *s.alive);
-    if (!s.busy || !s.send || !s.recv || !s.peak || !s.alive || build_instances(&s) < 0) {
+    char ovl[sizeof s.rep->reason];
+    double tovl;
+    if (!s.busy || !s.second || !s.work || !s.send || !s.recv || !s.peak || !s.alive ||
+        group_ops(&s) < 0 || replay_gpus(&s, &tovl, ovl, sizeof ovl) < 0) {
         sim_free(&s);
         return say(s.rep, SIM_BAD_PLAN, "out of memory while replaying");
     }
 
-    v = check_replay(&s);
+    v = check_replay(&s, tovl, ovl);
     if (v == SIM_OK)
         v = check_links(&s);
     if (v == SIM_OK)

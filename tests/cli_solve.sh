@@ -261,14 +261,14 @@ if grep -q "gap 0.00%" "$TMP/out" && ! grep -qi "nan" "$TMP/out"; then
     ok "no compute at all: the table has no NaN"; else not_ok "no compute table"; cat "$TMP/out"; fi
 
 # Every plan refused by the simulator (micro-batch 0 spans too many
-# periods to replay: 2,000 layers on 1,000 GPUs): memory is not what
+# periods to replay: 8,000 layers on 4,096 GPUs): memory is not what
 # failed, so no least cap is searched for (that search ran every baseline
-# on 1,000 GPUs and named a cap for a plan the simulator refuses too).
+# on 4,096 GPUs and named a cap for a plan the simulator refuses too).
 awk 'BEGIN { print "[network]\nname = long\nmicro_batch = 1"
-             for (i = 0; i < 2000; i++)
+             for (i = 0; i < 8000; i++)
                  printf "[layer l%d]\nforward = 100us\nbackward = 200us\nweights = 1KB\nactivation = 1KB\n", i }' \
     > "$TMP/long.ini"
-printf '[platform]\nname = many\ngpus = 1000\nmemory = 1GiB\nreserved = 0B\nbandwidth = 100GB/s\nlatency = 50us\n[training]\nmicro_batches = 4\nschedule = 1f1b\noptimizer = adam\n' \
+printf '[platform]\nname = many\ngpus = 4096\nmemory = 1GiB\nreserved = 0B\nbandwidth = 100GB/s\nlatency = 50us\n[training]\nmicro_batches = 4\nschedule = 1f1b\noptimizer = adam\n' \
     > "$TMP/many.ini"
 run solve "$TMP/long.ini" "$TMP/many.ini" --planner uniform --json
 expect_status 1 "every plan refused by the simulator: exit 1"

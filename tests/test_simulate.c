@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "simulate.h"
+#include "valgrind.h"
 
 #define GB 1e9
 
@@ -548,6 +549,69 @@ static void test_empty_operations(void **state)
     pb_free(pb);
 }
 
+/* Two layers per GPU, GPU k holding layers 2k and 2k+1 (f = 1, b = 2,
+ * transfers c), period 6 = a GPU's load: each GPU runs its forwards at
+ * phase a and its backwards 2 ms later mod 6, waiting up to a period for
+ * that phase. Micro-batch 0 spans about (6L + (P - 1) 2c + waits) / 6
+ * periods. */
+static struct plan *pipeline_of_pairs(struct problem *pb, double c)
+{
+    int L = pb->L;
+    int *gpu = malloc((size_t)L * sizeof *gpu);
+    double *start = malloc(2 * (size_t)L * sizeof *start);
+    assert_true(gpu && start);
+    for (int i = 0; i < L; i++) {
+        gpu[i] = i / 2;
+        pb->c[i] = i + 1 < L && i % 2 == 1 ? c : 0;
+    }
+    double t = 0;
+    for (int i = 0; i < L; i++) {
+        start[i] = t;
+        t += 1 + pb->c[i];
+    }
+    /* backwards from the last GPU: B of its second layer at the first
+     * moment after the gradient arrives that is 2 mod 6 past its forwards */
+    double back = t;     /* the end of F_{L-1} */
+    for (int k = L / 2 - 1; k >= 0; k--) {
+        double a = start[2 * k], x = fmax(back, a + 2);
+        x = a + 2 + 6 * ceil((x - a - 2) / 6 - 1e-12);
+        start[L + 2 * k + 1] = x;
+        start[L + 2 * k] = x + 2;
+        back = x + 4 + (k > 0 ? pb->c[2 * k - 1] : 0);
+    }
+    struct plan *pl = plan_make(pb, gpu, 6, start);
+    free(gpu);
+    free(start);
+    return pl;
+}
+
+/* The replay goes one GPU at a time: 2,000 layers on 1,000 GPUs with 1 ms
+ * transfers span 1,999 periods, so all the GPUs' instances (8 M) were over
+ * the cap of one replay and the plan was refused as too long to replay;
+ * one GPU's are 8,000. A span that would make even that too much work over
+ * all the GPUs (8,000 layers on 4,000 GPUs: over 64 M) is still refused. */
+static void test_long_pipeline_replays_one_gpu_at_a_time(void **state)
+{
+    (void)state;
+    struct sim_report rep;
+    if (!valgrind_running()) {     /* 8 M instances: a minute under valgrind */
+        struct problem *pb = pb_new(2000, 1000, 4, SPEC_SCHEDULE_1F1B);
+        struct plan *pl = pipeline_of_pairs(pb, 1);
+        assert_true(pl->latency / 6 > 1300);
+        expect(pl, pb, SIM_OK, &rep);
+        assert_true(rep.microbatches > 1300);
+        assert_near(rep.period, 6, 1e-9);
+        plan_free(pl);
+        pb_free(pb);
+    }
+    struct problem *pb = pb_new(8000, 4000, 4, SPEC_SCHEDULE_1F1B);
+    struct plan *pl = pipeline_of_pairs(pb, 1);
+    expect(pl, pb, SIM_BAD_PLAN, &rep);
+    assert_non_null(strstr(rep.reason, "too long to replay"));
+    plan_free(pl);
+    pb_free(pb);
+}
+
 static void test_verdict_names_are_distinct(void **state)
 {
     (void)state;
@@ -580,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_claims_fit_over_cap),
         cmocka_unit_test(test_malformed_plans),
         cmocka_unit_test(test_empty_operations),
+        cmocka_unit_test(test_long_pipeline_replays_one_gpu_at_a_time),
         cmocka_unit_test(test_verdict_names_are_distinct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
