@@ -430,6 +430,9 @@ struct dp {
     double *xj;            /* a stage end's X */
     int *dead;             /* -1, or the first layer where its stage's
                               memory broke room */
+    int *memi;             /* -1, or the first layer of the stage ending at
+                              j whose memory is in mems[j] */
+    double *mems;
     int *heap, *held;
     bool rising;           /* load never falls (times >= 0): cells can be
                               filled one by one */
@@ -593,12 +596,26 @@ static double stage_memory(const struct dp *d, int i, int j, double X, double T)
 }
 
 /* The memory of stage [i, j), or INFINITY once it broke room at i or
- * above (it only grows as i falls: then j is done). */
+ * above (it only grows as i falls: then j is done). The cells go down i
+ * by i, so the stage [i + 1, j) was often the last asked: then one layer
+ * more, added as the scan adds it. */
 static double stage_layers(struct dp *d, int j, int i, double T, double room)
 {
     if (d->dead[j] >= i)
         return INFINITY;
-    double sum = stage_memory(d, i, j, d->xj[j], T);
+    double sum;
+    if (d->memi[j] == i + 1) {
+        const struct problem *pb = d->pb;
+        bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
+        double n = dp_copies_at(d, i, d->xj[j], T);
+        double u = async ? n : fmin(n, (double)pb->m);
+        double v = async ? n : 1;
+        sum = d->mems[j] + ((pb->phi + v - 1) * pb->w[i] + pb->s[i] * u);
+    } else {
+        sum = stage_memory(d, i, j, d->xj[j], T);
+    }
+    d->memi[j] = i;
+    d->mems[j] = sum;
     if (sum > room) {
         d->dead[j] = i;
         return INFINITY;
@@ -634,6 +651,7 @@ static void dp_fill_cells(struct dp *d, double T, int S)
         for (int j = 1; j <= L; j++) {
             d->xj[j] = (j < L ? pb->c[j - 1] : 0) + Xp[j];
             d->dead[j] = -1;
+            d->memi[j] = -1;
         }
         int n = 0;
         for (int i = L - 1; i >= ilo; i--) {
@@ -784,6 +802,8 @@ static void dp_free(struct dp *d)
     free(d->pw);
     free(d->ps);
     free(d->dead);
+    free(d->memi);
+    free(d->mems);
     free(d->heap);
     free(d->held);
 }
@@ -810,10 +830,12 @@ int baseline_dp_allocation_until(const struct problem *pb, int *gpu, double *per
     d.pw = prefix_new(pb, pb->w, NULL);
     d.ps = prefix_new(pb, pb->s, NULL);
     d.dead = malloc(row * sizeof *d.dead);
+    d.memi = malloc(row * sizeof *d.memi);
+    d.mems = malloc(row * sizeof *d.mems);
     d.heap = malloc(row * sizeof *d.heap);
     d.held = malloc(row * sizeof *d.held);
     if (!d.load || !d.X || !d.slack || !d.next || !d.trial || !d.xj || !d.pw || !d.ps ||
-        !d.dead || !d.heap || !d.held) {
+        !d.dead || !d.memi || !d.mems || !d.heap || !d.held) {
         dp_free(&d);
         return -1;
     }
