@@ -16,10 +16,10 @@
  * even the minimal replay of one GPU exceeds this is refused rather than
  * allowed to exhaust memory (32 bytes each, 128 MiB at most); a chain of
  * 100,000 layers spanning 8 periods on one GPU needs 2 M. And instances
- * replayed in all, over every GPU, at most (a few seconds): 10,000 layers
- * spanning 258 periods on 128 GPUs replay 5 M. */
+ * replayed in all, over every GPU, at most (a few seconds; every plan shown
+ * is replayed): 10,000 layers spanning 258 periods on 128 GPUs replay 5 M. */
 #define SIM_MAX_INSTANCES (1L << 22)
-#define SIM_MAX_WORK (1L << 26)
+#define SIM_MAX_WORK (1L << 24)
 
 struct inst {
     double t;           /* start, ms */

@@ -589,7 +589,7 @@ static struct plan *pipeline_of_pairs(struct problem *pb, double c)
  * transfers span 1,999 periods, so all the GPUs' instances (8 M) were over
  * the cap of one replay and the plan was refused as too long to replay;
  * one GPU's are 8,000. A span that would make even that too much work over
- * all the GPUs (8,000 layers on 4,000 GPUs: over 64 M) is still refused. */
+ * all the GPUs (8,000 layers on 4,000 GPUs: over 16 M) is still refused. */
 static void test_long_pipeline_replays_one_gpu_at_a_time(void **state)
 {
     (void)state;
