@@ -3034,10 +3034,6 @@ static void packed_bound(struct search *s, long work)
     phase_end(s, &ph);
 }
 
-/* network: also bound the network's own layers (the relaxation); whole:
- * the problem on every GPU a plan of the layers may use (pb, or the caller's
- * when pb holds a subset of them), on which the chain may prove that no
- * plan of the layers fits */
 /* 1f1b with a single micro-batch: the objective is the latency alone and
  * every layer keeps one copy at any period (min(n, m) = 1), so the period
  * changes nothing but the waits, which only lengthen the latency. At a
@@ -3066,6 +3062,10 @@ static void single_copy_bound(struct search *s, const struct problem *whole)
     free(life);
 }
 
+/* network: also bound the network's own layers (the relaxation); whole:
+ * the problem on every GPU a plan of the layers may use (pb, or the caller's
+ * when pb holds a subset of them), on which the chain may prove that no
+ * plan of the layers fits */
 static int solve(const struct problem *pb, const struct ilp_options *opt,
                  struct planner_result *res, struct ilp_stats *stats, bool network,
                  const struct problem *whole)
