@@ -135,4 +135,10 @@ int allocset_chain_lifetimes(const struct problem *pb, double t1, double t2, dou
  * budget (a chain of many thousands of elements). */
 int allocset_chain_none_fits(const struct problem *pb);
 
+/* The lifetimes of allocset_chain_lifetimes() at that period, into
+ * life[L]; its return values. With one micro-batch (1f1b) every element
+ * keeps one copy at any period, so life[0] there bounds the latency of
+ * every plan at every period. */
+int allocset_chain_round_trip(const struct problem *pb, double *life);
+
 #endif

@@ -780,23 +780,33 @@ int allocset_chain_lifetimes(const struct problem *pb, double t1, double t2, dou
     return ok ? 0 : 1;
 }
 
-int allocset_chain_none_fits(const struct problem *pb)
+/* A micro-batch's round trip with a cut after every element bounds every
+ * lifetime, so each counts one copy there (the model's rounding tolerance
+ * aside: a little more). */
+static double round_trip_period(const struct problem *pb)
 {
-    if (!pb || pb->L < 1 || pb->P < 1)
-        return -1;
-    /* a micro-batch's round trip with a cut after every element bounds
-     * every lifetime, so each counts one copy there (the model's rounding
-     * tolerance aside: a little more) */
     double round_trip = 0;
     for (int i = 0; i < pb->L; i++)
         round_trip += pb->f[i] + pb->b[i] + (i + 1 < pb->L ? 2 * pb->c[i] : 0);
-    double T = fmax(round_trip, SCHEDULE_MIN_T) * 1.001;
-    if (!isfinite(T))
+    return fmax(round_trip, SCHEDULE_MIN_T) * 1.001;
+}
+
+int allocset_chain_round_trip(const struct problem *pb, double *life)
+{
+    if (!pb || pb->L < 1 || pb->P < 1 || !life)
+        return -1;
+    double T = round_trip_period(pb);
+    return isfinite(T) ? allocset_chain_lifetimes(pb, T, T, life) : -1;
+}
+
+int allocset_chain_none_fits(const struct problem *pb)
+{
+    if (!pb || pb->L < 1)
         return -1;
     double *life = malloc((size_t)pb->L * sizeof *life);
     if (!life)
         return -1;
-    int rc = allocset_chain_lifetimes(pb, T, T, life);
+    int rc = allocset_chain_round_trip(pb, life);
     free(life);
     return rc;
 }
@@ -815,16 +825,15 @@ static double chain_range(const struct problem *pb, double cutoff, double *t_lo,
 {
     if (!pb || pb->L < 1 || pb->P < 1 || !isfinite(cutoff) || !(*t_lo > 0) || !isfinite(*t_lo))
         return -INFINITY;
-    double alpha, beta, chain = 0, cuts = 0;
+    double alpha, beta, chain = 0;
     problem_objective_weights(pb, &alpha, &beta);
     for (int i = 0; i < pb->L; i++)
         chain += pb->f[i] + pb->b[i];
     if (!(alpha > 0)) {
-        for (int i = 0; i + 1 < pb->L; i++)
-            cuts += 2 * pb->c[i];
-        if (!(beta > 0) || !(chain + cuts > 0))
+        double T = round_trip_period(pb);
+        if (!(beta > 0) || !isfinite(T))
             return -INFINITY;
-        *t_lo = *t_hi = fmax(*t_lo, chain + cuts);
+        *t_lo = *t_hi = fmax(*t_lo, T);
         return NAN;
     }
     *t_hi = (cutoff - beta * chain) / alpha;

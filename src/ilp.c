@@ -3046,15 +3046,11 @@ static void single_copy_bound(struct search *s, const struct problem *whole)
 {
     if (s->alpha != 0 || !(s->beta > 0) || whole->L < 1)
         return;
-    double T = problem_compute_ms(whole);
-    for (int i = 0; i + 1 < whole->L; i++)
-        T += 2 * whole->c[i];
     double *life = malloc((size_t)whole->L * sizeof *life);
     if (!life)
         return;
     s->work++;
-    if (T > 0 && allocset_chain_lifetimes(whole, T, T, life) == 0 &&
-        s->beta * life[0] > s->net_bound) {
+    if (allocset_chain_round_trip(whole, life) == 0 && s->beta * life[0] > s->net_bound) {
         s->net_bound = s->beta * life[0];
         trace(s, "one micro-batch: the chain's least latency %.6g ms bounds every period",
               life[0]);
