@@ -438,6 +438,17 @@ struct dp {
                               filled one by one */
 };
 
+/* Layer i's bytes with n copies in flight: its weights (with a version
+ * per copy under pipedream) and its stored activations (at most m copies
+ * under 1f1b). */
+static double dp_layer_bytes(const struct problem *pb, int i, double n)
+{
+    bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
+    double u = async ? n : fmin(n, (double)pb->m);
+    double v = async ? n : 1;
+    return (pb->phi + v - 1) * pb->w[i] + pb->s[i] * u;
+}
+
 static double dp_copies(double life, double T)
 {
     if (life <= 0)
@@ -468,7 +479,6 @@ static void dp_fill_scan(struct dp *d, double T, int S)
 {
     const struct problem *pb = d->pb;
     int L = d->L, tmax = S > 0 ? S : d->Smax;
-    bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
     size_t row = (size_t)L + 1;
     dp_reset(d);
     for (int t = 1; t <= tmax; t++) {
@@ -487,10 +497,7 @@ static void dp_fill_scan(struct dp *d, double T, int S)
                 if (d->load[j] - d->load[i] > T)
                     break;
                 double life = d->load[L] - d->load[i] + 2 * X;
-                double n = dp_copies(life, T);
-                double u = async ? n : fmin(n, (double)pb->m);
-                double v = async ? n : 1;
-                layers += (pb->phi + v - 1) * pb->w[i] + pb->s[i] * u;
+                layers += dp_layer_bytes(pb, i, dp_copies(life, T));
                 if (layers > room)
                     break; /* every layer adds memory */
                 if (S > 0 && t == S && i != 0)
@@ -604,16 +611,10 @@ static double stage_layers(struct dp *d, int j, int i, double T, double room)
     if (d->dead[j] >= i)
         return INFINITY;
     double sum;
-    if (d->memi[j] == i + 1) {
-        const struct problem *pb = d->pb;
-        bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
-        double n = dp_copies_at(d, i, d->xj[j], T);
-        double u = async ? n : fmin(n, (double)pb->m);
-        double v = async ? n : 1;
-        sum = d->mems[j] + ((pb->phi + v - 1) * pb->w[i] + pb->s[i] * u);
-    } else {
+    if (d->memi[j] == i + 1)
+        sum = d->mems[j] + dp_layer_bytes(d->pb, i, dp_copies_at(d, i, d->xj[j], T));
+    else
         sum = stage_memory(d, i, j, d->xj[j], T);
-    }
     d->memi[j] = i;
     d->mems[j] = sum;
     if (sum > room) {
