@@ -52,7 +52,8 @@ struct sim {
     long kmem;              /* ... for memory and makespan */
     int *ops;               /* [2L] the operations, GPU by GPU */
     int *first;             /* [P+1] GPU p's are ops[first[p] .. first[p+1]) */
-    struct inst *in;        /* [K * most ops of a GPU]: one GPU's, by time */
+    long most;              /* the most operations on one GPU */
+    struct inst *in;        /* [K * most]: one GPU's instances, by time */
     long nin;
     double lo, hi;          /* first start, last end of micro-batches < kmem */
     double *busy;           /* [P] busy ms per period, steady state */
@@ -189,6 +190,7 @@ static enum sim_verdict check_form(struct sim *s)
     for (int p = 0; p < s->P; p++)
         most = n[p] > most ? n[p] : most;
     free(n);
+    s->most = most;
     if (span + 2 > (double)(SIM_MAX_INSTANCES / most) || span + 2 > (double)(SIM_MAX_WORK / ops))
         return say(r, SIM_BAD_PLAN, "micro-batch 0 spans %.0f periods: too long to replay",
                    span);
@@ -292,16 +294,13 @@ static int group_ops(struct sim *s)
     }
     for (int o = 0; o < 2 * s->L; o++)
         s->first[op_gpu(s, o) + 1]++;
-    long most = 0;
-    for (int p = 0; p < s->P; p++) {
-        most = s->first[p + 1] > most ? s->first[p + 1] : most;
+    for (int p = 0; p < s->P; p++)
         s->first[p + 1] += s->first[p];
-    }
     memcpy(at, s->first, (size_t)s->P * sizeof *at);
     for (int o = 0; o < 2 * s->L; o++)
         s->ops[at[op_gpu(s, o)]++] = o;
     free(at);
-    s->in = malloc((size_t)(most * s->K) * sizeof *s->in);
+    s->in = malloc((size_t)(s->most * s->K) * sizeof *s->in);
     return s->in ? 0 : -1;
 }
 
@@ -517,10 +516,7 @@ static int measure_memory(struct sim *s)
     const struct problem *pb = s->pb;
     const struct plan *pl = s->pl;
     /* the events of one GPU's layers at a time: 2 per layer and copy */
-    long most = 0;
-    for (int p = 0; p < s->P; p++)
-        most = s->first[p + 1] - s->first[p] > most ? s->first[p + 1] - s->first[p] : most;
-    struct mem_event *ev = malloc((size_t)(most * s->kmem) * sizeof *ev + 1);
+    struct mem_event *ev = malloc((size_t)(s->most * s->kmem) * sizeof *ev + 1);
     int *layers = malloc((size_t)s->L * sizeof *layers);
     int *count = calloc((size_t)s->L, sizeof *count);
     if (!ev || !layers || !count) {
