@@ -31,6 +31,12 @@ struct plan *baseline_pipedream(const struct problem *pb, bool *believed_fit);
  * periods (from the model's own, below which no schedule of the split
  * fits) and the shortest one found to fit is returned. */
 struct plan *baseline_dp(const struct problem *pb, bool *believed_fit);
+/* The same, asking stop(ctx) between the periods of its DP: stopped, it
+ * sets *stopped (may be NULL) and returns the split its rule admitted at
+ * the longest period tried so far, scheduled, or NULL when it knew of
+ * none yet. */
+struct plan *baseline_dp_until(const struct problem *pb, bool *believed_fit,
+                               bool (*stop)(const void *), const void *ctx, bool *stopped);
 
 /* The allocations behind the plans above, written to gpu[L] (stage k on
  * GPU k, GPU indices non-decreasing), without scheduling.

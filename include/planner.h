@@ -53,6 +53,11 @@ bool planner_has_memory_rule(const char *name);
 /* Run one planner (a solver with its default limits). Returns 0 and fills
  * *res (free with planner_result_clear), or -1 for an unknown name. */
 int planner_run(const char *name, const struct problem *pb, struct planner_result *res);
+/* The same, the memory-aware DP asking stop(ctx) between its periods
+ * (most of a minute on 20,000 layers and 1,024 GPUs): stopped, status
+ * timeout, with the split it admitted at a longer period or no plan. */
+int planner_run_until(const char *name, const struct problem *pb, struct planner_result *res,
+                      bool (*stop)(const void *), const void *ctx);
 void planner_result_clear(struct planner_result *res);
 
 /* Judge the user's own plan: gpu[pb->L] with, when start is not NULL,

@@ -29,6 +29,11 @@ struct worker_request {
      * smallest uniform cap at which one does (planner_min_cap) and send
      * it as a WORKER_MIN_CAP event before the ILP starts */
     bool min_cap;
+    /* baselines' results the caller already has for this problem (the
+     * explorer's rows), for the ILP to start from rather than run them
+     * again; those the worker runs itself are added */
+    const struct planner_result *baselines;
+    int nbaselines;
 };
 
 enum worker_event_kind {

@@ -1071,20 +1071,30 @@ struct plan *baseline_schedule_fitting(const struct problem *pb, const int *gpu,
 
 struct plan *baseline_dp(const struct problem *pb, bool *believed_fit)
 {
+    return baseline_dp_until(pb, believed_fit, NULL, NULL, NULL);
+}
+
+struct plan *baseline_dp_until(const struct problem *pb, bool *believed_fit,
+                               bool (*stop)(const void *), const void *ctx, bool *stopped)
+{
+    if (stopped)
+        *stopped = false;
     if (!problem_usable(pb))
         return NULL;
     int *gpu = malloc((size_t)pb->L * sizeof *gpu);
     if (!gpu)
         return NULL;
     double period = 0;
-    int rc = baseline_dp_allocation(pb, gpu, &period);
+    int rc = baseline_dp_allocation_until(pb, gpu, &period, stop, ctx);
     struct plan *pl = NULL;
-    if (rc == 1)
+    if (stopped)
+        *stopped = rc == 2 || rc == -2;
+    if (rc == 1 || rc == 2)
         pl = baseline_schedule_fitting(pb, gpu, period);
     else if (rc == 0)
         pl = plan_from_allocation(pb, gpu);
     if (pl && believed_fit)
-        *believed_fit = rc == 1;
+        *believed_fit = rc == 1 || rc == 2;
     free(gpu);
     return pl;
 }

@@ -2545,6 +2545,28 @@ static void fold_search(struct search *s)
         plan_free(seed[j]);
 }
 
+/* The baseline NAME's result for pb: the caller's (with a copy of its
+ * plan) when it gave one, else run now. 0; 1 when the caller's result is
+ * an error (nothing to take from it; res holds no plan); -1 when it could
+ * not run or be copied (out of memory). */
+static int baseline_get(const struct problem *pb, const struct ilp_options *opt,
+                        const char *name, struct planner_result *res,
+                        bool (*stop)(const void *), const void *ctx)
+{
+    for (int j = 0; opt->baselines && j < opt->nbaselines; j++) {
+        const struct planner_result *b = &opt->baselines[j];
+        if (!b->planner || strcmp(b->planner, name) != 0)
+            continue;
+        *res = *b;
+        res->plan = NULL;
+        if (b->status == PLAN_ERROR || !b->plan)
+            return 1;
+        res->plan = plan_copy(b->plan);
+        return res->plan ? 0 : -1;
+    }
+    return planner_run_until(name, pb, res, stop, ctx);
+}
+
 /* Best fitting baseline (or the warm plan) as the first incumbent, then
  * the local search from it (from the baseline nearest to fitting when
  * none fits). */
@@ -2566,7 +2588,12 @@ static void warm_start(struct search *s)
         struct planner_result res;
         if (planner_is_solver(planner_name(i)))
             continue;
-        if (planner_run(planner_name(i), pb, &res) != 0 || res.status == PLAN_ERROR) {
+        int got = baseline_get(pb, s->opt, planner_name(i), &res, search_interrupted, s);
+        if (got == 1) {
+            planner_result_clear(&res);
+            continue;
+        }
+        if (got != 0 || res.status == PLAN_ERROR) {
             /* out of memory: a search without its start would be another */
             planner_result_clear(&res);
             s->failed = s->stopped = true;
@@ -2733,18 +2760,41 @@ static void subset_trace(void *ctx, const char *line)
     g->opt->on_trace(g->opt->ctx, line);
 }
 
-/* The baselines plan the layers on every GPU, and may use more than the
- * subset: the ILP never returns worse than the best that fits. */
-static bool subset_keep_baseline(const struct problem *pb, struct planner_result *res)
+/* The end of the caller's time for subset_keep_baseline()'s baselines
+ * (never under a work limit, which owes nothing to the clock). */
+struct subset_clock {
+    const struct ilp_options *opt;
+    double end;
+};
+
+static bool subset_late(const void *ctx)
 {
+    const struct subset_clock *c = ctx;
+    return (c->opt->cancel && *c->opt->cancel) || now() >= c->end;
+}
+
+/* The baselines plan the layers on every GPU, and may use more than the
+ * subset: the ILP never returns worse than the best that fits. The
+ * caller's results are taken when given; those run here stop at the
+ * time limit (the memory-aware DP on 20,000 layers and 1,024 GPUs took
+ * 40 s, and the watchdog killed the search). */
+static bool subset_keep_baseline(const struct problem *pb, const struct ilp_options *opt,
+                                 double t0, struct planner_result *res)
+{
+    struct subset_clock clock = {
+        opt, opt->work_limit <= 0 && opt->time_limit > 0 ? t0 + opt->time_limit : INFINITY
+    };
     struct plan *best = NULL;
     for (int i = 0; i < planner_count(); i++) {
         struct planner_result b;
         if (planner_is_solver(planner_name(i)))
             continue;
-        if (planner_run(planner_name(i), pb, &b) == 0 && b.plan && b.plan->fits &&
-            (pb->layout == LAYOUT_ANY || plan_is_contiguous(b.plan)) &&
-            (!best || b.plan->objective < best->objective)) {
+        struct sim_report rep;
+        /* nothing the simulator rejects is ever shown */
+        if (baseline_get(pb, opt, planner_name(i), &b, subset_late, &clock) == 0 && b.plan &&
+            b.plan->fits && (pb->layout == LAYOUT_ANY || plan_is_contiguous(b.plan)) &&
+            (!best || b.plan->objective < best->objective) &&
+            simulate_plan(b.plan, pb, &rep) == SIM_OK) {
             plan_free(best);
             best = b.plan;
             b.plan = NULL;
@@ -2778,6 +2828,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
 static int solve_on_subset(const struct problem *pb, const struct ilp_options *opt, int K,
                            struct planner_result *res, struct ilp_stats *stats)
 {
+    double t0 = now();
     struct gpu_subset g = { pb, opt, malloc((size_t)pb->P * sizeof(int)), NAN };
     if (K < pb->L) {
         /* the loads' period, each micro-batch at least the whole chain */
@@ -2813,6 +2864,8 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
     struct ilp_options so = *opt;
     struct plan *warm = subset_plan_in(&g, sub, opt->warm);
     so.warm = warm;
+    so.baselines = NULL;        /* theirs are planned on every GPU */
+    so.nbaselines = 0;
     so.ctx = &g;
     so.on_progress = opt->on_progress ? subset_progress : NULL;
     so.on_trace = opt->on_trace ? subset_trace : NULL;
@@ -2851,7 +2904,7 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
             snprintf(res->message, sizeof res->message, "out of memory");
         }
     }
-    if (rc == 0 && res->status != PLAN_ERROR && subset_keep_baseline(pb, res) &&
+    if (rc == 0 && res->status != PLAN_ERROR && subset_keep_baseline(pb, opt, t0, res) &&
         opt->on_progress) {
         struct ilp_progress q = {
             .elapsed = res->seconds, .plan = res->plan, .objective = res->plan->objective,
@@ -3255,7 +3308,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         (!res->plan && res->status == PLAN_TIMEOUT)) {
         /* show what the best baseline would need */
         struct planner_result b;
-        if (planner_run("dp", pb, &b) == 0) {
+        if (baseline_get(pb, opt, "dp", &b, NULL, NULL) == 0) {
             res->plan = b.plan;
             res->believed_fit = false;
         }

@@ -100,6 +100,12 @@ static double now_seconds(void)
 
 int planner_run(const char *name, const struct problem *pb, struct planner_result *res)
 {
+    return planner_run_until(name, pb, res, NULL, NULL);
+}
+
+int planner_run_until(const char *name, const struct problem *pb, struct planner_result *res,
+                      bool (*stop)(const void *), const void *ctx)
+{
     const struct entry *e = find_run(name);
     memset(res, 0, sizeof *res);
     res->bound = NAN;
@@ -117,9 +123,17 @@ int planner_run(const char *name, const struct problem *pb, struct planner_resul
     res->planner = e->name;
     res->believed_fit = true;
     double t0 = now_seconds();
-    res->plan = e->run_mem ? e->run_mem(pb, &res->believed_fit) : e->run_plain(pb);
+    bool stopped = false;
+    if (stop && e->run_mem == baseline_dp)
+        res->plan = baseline_dp_until(pb, &res->believed_fit, stop, ctx, &stopped);
+    else
+        res->plan = e->run_mem ? e->run_mem(pb, &res->believed_fit) : e->run_plain(pb);
     res->seconds = now_seconds() - t0;
-    if (!res->plan) {
+    if (stopped) {
+        /* its split at a longer period than its own least, or none */
+        res->status = PLAN_TIMEOUT;
+        snprintf(res->message, sizeof res->message, "stopped before its least period");
+    } else if (!res->plan) {
         res->status = PLAN_ERROR;
         snprintf(res->message, sizeof res->message, "the planner returned no plan");
     } else {

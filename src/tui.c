@@ -173,11 +173,27 @@ static void worker_restart(struct tui *t)
             t->ilp_t0 = tui_now();
         }
     }
+    /* the baselines' plans in already: the solver starts from them rather
+     * than planning them again (the child gets its copy at the fork) */
+    struct planner_result base[TUI_MAX_ROWS];
+    int nb = 0;
+    for (int i = 0; i < t->nrows && !all; i++) {
+        const struct tui_row *r = &t->rows[i];
+        if (i == t->ilp || i == t->user || !r->done || r->stale || r->tp != t->cur)
+            continue;
+        memset(&base[nb], 0, sizeof base[nb]);
+        base[nb].planner = r->planner;
+        base[nb].status = r->status;
+        base[nb].plan = r->plan;
+        base[nb].believed_fit = r->believed_fit;
+        base[nb].bound = base[nb].block_bound = NAN;
+        nb++;
+    }
     struct worker_request req = {
         .pb = pb, .planners = names, .nplanners = n, .time_limit = t->set.time_limit,
         .work_limit = t->opt.work_limit, .warm = warm, .known_bound = known,
         .threads = t->opt.threads > 0 ? t->opt.threads : 1, .blocks = t->set.k.blocks,
-        .log_path = t->opt.log_path, .min_cap = all,
+        .log_path = t->opt.log_path, .min_cap = all, .baselines = base, .nbaselines = nb,
     };
     char err[256];
     t->worker = n > 0 ? worker_start(&req, err, sizeof err) : NULL;

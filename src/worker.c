@@ -203,15 +203,28 @@ static void child_run(int fd, const struct worker_request *req)
     /* the least cap that fits: only when some baseline's plan was judged
      * and memory is what failed */
     bool any_fit = false, baselines = false, cap_sent = false;
-    for (int i = 0; i < req->nplanners; i++) {
+    /* the baselines' results so far, the caller's and ours, for the ILP */
+    int nb = 0, nmax = req->nbaselines + req->nplanners;
+    struct planner_result *base = calloc((size_t)nmax + 1, sizeof *base);
+    if (!base)
+        return;
+    for (int j = 0; j < req->nbaselines; j++) {
+        base[nb] = req->baselines[j];
+        base[nb].plan = NULL;
+        if (req->baselines[j].plan && !(base[nb].plan = plan_copy(req->baselines[j].plan)))
+            base[nb].status = PLAN_ERROR;
+        nb++;
+    }
+    int rc = 0;
+    for (int i = 0; i < req->nplanners && rc == 0; i++) {
         const char *name = req->planners[i];
         struct planner_result res;
-        int rc = -1;
         if (planner_is_solver(name) && req->min_cap && baselines && !any_fit && !cap_sent) {
             cap_sent = true;
-            if (child_min_cap(fd, req->pb) < 0)
-                return;
+            if ((rc = child_min_cap(fd, req->pb)) < 0)
+                break;
         }
+        rc = -1;
         if (planner_is_solver(name)) {
             struct ilp_options opt;
             ilp_options_init(&opt);
@@ -221,6 +234,8 @@ static void child_run(int fd, const struct worker_request *req)
             opt.blocks = req->blocks;
             opt.warm = req->warm;
             opt.known_bound = req->known_bound;
+            opt.baselines = base;
+            opt.nbaselines = nb;
             opt.on_progress = child_progress;
             opt.ctx = &fd;
             if (req->log_path) {
@@ -258,11 +273,17 @@ static void child_run(int fd, const struct worker_request *req)
             any_fit = any_fit || res.plan->fits;
         }
         rc = send_msg(fd, &ev, res.plan);
-        planner_result_clear(&res);
-        if (rc < 0)
-            return;
+        if (!planner_is_solver(name) && nb < nmax)
+            base[nb++] = res;           /* kept for the ILP, plan and all */
+        else
+            planner_result_clear(&res);
     }
-    if (req->min_cap && baselines && !any_fit && !cap_sent && child_min_cap(fd, req->pb) < 0)
+    if (rc == 0 && req->min_cap && baselines && !any_fit && !cap_sent)
+        rc = child_min_cap(fd, req->pb);
+    for (int j = 0; j < nb; j++)
+        planner_result_clear(&base[j]);
+    free(base);
+    if (rc < 0)
         return;
     struct worker_event done = { .kind = WORKER_DONE, .bound = NAN, .block_bound = NAN,
                                  .objective = NAN, .believed_fit = true };

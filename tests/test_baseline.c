@@ -14,6 +14,7 @@
 #include "fixture.h"
 #include "baseline.h"
 #include "fold.h"
+#include "planner.h"
 #include "simulate.h"
 
 #define MAXL 8
@@ -778,6 +779,26 @@ static void dp_stops_when_asked(void **state)
     assert_int_equal(baseline_dp_allocation_until(pb, gpu, &full, NULL, NULL), 1);
     assert_true(fabs(full - 9) < 1e-9);
     assert_alloc(gpu, (int[]){ 0, 1, 1, 1 }, 4);
+    /* the planner, stopped: timeout, with no plan before the first fill
+     * and the split it admitted after it; not stopped, the DP's own */
+    struct planner_result res;
+    calls = 0;
+    assert_int_equal(planner_run_until("dp", pb, &res, stop_after, &calls), 0);
+    assert_int_equal(res.status, PLAN_TIMEOUT);
+    assert_null(res.plan);
+    planner_result_clear(&res);
+    calls = 1;
+    assert_int_equal(planner_run_until("dp", pb, &res, stop_after, &calls), 0);
+    assert_int_equal(res.status, PLAN_TIMEOUT);
+    assert_non_null(res.plan);
+    assert_true(res.plan->fits && res.believed_fit);
+    planner_result_clear(&res);
+    calls = 1000;
+    assert_int_equal(planner_run_until("dp", pb, &res, stop_after, &calls), 0);
+    assert_int_equal(res.status, PLAN_FEASIBLE);
+    assert_alloc(res.plan->gpu, (int[]){ 0, 1, 1, 1 }, 4);
+    assert_true(fabs(res.plan->T - 9) < 1e-9);
+    planner_result_clear(&res);
     fx_problem_free(pb);
 }
 

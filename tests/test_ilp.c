@@ -1213,6 +1213,57 @@ static void more_gpus_than_blocks_none_fits(void **state)
     }
 }
 
+/* The baselines' results the caller gives are taken, not run again (the
+ * worker passes those it ran before the solver): with far more GPUs than
+ * blocks the search keeps the best baseline planned on every GPU, here a
+ * plan given under the name "uniform" that no baseline makes; given with
+ * status error, it is left out. */
+static void given_baselines_are_taken(void **state)
+{
+    (void)state;
+    fx_seed(4242);
+    struct problem *pb = NULL;
+    struct planner_result ref, plain, res;
+    /* the first instance where the plan given beats what the baselines make */
+    for (int k = 0; k < 20; k++) {
+        pb = fx_random(12, 8, &ilp_spread);
+        pb_caps(pb, 1e15, 0);
+        ilp_run(pb, 0, SHORT_WORK, &ref, NULL);      /* every layer: a better plan */
+        ilp_run(pb, 1, 1, &plain, NULL);             /* one block, on one GPU */
+        assert_non_null(ref.plan);
+        assert_non_null(plain.plan);
+        if (ref.plan->fits && ref.plan->objective < plain.plan->objective * (1 - 1e-6))
+            break;
+        fx_result_clear(&ref);
+        fx_result_clear(&plain);
+        fx_problem_free(pb);
+        pb = NULL;
+    }
+    assert_non_null(pb);
+    struct planner_result given = { .planner = "uniform", .status = PLAN_FEASIBLE,
+                                    .plan = ref.plan, .believed_fit = true };
+    struct ilp_options opt;
+    ilp_options_init(&opt);
+    opt.work_limit = 1;
+    opt.blocks = 1;
+    opt.baselines = &given;
+    opt.nbaselines = 1;
+    assert_int_equal(ilp_solve(pb, &opt, &res, NULL), 0);
+    fx_track_result(&res);
+    assert_non_null(res.plan);
+    assert_true(fabs(res.plan->objective - ref.plan->objective) <= 1e-9 * ref.plan->objective);
+    fx_result_clear(&res);
+    given.status = PLAN_ERROR;
+    assert_int_equal(ilp_solve(pb, &opt, &res, NULL), 0);
+    fx_track_result(&res);
+    assert_non_null(res.plan);
+    assert_true(fabs(res.plan->objective - plain.plan->objective) <= 1e-9 * plain.plan->objective);
+    fx_result_clear(&res);
+    fx_result_clear(&plain);
+    fx_result_clear(&ref);
+    fx_problem_free(pb);
+}
+
 static struct problem *load_pair(const char *network, const char *platform,
                                  enum layout_kind layout)
 {
@@ -2088,6 +2139,7 @@ int main(int argc, char **argv)
         FX_TEST(ilp_never_worse_than_baselines_random),
         FX_TEST(more_gpus_than_blocks),
         FX_TEST(more_gpus_than_blocks_none_fits),
+        FX_TEST(given_baselines_are_taken),
         FX_TEST(ilp_never_worse_than_baselines_real_data),
         FX_TEST(progress_reports_are_monotone_and_replay),
         FX_TEST(noncontiguous_plan_fits_where_no_contiguous_one_does),
