@@ -212,6 +212,20 @@ if [ $cold -eq 0 ] && [ "${last% ilp warm}" != "$last" ]; then
 else
     not_ok "T after the limit: starts from zero ($last)"; show_last
 fi
+# the blocks changed, the problem the same: the new search starts from the
+# ILP's plan so far, not from the baselines' (a setting not solved before)
+n0=$(grep -c '^replan ' "$TMP/warm.trace")
+keys warm K
+end=$(($(date +%s) + DEADLINE))
+while [ "$(grep -c '^replan ' "$TMP/warm.trace")" -le "$n0" ] && [ "$(date +%s)" -lt "$end" ]; do
+    sleep 0.05
+done
+last=$(grep '^replan ' "$TMP/warm.trace" | tail -n 1)
+if [ "$(grep -c '^replan ' "$TMP/warm.trace")" -gt "$n0" ] && [ "${last% ilp warm}" != "$last" ]; then
+    ok "K: the new blocks' search starts from the ILP's plan ($last)"
+else
+    not_ok "K: the new blocks' search starts from zero ($last)"; show_last
+fi
 keys warm q
 
 # ---- 9. the smallest fitting cap; export while running ----
