@@ -18,8 +18,16 @@
 #include <string.h>
 
 /* Slack when comparing offsets: far below PLAN_EPS so a checker using
- * PLAN_EPS accepts what is built here, far above rounding noise. */
+ * PLAN_EPS accepts what is built here, far above rounding noise. Beyond
+ * periods of a second it grows with the period, as the checker's does:
+ * at 2 x 10^12 ms a double resolves 0.2 us, and an absolute slack of
+ * 10^-8 ms failed every placement (every baseline returned no plan). */
 #define SCHED_EPS (PLAN_EPS * 1e-2)
+
+static inline double sched_eps(double T)
+{
+    return T > 1e3 ? SCHED_EPS * 1e-3 * T : SCHED_EPS;
+}
 #define SCHED_MIN_T SCHEDULE_MIN_T
 /* Bound on the local search, in interval comparisons, so large chains
  * stay interactive; the search is deterministic within it. */
@@ -127,18 +135,19 @@ static double chain_ready(const struct sched *s, int k)
  * intervals only clash with the inside of another one. */
 static inline bool clash(double y, double d, double r, double e, double T)
 {
-    if (d <= SCHED_EPS && e <= SCHED_EPS)
+    double eps = sched_eps(T);
+    if (d <= eps && e <= eps)
         return false;
-    if (d <= SCHED_EPS) {
+    if (d <= eps) {
         double x = mod_t(y - r, T);
-        return x > SCHED_EPS && x < e - SCHED_EPS;
+        return x > eps && x < e - eps;
     }
-    if (e <= SCHED_EPS) {
+    if (e <= eps) {
         double x = mod_t(r - y, T);
-        return x > SCHED_EPS && x < d - SCHED_EPS;
+        return x > eps && x < d - eps;
     }
     double x = mod_t(r - y, T);
-    return !(x >= d - SCHED_EPS && x <= T - e + SCHED_EPS);
+    return !(x >= d - eps && x <= T - e + eps);
 }
 
 static bool sched_free(struct sched *s, int p, double y, double d, int skip)
@@ -165,9 +174,9 @@ static double earliest_ref(struct sched *s, int p, double ready, double d, int s
     const int *ops = s->slot + s->base[p];
     bool empty = true;
     for (int j = 0; j < s->count[p] && empty; j++)
-        if (ops[j] != skip && op_dur(s, ops[j]) > SCHED_EPS)
+        if (ops[j] != skip && op_dur(s, ops[j]) > sched_eps(s->T))
             empty = false;
-    if ((!packed || empty || d <= SCHED_EPS) && sched_free(s, p, x0, d, skip))
+    if ((!packed || empty || d <= sched_eps(s->T)) && sched_free(s, p, x0, d, skip))
         return ready;
     double best = INFINITY;
     for (int j = 0; j < s->count[p]; j++) {
@@ -180,7 +189,7 @@ static double earliest_ref(struct sched *s, int p, double ready, double d, int s
             double delta = mod_t(y - x0, s->T);
             /* y equal to x0 up to rounding must read as no wait, not as a
              * whole period */
-            if (delta > s->T - SCHED_EPS)
+            if (delta > s->T - sched_eps(s->T))
                 delta = 0.0;
             if (delta >= best)
                 continue;
@@ -206,7 +215,7 @@ static double latest_ref(struct sched *s, int p, double lo, double hi, double d,
             continue;
         double y = mod_t(s->off[o] - d, s->T);
         double delta = mod_t(xh - y, s->T);
-        if (delta > s->T - SCHED_EPS)
+        if (delta > s->T - sched_eps(s->T))
             delta = 0.0;
         if (delta >= best || hi - delta < lo)
             continue;
@@ -250,7 +259,7 @@ static int grid_wrap(int b, int nb)
 static void grid_reset(struct sched *s)
 {
     int total = 0;
-    double most = floor(s->T / (GRID_MIN_WIDTH * SCHED_EPS));
+    double most = floor(s->T / (GRID_MIN_WIDTH * sched_eps(s->T)));
     for (int p = 0; p < s->P; p++) {
         int share = (p + 1 < s->P ? s->base[p + 1] : s->n) - s->base[p];
         int want = 2 * share + 1;
@@ -291,8 +300,8 @@ static int grid_file(struct sched *s, int p, int o)
     int nb = s->nb[p];
     s->ver[o]++;
     int b1 = grid_bucket(s, p, off), b2 = grid_bucket(s, p, mod_t(off + d, s->T));
-    int span = d <= SCHED_EPS ? 1 : grid_wrap(b2 - b1, nb) + 1;
-    if (d > SCHED_EPS && d + 2.0 * s->T / nb >= s->T)
+    int span = d <= sched_eps(s->T) ? 1 : grid_wrap(b2 - b1, nb) + 1;
+    if (d > sched_eps(s->T) && d + 2.0 * s->T / nb >= s->T)
         span = nb;
     for (int k = 0; k < span && k < nb; k++)
         if (grid_push(s, GRID_COVER, p, grid_wrap(b1 + k, nb), o) != 0)
@@ -335,7 +344,7 @@ static void earliest_try(const struct sched *s, int p, double x0, double y, doub
                          double *best)
 {
     double delta = mod_t(y - x0, s->T);
-    if (delta > s->T - SCHED_EPS)
+    if (delta > s->T - sched_eps(s->T))
         delta = 0.0;
     if (delta < *best && grid_free(s, p, y, d, skip))
         *best = delta;
@@ -359,8 +368,8 @@ static double earliest_grid(struct sched *s, int p, double ready, double d, int 
                             bool packed)
 {
     double x0 = mod_t(ready, s->T);
-    int nz = s->nz[p] - (skip >= 0 && op_dur(s, skip) > SCHED_EPS);
-    if ((!packed || nz == 0 || d <= SCHED_EPS) && grid_free(s, p, x0, d, skip))
+    int nz = s->nz[p] - (skip >= 0 && op_dur(s, skip) > sched_eps(s->T));
+    if ((!packed || nz == 0 || d <= sched_eps(s->T)) && grid_free(s, p, x0, d, skip))
         return ready;
     int nb = s->nb[p];
     double w = s->T / nb;
@@ -406,7 +415,7 @@ static double latest_grid(struct sched *s, int p, double lo, double hi, double d
                     continue;
                 double y = mod_t(s->off[o] - d, s->T);
                 double delta = mod_t(xh - y, s->T);
-                if (delta > s->T - SCHED_EPS)
+                if (delta > s->T - sched_eps(s->T))
                     delta = 0.0;
                 if (delta >= best || hi - delta < lo)
                     continue;
@@ -456,10 +465,10 @@ static void sched_compact(struct sched *s)
         for (int i = L - 1; i >= 0; i--) {
             int next = i == L - 1 ? 2 * L - 1 : i + 1;
             double hi = start[next] - (i == L - 1 ? 0.0 : cut_ms(s, i)) - s->pb->f[i];
-            if (hi <= start[i] + SCHED_EPS)
+            if (hi <= start[i] + sched_eps(s->T))
                 continue;
             double t = sched_latest(s, op_gpu(s, i), start[i], hi, s->pb->f[i], i);
-            if (t > start[i] + SCHED_EPS) {
+            if (t > start[i] + sched_eps(s->T)) {
                 sched_set(s, i, t);
                 grid_add(s, op_gpu(s, i), i);
                 moved = true;
@@ -468,10 +477,10 @@ static void sched_compact(struct sched *s)
         for (int k = L; k < s->n; k++) {
             int o = s->order[k];
             double ready = chain_ready(s, k);
-            if (ready >= start[o] - SCHED_EPS)
+            if (ready >= start[o] - sched_eps(s->T))
                 continue;
             double t = sched_earliest(s, op_gpu(s, o), ready, op_dur(s, o), o, false);
-            if (t < start[o] - SCHED_EPS) {
+            if (t < start[o] - sched_eps(s->T)) {
                 sched_set(s, o, t);
                 grid_add(s, op_gpu(s, o), o);
                 moved = true;
@@ -501,7 +510,7 @@ static int sched_place(struct sched *s, bool compact)
         }
         sched_set(s, o, t);
         s->slot[s->base[p] + s->count[p]++] = o;
-        s->nz[p] += d > SCHED_EPS;
+        s->nz[p] += d > sched_eps(s->T);
         grid_add(s, p, o);
     }
     if (compact)
@@ -530,7 +539,7 @@ static double sched_largest_gap(const struct sched *s, int p)
     double *at = malloc(((size_t)s->count[p] + 1) * sizeof *at);
     int m = 0;
     for (int j = 0; at && j < s->count[p]; j++)
-        if (op_dur(s, ops[j]) > SCHED_EPS)
+        if (op_dur(s, ops[j]) > sched_eps(s->T))
             at[m++] = s->off[ops[j]];
     if (!at || m == 0) {
         free(at);
@@ -540,7 +549,7 @@ static double sched_largest_gap(const struct sched *s, int p)
     double best = 0.0;
     for (int j = 0; j < s->count[p]; j++) {
         int a = ops[j];
-        if (op_dur(s, a) <= SCHED_EPS)
+        if (op_dur(s, a) <= sched_eps(s->T))
             continue;
         double end = s->off[a] + op_dur(s, a);
         double gap = s->T - op_dur(s, a);
@@ -617,7 +626,7 @@ static int sched_waits(const struct sched *s, double *waits)
     int count = 0;
     for (int k = 1; k < s->n; k++) {
         double w = s->pl->start[s->order[k]] - chain_ready(s, k);
-        if (w > SCHED_EPS)
+        if (w > sched_eps(s->T))
             waits[count++] = w;
     }
     qsort(waits, (size_t)count, sizeof *waits, cmp_desc);
@@ -821,7 +830,7 @@ static int sched_blocks(struct sched *s, double T)
     const struct problem *pb = s->pb;
     struct plan *pl = s->pl;
     int L = s->L;
-    if (!plan_is_contiguous(pl) || T < sched_min_period(s) - SCHED_EPS)
+    if (!plan_is_contiguous(pl) || T < sched_min_period(s) - sched_eps(T))
         return -1;
     double *start = pl->start;
     for (int i = 0; i < L; i++)
@@ -840,7 +849,7 @@ static int sched_blocks(struct sched *s, double T)
                 bsum += pb->b[j];
             }
             double x = mod_t(ready - start[first], T);
-            if (!(x >= fsum - SCHED_EPS && x <= T - bsum + SCHED_EPS))
+            if (!(x >= fsum - sched_eps(T) && x <= T - bsum + sched_eps(T)))
                 ready += mod_t(fsum - x, T);
         }
         start[L + i] = ready;
@@ -878,7 +887,7 @@ int schedule_build_at(struct plan *pl, const struct problem *pb, double T)
     int rc = -1;
     double need = sched_min_period(&s);
     double *keep = malloc((size_t)s.n * sizeof *keep);
-    if (keep && isfinite(T) && T > 0.0 && !isnan(need) && T >= need - SCHED_EPS) {
+    if (keep && isfinite(T) && T > 0.0 && !isnan(need) && T >= need - sched_eps(T)) {
         /* A failed attempt leaves the plan as it was. */
         double oldT = pl->T;
         memcpy(keep, pl->start, (size_t)s.n * sizeof *keep);

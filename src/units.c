@@ -303,8 +303,10 @@ char *units_format_time(double ms, char *buf, size_t len)
         snprintf(buf, len, "%.2f ms", ms);
     else if (a < 1000.0)
         snprintf(buf, len, "%.1f ms", ms);
-    else
+    else if (a < 1e7)
         snprintf(buf, len, "%.2f s", ms / 1e3);
+    else    /* hours and beyond (files allow 10^12 ms): a column's width */
+        snprintf(buf, len, "%.3g s", ms / 1e3);
     return buf;
 }
 

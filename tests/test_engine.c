@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "problem.h"
 #include "schedule.h"
+#include "simulate.h"
 #include "valgrind.h"
 
 #define GB 1000000000.0
@@ -506,6 +507,33 @@ static void test_schedule_zero_chain(void **state)
     assert_inflight(pl, (int[]){ 1, 1, 1 });
     check_valid(pl, pb);
     plan_free(pl);
+    problem_free(pb);
+}
+
+/* Times at the files' limits, 10^12 ms beside 10^-6 ms: at such periods a
+ * double resolves 0.2 us, and the scheduler's slack grows with the period
+ * (an absolute one failed every placement: no baseline had a plan). Each
+ * allocation gets a schedule the simulator accepts. */
+static void test_schedule_extreme_times(void **state)
+{
+    (void)state;
+    struct fixture fx;
+    fixture_init(&fx, 3, 2);
+    fx.layers[0].forward_ms = fx.layers[0].backward_ms = 1e12;
+    for (int i = 1; i < 3; i++)
+        fx.layers[i].forward_ms = fx.layers[i].backward_ms = 1e-6;
+    fx.plat.schedule = SPEC_SCHEDULE_1F1B;
+    struct problem *pb = fixture_problem(&fx, NULL);
+    static const int allocs[4][3] = { { 0, 0, 0 }, { 0, 1, 1 }, { 0, 0, 1 }, { 0, 1, 0 } };
+    for (int a = 0; a < 4; a++) {
+        struct plan *pl = plan_with(pb, allocs[a]);
+        assert_int_equal(schedule_build(pl, pb), 0);
+        assert_true(pl->T >= 2e12 && pl->T < 2e12 * (1 + 1e-6));
+        struct sim_report rep;
+        if (simulate_plan(pl, pb, &rep) != SIM_OK)
+            fail_msg("allocation %d: %s", a, rep.reason);
+        plan_free(pl);
+    }
     problem_free(pb);
 }
 
@@ -1063,6 +1091,7 @@ int main(void)
         cmocka_unit_test(test_schedule_packed_then_compacted),
         cmocka_unit_test(test_schedule_fragmentation),
         cmocka_unit_test(test_schedule_zero_chain),
+        cmocka_unit_test(test_schedule_extreme_times),
         cmocka_unit_test(test_schedule_random_invariants),
         cmocka_unit_test(test_schedule_grid_matches_reference),
         cmocka_unit_test(test_plan_inflight_count),
