@@ -228,6 +228,11 @@ int cmd_check(int argc, char **argv)
             fputc('\n', stdout);
         checked_print(stdout, argv[i + 1], &all[i]);
     }
+    /* a summary that could not be written is not a success */
+    if (!failed && (ferror(stdout) || fflush(stdout) != 0)) {
+        text_eprintf("pipeplan check: write error on standard output\n");
+        failed = 1;
+    }
     for (int i = 0; i < n; i++)
         checked_free(&all[i]);
     free(all);

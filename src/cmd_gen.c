@@ -347,11 +347,11 @@ int cmd_gen(int argc, char **argv)
     if (g.out) {
         if (fileio_write_atomic(g.out, g.force, write_network, &ctx, err, sizeof err) < 0) {
             text_eprintf("pipeplan gen: %s\n", err);
-            rc = 1;
+            rc = 2;
         }
     } else if (write_network(stdout, &ctx) < 0 || fflush(stdout) != 0) {
         text_eprintf("pipeplan gen: cannot write to standard output\n");
-        rc = 1;
+        rc = 2;
     }
     transformer_header_free(header);
     spec_network_free(net);

@@ -188,11 +188,11 @@ int cmd_import(int argc, char **argv)
     if (out) {
         if (fileio_write_atomic(out, force, write_network, &ctx, err, sizeof err) < 0) {
             text_eprintf("pipeplan import: %s\n", err);
-            rc = 1;
+            rc = 2;
         }
     } else if (write_network(stdout, &ctx) < 0 || fflush(stdout) != 0) {
         text_eprintf("pipeplan import: cannot write to standard output\n");
-        rc = 1;
+        rc = 2;
     }
     spec_network_free(net);
     return rc;

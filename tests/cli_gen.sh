@@ -150,7 +150,7 @@ expect_status 0 "--force replaces"
 if cmp -s "$TMP/keep.ini" data/networks/llama3-8b.ini; then ok "--force wrote the file"; else
     not_ok "--force did not write the file"; fi
 run gen transformer --preset llama3-8b --gpu H100 -o "$TMP/no/such/dir.ini"
-expect_status 1 "unwritable output"
+expect_status 2 "unwritable output"
 expect_stdout_empty "unwritable output"
 
 # Llama 3 70B on 8x H100-80GB. Without tensor parallelism no split fits:

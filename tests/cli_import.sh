@@ -42,7 +42,7 @@ if ls "$TMP" | grep -q '^new\.ini'; then not_ok "partial output left behind"; el
 
 # Writing into a directory that does not exist fails cleanly.
 run import pipedream data/pipedream/alexnet/graph.txt --micro-batch 256 -o "$TMP/no/such/dir.ini"
-expect_status 1 "unwritable output"
+expect_status 2 "unwritable output"
 expect_stdout_empty "unwritable output"
 
 finish

@@ -104,6 +104,28 @@ run solve "$NET" "$PLAT" --planner dp --json -o "$TMP/gone/plan.json"
 expect_status 2 "export into a directory that is not there"
 expect_stderr "pipeplan: $TMP/gone/plan.json: cannot create a temporary file: No such file or directory" \
     "export, vanished directory: one line"
+# every command that writes: an output it cannot write is exit 2, one line
+for cmd in import gen check; do
+    case $cmd in
+        import) set -- import pipedream "$PIPEPLAN_SRCDIR/data/pipedream/alexnet/graph.txt" \
+                    --micro-batch 8 ;;
+        gen) set -- gen transformer --preset llama3-8b --gpu H100 ;;
+        check) set -- check "$NET" ;;
+    esac
+    if [ "$cmd" != check ]; then
+        run "$@" -o "$TMP/gone/x.ini"
+        expect_status 2 "$cmd into a directory that is not there"
+        expect_stderr "pipeplan $cmd: $TMP/gone/x.ini: cannot create a temporary file: No such file or directory" \
+            "$cmd, vanished directory: one line"
+    fi
+    if [ -w /dev/full ]; then
+        status=0
+        pp "$@" >/dev/full 2>"$TMP/err" || status=$?
+        expect_status 2 "$cmd, standard output full"
+        grep -q "^pipeplan $cmd: .*write" "$TMP/err" && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+            ok "$cmd, standard output full: one line" || not_ok "$cmd, full: $(cat "$TMP/err")"
+    fi
+done
 # root writes into a read-only directory all the same: only a user can see it
 if [ "$(id -u)" -ne 0 ]; then
     mkdir "$TMP/ro" && echo "old contents" >"$TMP/ro/plan.json" && chmod 555 "$TMP/ro"
