@@ -90,7 +90,12 @@ static char *trim(char *s)
 }
 
 /* A time with a unit written out: "12.5ms", "250us", "0.5s"; negative
- * allowed (a start may precede the first layer's). */
+ * allowed (a start may precede the first layer's). Decimal only (strtod
+ * would take hex floats), and within PLANFILE_MAX_MS: a trip lasts many
+ * times a layer, whose time files keep to 10^12 ms, but a period of
+ * 10^308 ms left the memory model and the simulator apart. */
+#define PLANFILE_MAX_MS 1e15
+
 static int parse_ms(struct reader *r, const char *key, const char *v, double *ms)
 {
     char *end;
@@ -101,9 +106,13 @@ static int parse_ms(struct reader *r, const char *key, const char *v, double *ms
         unit++;
     double scale = strcmp(unit, "ms") == 0 ? 1.0 : strcmp(unit, "us") == 0 ? 1e-3
                  : strcmp(unit, "s") == 0 ? 1e3 : 0.0;
-    if (end == v || errno || !isfinite(x) || scale == 0.0)
+    bool decimal = strspn(v, "+-0123456789.eE") == (size_t)(end - v);
+    if (end == v || errno || !isfinite(x) || scale == 0.0 || !decimal)
         return fail(r, "bad %s '%s' (expected a time with its unit, e.g. 12.5ms)", key, v);
     *ms = x * scale;
+    if (fabs(*ms) > PLANFILE_MAX_MS)
+        return fail(r, "%s = %s is out of range (expected at most %gms)", key, v,
+                    PLANFILE_MAX_MS);
     return 0;
 }
 

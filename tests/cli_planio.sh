@@ -99,6 +99,18 @@ expect_status 2 "bad plan file"
 expect_stderr "bad.plan:12: gpus = 8 (expected 4, the GPUs being planned; --gpus changes them)" \
     "bad plan file: FILE:LINE and what was expected"
 expect_stdout_empty "bad plan file"
+# times: decimal, with a unit, within range
+line=$(grep -n '^period = ' dp.plan | cut -d: -f1)
+for v in 1e20ms 0x1p4ms; do
+    sed "s/^period = .*/period = $v/" dp.plan >bad.plan
+    run solve gpt.ini four.ini --plan bad.plan
+    expect_status 2 "plan file, period $v"
+    case $v in
+        1e20ms) want="bad.plan:$line: period = 1e20ms is out of range (expected at most 1e+15ms)" ;;
+        *) want="bad.plan:$line: bad period '$v' (expected a time with its unit, e.g. 12.5ms)" ;;
+    esac
+    expect_stderr "$want" "plan file, period $v: FILE:LINE and why"
+done
 
 # ---- formats ----
 run solve gpt.ini four.ini --planner dp --format csv
