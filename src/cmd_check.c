@@ -13,6 +13,13 @@
 
 enum file_kind { FILE_UNKNOWN, FILE_NETWORK, FILE_PLATFORM, FILE_SCHEDULE };
 
+/* A UTF-8 byte order mark, as editors on Windows write: skipped, as the
+ * INI files' reader does. */
+static const char *skip_bom(const char *text)
+{
+    return strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? text + 3 : text;
+}
+
 /* A torch-schedule CSV (solve --format torch-schedule, or one written by
  * hand): named .csv, or its first line starts with an action like 0F0. */
 static bool is_schedule(const char *text, const char *label)
@@ -20,8 +27,36 @@ static bool is_schedule(const char *text, const char *label)
     size_t n = strlen(label);
     if (n >= 4 && strcmp(label + n - 4, ".csv") == 0)
         return true;
-    const char *p = text + strspn(text, " \t,");
+    const char *p = skip_bom(text);
+    p += strspn(p, " \t,");
     return *p >= '0' && *p <= '9';
+}
+
+/* The schedule's rows: after a byte order mark, without the blank lines
+ * at the end (an editor's last newline is not a rank). NULL: out of memory. */
+static char *schedule_rows(const char *text)
+{
+    char *rows = strdup(skip_bom(text));
+    if (!rows)
+        return NULL;
+    size_t n = strlen(rows);
+    while (n > 0 && strchr(" \t\r\n", rows[n - 1]))
+        n--;
+    rows[n] = '\0';
+    return rows;
+}
+
+/* A schedule whose cells give no stage count: the first cell that does not
+ * read as an action, named by its rank and column (the validator on one
+ * stage says so first), or the file has none at all. */
+static void schedule_no_action(const char *rows, const char *label)
+{
+    char err[SPEC_ERR_LEN];
+    if (torch_schedule_validate(rows, 1, 1, 1, err, sizeof err) < 0 && strstr(err, "cannot read"))
+        text_eprintf("%s: %s\n", label, err);
+    else
+        text_eprintf("%s:1: no action in the schedule (expected rows of cells such as "
+                     "0F0 or 1B3, one row per rank)\n", label);
 }
 
 /* The first section header decides what a file is. */
@@ -127,16 +162,21 @@ static int check_text(const char *text, const char *label, struct checked *c)
     memset(c, 0, sizeof *c);
     if (is_schedule(text, label)) {
         c->kind = FILE_SCHEDULE;
-        if (torch_schedule_shape(text, &c->stages, &c->ranks, &c->m) < 0) {
-            text_eprintf("%s:1: no action in the schedule (expected rows of cells such as "
-                    "0F0 or 1B3, one row per rank)\n", label);
-            return -1;
-        }
-        if (torch_schedule_validate(text, c->stages, c->ranks, c->m, err, sizeof err) < 0) {
+        char *rows = schedule_rows(text);
+        int rc = 0;
+        if (!rows) {
+            text_eprintf("pipeplan: out of memory\n");
+            rc = -1;
+        } else if (torch_schedule_shape(rows, &c->stages, &c->ranks, &c->m) < 0) {
+            schedule_no_action(rows, label);
+            rc = -1;
+        } else if (torch_schedule_validate(rows, c->stages, c->ranks, c->m, err,
+                                           sizeof err) < 0) {
             text_eprintf("%s: %s\n", label, err);
-            return -1;
+            rc = -1;
         }
-        return 0;
+        free(rows);
+        return rc;
     }
     c->kind = detect_kind(text, &line);
     if (c->kind == FILE_UNKNOWN) {

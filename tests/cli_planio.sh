@@ -202,6 +202,20 @@ expect_status 0 "check: a one-rank schedule"
 printf '0F0,0B0\n0F1,0B1\n' >tworanks.csv
 run check tworanks.csv
 expect_status 2 "check: a stage on two ranks"
+# an editor's byte order mark and blank lines at the end are not the schedule
+printf '\357\273\2770F0,0B0\n1F0,1B0\r\n\n\n' >bom.csv
+run check bom.csv
+expect_status 0 "check: a byte order mark and blank lines at the end"
+expect_stdout_has "2 stages on 2 ranks, 1 micro-batch" "check: those read as two ranks"
+printf '4294967296F0,4294967296B0\n' >huge.csv
+run check huge.csv
+expect_status 2 "check: no cell reads as an action"
+expect_stderr 'huge.csv: rank 0, column 0: cannot read "4294967296F0" (expected stage, F or B, micro-batch, e.g. 2F0)' \
+    "check: the first cell that does not read, by rank and column"
+printf '\n\n' >blank.csv
+run check blank.csv
+expect_stderr "blank.csv:1: no action in the schedule (expected rows of cells such as 0F0 or 1B3, one row per rank)" \
+    "check: a schedule of blank lines"
 
 run solve gpt.ini four.ini --planner dp --json --format csv
 expect_status 2 "--json with another format"
