@@ -89,10 +89,16 @@ bool planner_result_usable(const struct planner_result *res);
 int planner_result_compare(const struct planner_result *a, const struct planner_result *b);
 
 /* The smallest uniform per-GPU cap (bytes) at which some plan of the
- * memory-aware planners fits, found by bisection over the cap; *fit_plan
- * receives that plan (owned by the caller) and *fit_planner its planner.
+ * baselines fits, found by bisection over the cap for the memory-aware
+ * ones; *fit_plan receives that plan (owned by the caller) and
+ * *fit_planner its planner. known (nknown entries, may be NULL) are
+ * results already had for pb, taken rather than run again. The bisection
+ * stops at 1 MiB, or earlier on networks so large that each cap tried
+ * takes seconds (a budget of DP cells): *within (may be NULL) receives
+ * how far above the smallest the cap may be, as the bisection left it.
  * Returns the cap, or NAN when none fits even without a cap. */
-double planner_min_cap(const struct problem *pb, struct plan **fit_plan,
-                       const char **fit_planner);
+double planner_min_cap(const struct problem *pb, const struct planner_result *known,
+                       int nknown, struct plan **fit_plan, const char **fit_planner,
+                       double *within);
 
 #endif

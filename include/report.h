@@ -14,6 +14,7 @@ struct report {
     double min_cap;                  /* NAN unless nothing fits */
     const char *min_cap_planner;
     const struct plan *min_cap_plan; /* the plan that fits at min_cap, or NULL */
+    double min_cap_within;           /* min_cap is at most this above the smallest */
 };
 
 /* "" for one, "s" otherwise: "%d layer%s", n, report_s(n). */

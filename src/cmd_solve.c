@@ -622,7 +622,8 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
     };
     struct plan *cap_plan = NULL;
     if (!any_fits && memory_failed && !sa->format->one_plan) {
-        rep.min_cap = planner_min_cap(pb, &cap_plan, &rep.min_cap_planner);
+        rep.min_cap = planner_min_cap(pb, results, n, &cap_plan, &rep.min_cap_planner,
+                                      &rep.min_cap_within);
         rep.min_cap_plan = cap_plan;
     }
     struct export_input in = { .rep = &rep, .res = NULL, .tensor_parallel = sa->tensor_parallel };

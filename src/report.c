@@ -137,6 +137,7 @@ int report_json(FILE *out, const struct report *r)
     } else {
         fprintf(out, "%.0f, \"min_fitting_cap_planner\": ", r->min_cap);
         json_string(out, r->min_cap_planner);
+        fprintf(out, ", \"min_fitting_cap_within\": %.0f", r->min_cap_within);
     }
     fprintf(out, "},\n \"plans\": [");
     for (int i = 0; i < r->nresults; i++) {
@@ -254,10 +255,15 @@ int report_table(FILE *out, const struct report *r)
                     "it would pick ignoring memory\n", planner_title(res->planner));
         }
     }
-    if (!isnan(r->min_cap))
+    if (!isnan(r->min_cap) && !(r->min_cap_within > 2 * 1048576.0))
         fprintf(out, "\nNo plan fits. The smallest uniform cap at which a plan fits: %s per GPU "
                 "(%s plan).\n", units_format_size(r->min_cap, b1, sizeof b1),
                 planner_title(r->min_cap_planner));
+    else if (!isnan(r->min_cap))    /* a search cut short on a large network */
+        fprintf(out, "\nNo plan fits. A plan fits at a uniform cap of %s per GPU (%s plan); "
+                "the smallest cap may be up to %s less.\n",
+                units_format_size(r->min_cap, b1, sizeof b1), planner_title(r->min_cap_planner),
+                units_format_size(r->min_cap_within, b2, sizeof b2));
 
     const struct planner_result *best = NULL;
     for (int i = 0; i < r->nresults; i++)

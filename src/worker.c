@@ -186,11 +186,12 @@ static void child_trace(void *ctx, const char *line)
 }
 
 /* The smallest cap at which a plan fits, sent as one event. */
-static int child_min_cap(int fd, const struct problem *pb)
+static int child_min_cap(int fd, const struct problem *pb, const struct planner_result *known,
+                         int nknown)
 {
     struct plan *pl = NULL;
     const char *who = NULL;
-    double cap = planner_min_cap(pb, &pl, &who);
+    double cap = planner_min_cap(pb, known, nknown, &pl, &who, NULL);
     plan_free(pl);
     struct worker_event ev = { .kind = WORKER_MIN_CAP, .bound = cap, .block_bound = NAN,
                                .objective = NAN, .believed_fit = true };
@@ -221,7 +222,7 @@ static void child_run(int fd, const struct worker_request *req)
         struct planner_result res;
         if (planner_is_solver(name) && req->min_cap && baselines && !any_fit && !cap_sent) {
             cap_sent = true;
-            if ((rc = child_min_cap(fd, req->pb)) < 0)
+            if ((rc = child_min_cap(fd, req->pb, base, nb)) < 0)
                 break;
         }
         rc = -1;
@@ -279,7 +280,7 @@ static void child_run(int fd, const struct worker_request *req)
             planner_result_clear(&res);
     }
     if (rc == 0 && req->min_cap && baselines && !any_fit && !cap_sent)
-        rc = child_min_cap(fd, req->pb);
+        rc = child_min_cap(fd, req->pb, base, nb);
     for (int j = 0; j < nb; j++)
         planner_result_clear(&base[j]);
     free(base);

@@ -253,7 +253,9 @@ static void test_min_cap_gives_a_fitting_plan(void **state)
     }
     struct plan *fit = NULL;
     const char *who = NULL;
-    double cap = planner_min_cap(pb, &fit, &who);
+    double within = -1;
+    double cap = planner_min_cap(pb, NULL, 0, &fit, &who, &within);
+    assert_true(within >= 0 && within <= 1048576.0);
     assert_true(isfinite(cap));
     assert_true(cap > 4.0 * 1073741824.0);
     assert_non_null(fit);
