@@ -197,6 +197,20 @@ int transformer_validate(const struct transformer_shape *sh, const struct transf
     if (transformer_peak_flops(run->gpu, run->dtype) <= 0)
         return fail(err, errlen, "--dtype %s is not supported by the %s (expected fp16 or fp32)",
                     dtype_names[run->dtype], gpus[run->gpu].name);
+    /* times a network file holds, so that the file written reads back (the
+     * largest shapes at a tiny --mfu passed 10^12 ms) */
+    static const enum transformer_kind kinds[] = { TRANSFORMER_EMBED, TRANSFORMER_BLOCK,
+                                                   TRANSFORMER_NORM, TRANSFORMER_OUTPUT };
+    static const char *const kind_names[] = { "the embedding", "a transformer layer",
+                                              "the final norm", "the output layer" };
+    for (int i = 0; i < 4; i++) {
+        double f = transformer_forward_ms(sh, run, kinds[i]);
+        double b = transformer_backward_ms(sh, run, kinds[i]);
+        if (!(f <= UNITS_MAX_MS && b <= UNITS_MAX_MS))
+            return fail(err, errlen, "%s would take %.3g ms forward and %.3g ms backward, over "
+                        "the %.0e ms a network file holds (expected a smaller shape or "
+                        "micro-batch, or a higher --mfu)", kind_names[i], f, b, UNITS_MAX_MS);
+    }
     return 0;
 }
 
