@@ -802,6 +802,39 @@ static void dp_stops_when_asked(void **state)
     fx_problem_free(pb);
 }
 
+/* The least cap on a network too large for its bisection (4,000 layers
+ * on 4,000 GPUs: each cap tried would be a DP of 16 million cells per
+ * period): the least peak among the results given, none run, a refused
+ * one left out, and how far above the smallest it may be. */
+static void min_cap_within_budget(void **state)
+{
+    (void)state;
+    struct problem *pb = fx_problem(4000, 4000, 1, LAYOUT_ANY);
+    pb_caps(pb, 2 * GB, 0.5 * GB);
+    static const char *const names[] = { "dp", "pipedream", "time", "parameters", "uniform" };
+    static const double peaks[] = { 7, 5, 6, 8, 9 };
+    struct planner_result known[5];
+    memset(known, 0, sizeof known);
+    for (int i = 0; i < 5; i++) {
+        known[i].planner = names[i];
+        known[i].status = i == 1 ? PLAN_ERROR : PLAN_NO_FIT;  /* PipeDream's refused */
+        known[i].plan = plan_new(pb->L, pb->P);
+        assert_non_null(known[i].plan);
+        known[i].plan->peak_memory = peaks[i] * GB;
+    }
+    struct plan *fit = NULL;
+    const char *who = NULL;
+    double within = -1;
+    double cap = planner_min_cap(pb, known, 5, &fit, &who, &within);
+    assert_true(cap == 6 * GB);
+    assert_string_equal(who, "time");
+    assert_true(within == 5.5 * GB);
+    plan_free(fit);
+    for (int i = 0; i < 5; i++)
+        plan_free(known[i].plan);
+    fx_problem_free(pb);
+}
+
 /* No fold where a GPU cannot hold two stages: the contiguous layout, one
  * GPU, fewer than 2P layers; bad arguments are refused. */
 static void fold_needs_any_layout_and_2p_layers(void **state)
@@ -894,6 +927,7 @@ int main(void)
         FX_TEST(fold_of_equal_layers_is_a_v),
         FX_TEST(fold_stops_when_asked),
         FX_TEST(dp_stops_when_asked),
+        FX_TEST(min_cap_within_budget),
         FX_TEST(fold_needs_any_layout_and_2p_layers),
         FX_TEST(folds_are_distinct_vs),
     };
