@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "units.h"
+
 /* Splits whose largest block is within this fraction of the best balance
  * count as ties; among them the one with the least activation crossing
  * the cuts wins. */
@@ -135,6 +137,14 @@ static int knobs_resolve(const struct knobs *k, const struct spec_platform *plat
         return -1;
     }
     out->memory = k->memory;
+    if (k->memory && k->memory <= plat->reserved) {
+        /* nothing at all would fit: every plan's row would say no_fit */
+        char b1[32], b2[32];
+        err_set(err, errlen, "memory cap %s is not above the %s reserved per GPU (expected "
+                "more)", units_format_size((double)k->memory, b1, sizeof b1),
+                units_format_size((double)plat->reserved, b2, sizeof b2));
+        return -1;
+    }
 
     if (k->micro_batches < 0) {
         err_set(err, errlen, "micro-batches must be at least 1 (got %ld)",

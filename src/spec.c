@@ -44,6 +44,7 @@ struct parser {
     struct section sec;
     /* whole-file state */
     int network_line, platform_line, training_line;
+    int reserved_line;      /* where a rule on two keys points: the later one */
     unsigned network_seen, platform_seen, training_seen;
     struct spec_network *net;
     int layers_cap;
@@ -540,7 +541,10 @@ static void platform_key(struct parser *ps, int k, const char *v)
             if (val_size(ps, "memory", v, &pl->memory) && pl->memory == 0)
                 fail_at(ps, ps->line, "memory must be positive");
             break;
-        case 3: val_size(ps, "reserved", v, &pl->reserved); break;
+        case 3:
+            val_size(ps, "reserved", v, &pl->reserved);
+            ps->reserved_line = ps->line;
+            break;
         case 4:
             if (units_parse_bandwidth(v, &pl->bandwidth, why, sizeof why) < 0)
                 fail_at(ps, ps->line, "bad bandwidth '%s': %s", v, why);
@@ -755,8 +759,8 @@ struct spec_platform *spec_platform_parse(const char *text, const char *label,
     else
         pl->weight_factor = spec_optimizer_factor(pl->optimizer);
     if (pl->memory <= pl->reserved) {
-        fail_at(&ps, ps.platform_line, "memory is not above reserved (expected memory > "
-                "reserved)");
+        fail_at(&ps, ps.reserved_line ? ps.reserved_line : ps.platform_line,
+                "memory is not above reserved (expected memory > reserved)");
         goto fail;
     }
     pl->gpu_memory = malloc((size_t)pl->gpus * sizeof *pl->gpu_memory);

@@ -50,7 +50,7 @@ bad bare.ini "$net"'[layer a]\nforward = 1\n' "@bare.ini:5: bad forward '1': mis
 bad huge.ini "$net"'[layer a]\nweights = 99999999999GB\n' "@huge.ini:5: bad weights '99999999999GB': size does not fit in 64 bits"
 bad zero-gpus.ini '[platform]\nname = p\ngpus = 0\n' "@zero-gpus.ini:3: bad gpus '0': out of range (expected 1 to 4096)"
 bad below-reserved.ini '[platform]\nname = p\ngpus = 2\nmemory = 1GiB\nreserved = 2GiB\nbandwidth = 1GB/s\nlatency = 1us\n[training]\nmicro_batches = 2\nschedule = 1f1b\noptimizer = adam\n' \
-    '@below-reserved.ini:1: memory is not above reserved (expected memory > reserved)'
+    '@below-reserved.ini:5: memory is not above reserved (expected memory > reserved)'
 long=$(printf 'x%.0s' $(seq 1 200))
 bad nul.ini "$net"'[layer a]\nforward = 1\0ms\n' '@nul.ini:5: a NUL byte (expected a text file)'
 bad nul-platform.ini '[platform]\0\n' '@nul-platform.ini:1: a NUL byte (expected a text file)'

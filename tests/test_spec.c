@@ -239,7 +239,7 @@ static void test_platform_errors_name_the_line(void **state)
           "p.ini:3: bad gpus '0': out of range (expected 1 to 4096)" },
         { "[platform]\nname = box\ngpus = 8\nmemory = 1GiB\nreserved = 2GiB\n"
           "bandwidth = 1GB/s\nlatency = 0us\n" TRAINING,
-          "p.ini:1: memory is not above reserved (expected memory > reserved)" },
+          "p.ini:5: memory is not above reserved (expected memory > reserved)" },
         { PLAT_HEAD "[gpu 2]\nmemory = 8GiB\n" TRAINING,
           "p.ini:8: [gpu 2] but the platform has 2 GPUs (expected N from 0 to 1)" },
         { PLAT_HEAD "[gpu 1]\nmemory = 512MiB\n" TRAINING,
