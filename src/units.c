@@ -174,7 +174,7 @@ int units_parse_size(const char *text, uint64_t *bytes, char *err, size_t errlen
 {
     struct number num;
     const struct unit *u;
-    if (parse_with_unit(text, size_units, "B, KB, MB, GB, KiB, MiB or GiB",
+    if (parse_with_unit(text, size_units, "B, KB, MB, GB, TB, KiB, MiB, GiB or TiB",
                         &num, &u, err, errlen) < 0)
         return -1;
     /* exact: mantissa * unit / 10^decimals, rounded half up */

@@ -86,9 +86,9 @@ static void test_size_rejects_overflow_and_bad_units(void **state)
     assert_int_equal(units_parse_size("20000000000GB", &b, err, sizeof err), -1);
     assert_string_equal(err, "size does not fit in 64 bits");
     assert_int_equal(units_parse_size("12", &b, err, sizeof err), -1);
-    assert_string_equal(err, "missing unit (expected B, KB, MB, GB, KiB, MiB or GiB)");
+    assert_string_equal(err, "missing unit (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)");
     assert_int_equal(units_parse_size("12 gb", &b, err, sizeof err), -1);
-    assert_string_equal(err, "unknown unit 'gb' (expected B, KB, MB, GB, KiB, MiB or GiB)");
+    assert_string_equal(err, "unknown unit 'gb' (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)");
     assert_int_equal(units_parse_size("-3MB", &b, err, sizeof err), -1);
     assert_int_equal(units_parse_size("1234567890123456789012345678901234567B", &b, err,
                                       sizeof err), -1);
