@@ -526,7 +526,9 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
             return -1;
         }
         if (split_parse(sa->split, pb, gpu, err, sizeof err) < 0) {
-            text_eprintf("pipeplan: bad --split '%s': %s\n", sa->split, err);
+            /* the value as given, but not a page of it */
+            text_eprintf("pipeplan: bad --split '%.80s%s': %s\n", sa->split,
+                         strlen(sa->split) > 80 ? "..." : "", err);
             free(gpu);
             return -1;
         }

@@ -1,6 +1,7 @@
 /* split: --split lists, Megatron-Core layouts and DeepSpeed parts. */
 #include "split.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,6 +28,11 @@ int split_parse_list(const char *list, int L, int P, int *gpu, char *err, size_t
         errno = 0;
         char *end;
         long v = strtol(p, &end, 10);
+        if (isalnum((unsigned char)*end) || *end == '.') {  /* 0x10, 12a, 1.5 */
+            snprintf(err, errlen, "'%.20s' is not a layer index (expected 0-based layer "
+                     "indices separated by commas, e.g. 0,12,24)", p);
+            return -1;
+        }
         if (errno || v >= L) {
             snprintf(err, errlen, "layer %.20s out of range (expected 0 to %d: the network has "
                      "%d layer%s)", p, L - 1, L, L == 1 ? "" : "s");

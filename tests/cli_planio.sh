@@ -39,6 +39,13 @@ if jq -e '.plans | map(select(.planner == "user")) | length == 1 and (.[0] | .as
 else
     not_ok "--split --json"; cat "$TMP/out"
 fi
+run solve gpt.ini four.ini --planner dp --split 0,0x3
+expect_stderr "pipeplan: bad --split '0,0x3': '0x3' is not a layer index (expected 0-based layer indices separated by commas, e.g. 0,12,24)" \
+    "--split: a number that is not one"
+long=$(seq -s, 0 3000)
+run solve gpt.ini four.ini --planner dp --split "$long"
+if grep -q "^pipeplan: bad --split '0,1,2,.*\.\.\.': " "$TMP/err" && [ "$(wc -c <"$TMP/err")" -lt 300 ]; then
+    ok "--split: a long value is quoted in part"; else not_ok "--split long: $(head -c 300 "$TMP/err")"; fi
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --json
 if jq -e '[.plans[].planner] == ["user"] and .plans[0].assignment == [0,0,1,2,3,0,1,2,3,3,3]' \
         "$TMP/out" >/dev/null; then
