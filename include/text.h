@@ -22,6 +22,10 @@ char *text_escape(const char *s, char *buf, size_t len);
  * what fputs returns. */
 int text_fputs(const char *s, FILE *out);
 
+/* s past a UTF-8 byte order mark, as editors on Windows write one at the
+ * start of a file; s itself when it has none. */
+const char *text_skip_bom(const char *s);
+
 /* fprintf to stderr with the result escaped by text_fputs: every message
  * may quote a file's names or values. */
 void text_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

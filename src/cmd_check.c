@@ -13,13 +13,6 @@
 
 enum file_kind { FILE_UNKNOWN, FILE_NETWORK, FILE_PLATFORM, FILE_SCHEDULE };
 
-/* A UTF-8 byte order mark, as editors on Windows write: skipped, as the
- * INI files' reader does. */
-static const char *skip_bom(const char *text)
-{
-    return strncmp(text, "\xEF\xBB\xBF", 3) == 0 ? text + 3 : text;
-}
-
 /* A torch-schedule CSV (solve --format torch-schedule, or one written by
  * hand): named .csv, or its first line starts with an action like 0F0. */
 static bool is_schedule(const char *text, const char *label)
@@ -27,7 +20,7 @@ static bool is_schedule(const char *text, const char *label)
     size_t n = strlen(label);
     if (n >= 4 && strcmp(label + n - 4, ".csv") == 0)
         return true;
-    const char *p = skip_bom(text);
+    const char *p = text_skip_bom(text);
     p += strspn(p, " \t,");
     return *p >= '0' && *p <= '9';
 }
@@ -36,7 +29,7 @@ static bool is_schedule(const char *text, const char *label)
  * at the end (an editor's last newline is not a rank). NULL: out of memory. */
 static char *schedule_rows(const char *text)
 {
-    char *rows = strdup(skip_bom(text));
+    char *rows = strdup(text_skip_bom(text));
     if (!rows)
         return NULL;
     size_t n = strlen(rows);
@@ -63,9 +56,7 @@ static void schedule_no_action(const char *rows, const char *label)
 static enum file_kind detect_kind(const char *text, int *line)
 {
     *line = 1;
-    if (strncmp(text, "\xEF\xBB\xBF", 3) == 0)   /* a UTF-8 byte order mark */
-        text += 3;
-    for (const char *p = text; *p; (*line)++) {
+    for (const char *p = text_skip_bom(text); *p; (*line)++) {
         while (*p == ' ' || *p == '\t' || *p == '\r')
             p++;
         if (*p == '[') {

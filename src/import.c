@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "units.h"
 
 #define OP_MAX 48            /* keeps "[layer nodeN-Op]" far below a spec line */
@@ -461,11 +462,8 @@ static bool parse_edge_line(struct graph *g, const char *s, const char *end, int
 
 static bool parse_text(struct graph *g, const char *text)
 {
-    const char *p = text;
+    const char *p = text_skip_bom(text);
     int line = 0;
-    if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
-        (unsigned char)p[2] == 0xBF)
-        p += 3;
     while (*p) {
         const char *nl = strchr(p, '\n');
         const char *end = nl ? nl : p + strlen(p);

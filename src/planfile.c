@@ -11,6 +11,7 @@
 #include "fileio.h"
 #include "simulate.h"
 #include "spec.h"
+#include "text.h"
 #include "units.h"
 
 /* The shortest decimal that reads back as exactly v, with "ms". */
@@ -262,9 +263,7 @@ struct plan *planfile_parse(const char *text, const char *label, const struct pr
         return NULL;
     }
     int rc = 0;
-    char *next = copy;
-    if (strncmp(next, "\xEF\xBB\xBF", 3) == 0)   /* a UTF-8 byte order mark */
-        next += 3;
+    char *next = copy + (text_skip_bom(copy) - copy);
     while (rc == 0 && next) {
         char *s = next;
         char *nl = strchr(s, '\n');

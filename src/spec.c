@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "text.h"
 #include "units.h"
 
 enum kind { KIND_NETWORK, KIND_PLATFORM };
@@ -434,10 +435,7 @@ static char *reader(char *str, int num, void *stream)
     str[n] = '\0';
     ps->line_indented = n > 0 && (str[0] == ' ' || str[0] == '\t');
 
-    const char *p = str;
-    if (ps->line == 1 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
-        (unsigned char)p[2] == 0xBF)
-        p += 3;
+    const char *p = ps->line == 1 ? text_skip_bom(str) : str;
     while (*p == ' ' || *p == '\t')
         p++;
     if (*p == '[')

@@ -109,3 +109,8 @@ void text_eprintf(const char *fmt, ...)
     if (msg != small)
         free(msg);
 }
+
+const char *text_skip_bom(const char *s)
+{
+    return strncmp(s, "\xEF\xBB\xBF", 3) == 0 ? s + 3 : s;
+}
