@@ -59,6 +59,9 @@ int planner_run(const char *name, const struct problem *pb, struct planner_resul
 int planner_run_until(const char *name, const struct problem *pb, struct planner_result *res,
                       bool (*stop)(const void *), const void *ctx);
 void planner_result_clear(struct planner_result *res);
+/* The result of the planner NAME among n results, or NULL. */
+const struct planner_result *planner_result_find(const struct planner_result *v, int n,
+                                                 const char *name);
 
 /* Judge the user's own plan: gpu[pb->L] with, when start is not NULL,
  * its own period T and start times start[2L] (else schedule_build gives

@@ -2553,18 +2553,15 @@ static int baseline_get(const struct problem *pb, const struct ilp_options *opt,
                         const char *name, struct planner_result *res,
                         bool (*stop)(const void *), const void *ctx)
 {
-    for (int j = 0; opt->baselines && j < opt->nbaselines; j++) {
-        const struct planner_result *b = &opt->baselines[j];
-        if (!b->planner || strcmp(b->planner, name) != 0)
-            continue;
-        *res = *b;
-        res->plan = NULL;
-        if (b->status == PLAN_ERROR || !b->plan)
-            return 1;
-        res->plan = plan_copy(b->plan);
-        return res->plan ? 0 : -1;
-    }
-    return planner_run_until(name, pb, res, stop, ctx);
+    const struct planner_result *b = planner_result_find(opt->baselines, opt->nbaselines, name);
+    if (!b)
+        return planner_run_until(name, pb, res, stop, ctx);
+    *res = *b;
+    res->plan = NULL;
+    if (b->status == PLAN_ERROR || !b->plan)
+        return 1;
+    res->plan = plan_copy(b->plan);
+    return res->plan ? 0 : -1;
 }
 
 /* Best fitting baseline (or the warm plan) as the first incumbent, then

@@ -250,6 +250,15 @@ int planner_result_compare(const struct planner_result *a, const struct planner_
     return (x > y) - (x < y);
 }
 
+const struct planner_result *planner_result_find(const struct planner_result *v, int n,
+                                                 const char *name)
+{
+    for (int i = 0; v && i < n; i++)
+        if (v[i].planner && strcmp(v[i].planner, name) == 0)
+            return &v[i];
+    return NULL;
+}
+
 /* A copy of the problem with every GPU capped at `cap` bytes. */
 static struct problem *with_cap(const struct problem *pb, double cap)
 {
@@ -283,10 +292,7 @@ double planner_min_cap(const struct problem *pb, const struct planner_result *kn
         struct planner_result res;
         if (registry[i].solver)
             continue;
-        const struct planner_result *k = NULL;
-        for (int j = 0; j < nknown && !k; j++)
-            if (known[j].planner && strcmp(known[j].planner, registry[i].name) == 0)
-                k = &known[j];
+        const struct planner_result *k = planner_result_find(known, nknown, registry[i].name);
         if (k && (k->status == PLAN_ERROR || !k->plan))
             continue;
         if (k) {
