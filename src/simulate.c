@@ -192,8 +192,8 @@ static enum sim_verdict check_form(struct sim *s)
     free(n);
     s->most = most;
     if (span + 2 > (double)(SIM_MAX_INSTANCES / most) || span + 2 > (double)(SIM_MAX_WORK / ops))
-        return say(r, SIM_BAD_PLAN, span < 1e9 ? "micro-batch 0 spans %.0f periods: too long "
-                   "to replay" : "micro-batch 0 spans %.3g periods: too long to replay", span);
+        return say(r, SIM_BAD_PLAN, "micro-batch 0 spans %.*g periods: too long to replay",
+                   span < 1e9 ? 9 : 3, span);
     long need = (long)span + 2;
     long K = pb->m > 3L * s->P ? pb->m : 3L * s->P;
     if (K < need)
