@@ -131,6 +131,10 @@ enum iv_state {
 struct interval {
     double a, b, lb;
     enum iv_state state;
+    /* its last master was built with seen - 1 cuts against the incumbent
+     * seen_obj (seen 0: never): with neither changed since, the same MIP */
+    int seen;
+    double seen_obj;
 };
 
 struct search {
@@ -2091,6 +2095,8 @@ static int interval_solve(struct search *s, struct interval *iv)
             return 0;
         }
         struct master ms;
+        iv->seen = s->ncuts + 1;
+        iv->seen_obj = s->best_obj;
         if (master_build(s, &ms, iv->a, iv->b) != 0) {
             s->failed = true;
             return -1;
@@ -2228,6 +2234,11 @@ static void intervals_prune(struct search *s)
     s->niv = w;
 }
 
+static struct interval interval_make(double a, double b, double lb, enum iv_state state)
+{
+    return (struct interval){ .a = a, .b = b, .lb = lb, .state = state };
+}
+
 /* The search's intervals: one over [t_lo, t_hi]. */
 static int search_start(struct search *s, double t_lo, double t_hi)
 {
@@ -2236,8 +2247,8 @@ static int search_start(struct search *s, double t_lo, double t_hi)
         return -1;
     s->niv = 1;
     /* a bound proven before holds for every interval */
-    s->iv[0] = (struct interval){ t_lo, t_hi, fmax(objective_of(s, t_lo, s->lat_floor), s->bound),
-                                  IV_OPEN };
+    s->iv[0] = interval_make(t_lo, t_hi, fmax(objective_of(s, t_lo, s->lat_floor), s->bound),
+                             IV_OPEN);
     update_bound(s);
     return 0;
 }
@@ -2253,9 +2264,9 @@ static int search_start_pieces(struct search *s, const struct allocset_piece *pc
     s->niv = 0;
     for (int j = 0; j < n && s->niv < MAX_INTERVALS; j++)
         if (pc[j].v < s->best_obj && pc[j].t2 > pc[j].t1)
-            s->iv[s->niv++] = (struct interval){
+            s->iv[s->niv++] = interval_make(
                 pc[j].t1, pc[j].t2,
-                fmax(fmax(pc[j].v, objective_of(s, pc[j].t1, s->lat_floor)), s->bound), IV_OPEN };
+                fmax(fmax(pc[j].v, objective_of(s, pc[j].t1, s->lat_floor)), s->bound), IV_OPEN);
     intervals_prune(s);
     update_bound(s);
     return 0;
@@ -2284,7 +2295,9 @@ static void search_loop(struct search *s)
         if (iv->state == IV_OPEN && !narrow && too_wide(s, iv)) {
             /* the master's bound loses (n_0 - 1)(b - a): halve first */
             double mid = (iv->a + iv->b) / 2;
-            s->iv[s->niv++] = (struct interval){ mid, iv->b, fmax(iv->lb, objective_of(s, mid, s->lat_floor)), IV_OPEN };
+            s->iv[s->niv++] = interval_make(mid, iv->b,
+                                            fmax(iv->lb, objective_of(s, mid, s->lat_floor)),
+                                            IV_OPEN);
             iv->b = mid;
         } else if (iv->state == IV_OPEN) {
             int rc = interval_solve(s, iv);
@@ -2299,15 +2312,20 @@ static void search_loop(struct search *s)
              * master's latency bound and, for 1f1b, is re-solved with its
              * larger a, which tightens the latency cuts */
             double mid = (iv->a + iv->b) / 2;
-            struct interval right = { mid, iv->b, fmax(iv->lb, objective_of(s, mid, s->lat_floor)),
-                                      s->beta > 0 ? IV_OPEN : IV_SOLVED };
+            struct interval right = interval_make(mid, iv->b,
+                                                  fmax(iv->lb, objective_of(s, mid, s->lat_floor)),
+                                                  s->beta > 0 ? IV_OPEN : IV_SOLVED);
             iv->b = mid;
             iv->state = IV_OPEN;
             s->iv[s->niv++] = right;
         } else {
             /* narrow: for 1f1b another master round may tighten the
-             * latency; otherwise its bound is final */
-            iv->state = s->beta > 0 && !s->relaxed ? IV_OPEN : IV_FINAL;
+             * latency, once cuts or a better plan came since its last
+             * (the same master again proves the same: with --blocks 0 on
+             * resnet50 a stopped one was solved again for minutes);
+             * otherwise its bound is final */
+            bool same = iv->seen == s->ncuts + 1 && iv->seen_obj == s->best_obj;
+            iv->state = s->beta > 0 && !s->relaxed && !same ? IV_OPEN : IV_FINAL;
             if (iv->state == IV_OPEN) {
                 int rc = interval_solve(s, iv);
                 if (rc < 0)
