@@ -236,7 +236,9 @@ static int csv_load(const char *path, const struct sweep_grid *g, long size, lon
         rc = -1;
     }
     free(text);
-    if (rc == 0) {
+    /* a file of no rows (stopped in its first setting, an empty shard)
+     * has no array to sort */
+    if (rc == 0 && cf->nrows > 0) {
         qsort(cf->rows, (size_t)cf->nrows, sizeof *cf->rows, row_cmp);
         for (long i = 1; i < cf->nrows; i++)
             if (cf->rows[i].key == cf->rows[i - 1].key) {

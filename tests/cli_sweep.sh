@@ -82,6 +82,12 @@ if [ "$(noseconds "$TMP/stop.csv")" = "$(noseconds "$TMP/full.csv")" ]; then
 run sweep $NET $PLAT $GRID -o "$TMP/stop.csv"
 expect_status 0 "a complete file again"
 expect_stderr_has "48 rows (0 new)" "nothing runs twice"
+# stopped in its first setting: the header and the column line, no row
+awk '/^#/ {print; next} !c++' "$TMP/full.csv" >"$TMP/empty.csv"
+run sweep $NET $PLAT $GRID -o "$TMP/empty.csv"
+expect_status 0 "resume of a file of no rows"
+if [ "$(noseconds "$TMP/empty.csv")" = "$(noseconds "$TMP/full.csv")" ]; then
+    ok "a file of no rows resumed equals one uninterrupted run"; else not_ok "resumed from no rows"; fi
 # a killed machine: 44 whole rows and a partial one without its newline
 head -n 52 "$TMP/full.csv" >"$TMP/kill.csv"
 sed -n 53p "$TMP/full.csv" | head -c 30 >>"$TMP/kill.csv"
@@ -128,6 +134,19 @@ run sweep --merge "$TMP/shard0.csv" "$TMP/shard1.csv" "$TMP/shard1.csv" "$TMP/sh
 expect_status 2 "a shard given twice"
 expect_stderr "pipeplan sweep: shard 1/4 given twice: $TMP/shard1.csv and $TMP/shard1.csv" "says which shard"
 # a file whose row disagrees with another file's row for the same setting
+# more shards than settings: shard 1/2 of one setting has no rows (a
+# file of no rows once read an array that was never made)
+ONE="--gpus 2 --memory 8GB --schedule 1f1b --work-limit 5"
+run sweep $NET $PLAT $ONE -o "$TMP/one.csv"
+for i in 0 1; do run sweep $NET $PLAT $ONE --shard $i/2 -o "$TMP/one$i.csv"; done
+expect_status 0 "shard 1/2 of a grid of one setting"
+if [ "$(rows "$TMP/one1.csv")" -eq 1 ]; then ok "that shard holds the column line only"; else
+    not_ok "rows of the empty shard: $(rows "$TMP/one1.csv")"; fi
+run sweep --merge "$TMP/one0.csv" "$TMP/one1.csv" -o "$TMP/one-merged.csv"
+expect_status 0 "merge with a shard of no rows"
+if [ "$(noseconds "$TMP/one-merged.csv")" = "$(noseconds "$TMP/one.csv")" ]; then
+    ok "merged with an empty shard equals the unsharded run"; else not_ok "merge with an empty shard";
+    diff "$TMP/one-merged.csv" "$TMP/one.csv" | head; fi
 sed -e 's|^# shard 1/4$|# shard 1/2|' -e 's/^\(1,tiny,four,2,2500000000,4,pipedream,any,dp,[a-z_]*,\)[0-9.]*/\1999/' "$TMP/shard1.csv" >"$TMP/other1.csv"
 run sweep --merge "$TMP/shard1.csv" "$TMP/other1.csv" "$TMP/shard0.csv" "$TMP/shard2.csv" "$TMP/shard3.csv" -o "$TMP/dis.csv"
 expect_status 2 "rows that disagree"
