@@ -59,7 +59,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 
 /* "all" or "ilp,dp,...": fills out[] with static names; count or -1
  * (after printing why). */
-int cli_parse_planners(const char *list, const char **out, int max);
+int cli_parse_planners(const char *cmd, const char *list, const char **out, int max);
 
 
 /* Help text shared by `pipeplan --help` and the commands' own --help, so

@@ -128,8 +128,23 @@ bad:
     return -1;
 }
 
-/* Comma-separated planner names into a NULL-terminated list (static names). */
-int cli_parse_planners(const char *list, const char **out, int max)
+/* A --planner list refused: one line, the list quoted in its first 80
+ * characters. Returns -1. */
+static int bad_planners(const char *cmd, const char *list, const char *why, const char *item)
+{
+    int len = (int)strlen(list);
+    text_eprintf("pipeplan%s%s: bad --planner '%.80s%s': ", cmd ? " " : "", cmd ? cmd : "", list,
+                 len > 80 ? "..." : "");
+    text_eprintf(why, item);
+    text_eprintf(" (expected NAME[,NAME...] or all)\n");
+    return -1;
+}
+
+/* Comma-separated planner names into a list of static names, each once;
+ * an empty list or item, a name given twice or unknown is refused with a
+ * message (cmd: "sweep", or NULL for solve and the explorer). Returns how
+ * many, or -1. */
+int cli_parse_planners(const char *cmd, const char *list, const char **out, int max)
 {
     int n = 0;
     if (strcmp(list, "all") == 0) {
@@ -137,31 +152,39 @@ int cli_parse_planners(const char *list, const char **out, int max)
             out[n++] = planner_name(i);
         return n;
     }
+    if (!*list)
+        return bad_planners(cmd, list, "an empty list%s", "");
     char *copy = strdup(list);
     if (!copy)
         return -1;
-    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
+    int rc = 0;
+    /* strsep, not strtok: "dp,,time" has an empty item */
+    for (char *rest = copy, *tok; rc == 0 && (tok = strsep(&rest, ",")) != NULL;) {
+        if (!*tok) {
+            rc = bad_planners(cmd, list, "an empty item%s", "");
+            break;
+        }
         const char *name = planner_is_given(tok) ? planner_given() : NULL;
         for (int i = 0; i < planner_count() && !name; i++)
             if (strcmp(planner_name(i), tok) == 0)
                 name = planner_name(i);
         if (!name) {
-            text_eprintf("pipeplan: unknown planner '%s' (expected ", tok);
+            text_eprintf("pipeplan%s%s: unknown planner '%.80s' (expected ", cmd ? " " : "",
+                         cmd ? cmd : "", tok);
             for (int i = 0; i < planner_count(); i++)
                 text_eprintf("%s, ", planner_name(i));
             text_eprintf("%s (with --split or --plan) or all)\n", planner_given());
-            free(copy);
-            return -1;
+            rc = -1;
+            break;
         }
-        bool dup = false;
-        for (int j = 0; j < n; j++)
-            dup = dup || out[j] == name;
-        if (!dup && n < max)
+        for (int j = 0; j < n && rc == 0; j++)
+            if (out[j] == name)
+                rc = bad_planners(cmd, list, "'%s' given twice", name);
+        if (rc == 0 && n < max)
             out[n++] = name;
     }
     free(copy);
-    return n;
+    return rc < 0 ? -1 : n;
 }
 
 /* The ILP's own flags, shared with the explorer. */
@@ -366,7 +389,7 @@ int cmd_solve(int argc, char **argv)
     knobs_init(&knobs);
     const char *files[2] = { NULL, NULL };
     const char *planners[16];
-    int nplanners = cli_parse_planners("all", planners, 16);
+    int nplanners = cli_parse_planners(NULL, "all", planners, 16);
     bool json = false;
     const char *format = NULL;
     int nfiles = 0;
@@ -400,7 +423,7 @@ int cmd_solve(int argc, char **argv)
                 return 2;
             switch (r) {
             case 0:
-                nplanners = cli_parse_planners(v, planners, 16);
+                nplanners = cli_parse_planners(NULL, v, planners, 16);
                 if (nplanners <= 0)
                     return 2;
                 sa.named = strcmp(v, "all") != 0;

@@ -936,7 +936,7 @@ static int merge_grid(const char *path, struct sweep_grid *g, long *size)
     if (sz && pl && cols && pl < cols &&
         sscanf(sz, "\n# size settings=%ld planners=%d", size, &np) == 2 && *size > 0 &&
         *size <= SWEEP_MAX_SETTINGS && sscanf(pl, " planners=%511[a-z0-9,_-]", list) == 1) {
-        g->nplanners = cli_parse_planners(list, g->planners, SWEEP_MAX_PLANNERS);
+        g->nplanners = cli_parse_planners("sweep", list, g->planners, SWEEP_MAX_PLANNERS);
         rc = g->nplanners == np ? 0 : -1;
     }
     if (rc < 0)
@@ -1165,7 +1165,7 @@ int cmd_sweep(int argc, char **argv)
             goto out;
         }
     }
-    a.grid->nplanners = cli_parse_planners(planners, a.grid->planners, SWEEP_MAX_PLANNERS);
+    a.grid->nplanners = cli_parse_planners("sweep", planners, a.grid->planners, SWEEP_MAX_PLANNERS);
     if (a.grid->nplanners <= 0)
         goto out;
     for (int p = 0; p < a.grid->nplanners; p++)

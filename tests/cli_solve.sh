@@ -166,6 +166,14 @@ expect_stderr "pipeplan: bad --gpus '0': out of range (expected 1 to 4096)" "zer
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --planner magic
 expect_status 2 "unknown planner"
 expect_stdout_empty "unknown planner"
+# a list as the other list options read it: no empty list or item, no name twice
+for bad in "|an empty list" ",|an empty item" "dp,|an empty item" "dp,,time|an empty item" \
+           "dp,dp|'dp' given twice"; do
+    run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --planner "${bad%%|*}"
+    expect_status 2 "--planner '${bad%%|*}'"
+    expect_stderr "pipeplan: bad --planner '${bad%%|*}': ${bad#*|} (expected NAME[,NAME...] or all)" \
+        "--planner '${bad%%|*}': says why"
+done
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --memory 16
 expect_status 2 "memory without a unit"
 expect_stderr "pipeplan: bad --memory '16': missing unit (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)" \
