@@ -889,8 +889,8 @@ static int sweep_run(const struct sweep_args *a)
         rc = 128 + stop_signal;
         goto out;
     }
-    text_eprintf("pipeplan sweep: %s: %ld rows (%ld new) in %.1f s\n", a->output, rows_done,
-                 written, now_seconds() - t0);
+    text_eprintf("pipeplan sweep: %s: %ld row%s (%ld new) in %.1f s\n", a->output, rows_done,
+                 rows_done == 1 ? "" : "s", written, now_seconds() - t0);
     rc = 0;
     if (a->plot) {
         char perr[SPEC_ERR_LEN + 200];
@@ -1049,8 +1049,8 @@ static int sweep_merge(const struct sweep_args *a)
         text_eprintf("pipeplan sweep: %s\n", err);
         goto out;
     }
-    text_eprintf("pipeplan sweep: %s: %ld rows from %d file%s\n", a->output, kept, a->nfiles,
-                 a->nfiles == 1 ? "" : "s");
+    text_eprintf("pipeplan sweep: %s: %ld row%s from %d file%s\n", a->output, kept,
+                 kept == 1 ? "" : "s", a->nfiles, a->nfiles == 1 ? "" : "s");
     rc = 0;
     if (a->plot && plot_write(a->plot, all, kept, err, sizeof err) < 0) {
         text_eprintf("pipeplan sweep: %s\n", err);
@@ -1135,6 +1135,13 @@ int cmd_sweep(int argc, char **argv)
         return cli_usage_error("sweep", "missing -o FILE.csv (expected " CLI_USAGE_SWEEP ")");
     if (a.plot && strcmp(a.plot, a.output) == 0)
         return cli_usage_error("sweep", "--plot and -o name the same file");
+    /* the plot comes last: a path it cannot write is refused before the
+     * grid runs or the merged file is written */
+    char perr[1200];
+    if (a.plot && fileio_probe(a.plot, perr, sizeof perr) < 0) {
+        text_eprintf("pipeplan sweep: %s\n", perr);
+        return 2;
+    }
     if (a.merge) {
         for (int x = 0; x < SWEEP_AXES; x++)
             if (axis_text[x])

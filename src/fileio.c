@@ -145,6 +145,48 @@ static int write_in_place(const char *path, fileio_writer writer, void *ctx, cha
     return rc;
 }
 
+/* A temporary file beside path (same directory, so rename() is atomic):
+ * its name into *tmp (caller frees), the descriptor returned; -1 with
+ * "PATH: reason" in err. */
+static int temp_create(const char *path, char **tmp, char *err, size_t errlen)
+{
+    size_t n = strlen(path);
+    *tmp = malloc(n + 16);
+    if (!*tmp) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    /* mkstemp fills the six Xs */
+    snprintf(*tmp, n + 16, "%s.tmp", path);
+    memset(*tmp + n + 4, 'X', 6);
+    (*tmp)[n + 10] = '\0';
+    int fault = fileio_fault("create");
+    int fd = fault ? -1 : mkstemp(*tmp);
+    if (fault)
+        errno = fault;
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return fd;
+}
+
+int fileio_probe(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return 0;    /* a device or a pipe: written in place */
+    char *tmp;
+    int fd = temp_create(path, &tmp, err, errlen);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(tmp);
+    free(tmp);
+    return 0;
+}
+
 int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
                         void *ctx, char *err, size_t errlen)
 {
@@ -157,25 +199,10 @@ int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
      * a file over it would replace the device itself */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return write_in_place(path, writer, ctx, err, errlen);
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp) {
-        snprintf(err, errlen, "%s: out of memory", path);
+    char *tmp;
+    int fd = temp_create(path, &tmp, err, errlen);
+    if (fd < 0)
         return -1;
-    }
-    /* same directory, so rename() is atomic; mkstemp fills the six Xs */
-    snprintf(tmp, n + 16, "%s.tmp", path);
-    memset(tmp + n + 4, 'X', 6);
-    tmp[n + 10] = '\0';
-    int fault = fileio_fault("create");
-    int fd = fault ? -1 : mkstemp(tmp);
-    if (fault)
-        errno = fault;
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
     fchmod(fd, 0644);
     FILE *out = fdopen(fd, "w");
     if (!out) {
@@ -188,7 +215,7 @@ int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
     int rc = writer(out, ctx);
     if (rc == 0 && fflush(out) != 0)
         rc = -1;
-    fault = fileio_fault("write");
+    int fault = fileio_fault("write");
     if (rc == 0 && fault) {
         rc = -1;
         errno = fault;

@@ -244,6 +244,21 @@ if tr '>' '\n' <"$svg" | awk '
     END { exit bad || n != 0 }'; then ok "every SVG tag is closed in order"; else not_ok "unbalanced SVG"; fi
 run sweep $NET $PLAT --gpus 2 -o "$TMP/p.csv" --plot "$TMP/p.png"
 expect_status 2 "--plot wants .svg"
+# a plot it cannot write is refused before anything runs or is written: a
+# merge that wrote its CSV first refused the same command with a good path
+run sweep $NET $PLAT --gpus 2 -o "$TMP/p.csv" --plot "$TMP/no/such/dir/p.svg"
+expect_status 2 "sweep with an unwritable --plot"
+expect_stderr "pipeplan sweep: $TMP/no/such/dir/p.svg: cannot create a temporary file: No such file or directory" \
+    "says why it cannot write the plot"
+if [ ! -e "$TMP/p.csv" ]; then ok "no CSV after an unwritable --plot"; else not_ok "CSV left"; fi
+run sweep --merge "$TMP/shard0.csv" "$TMP/shard1.csv" "$TMP/shard2.csv" "$TMP/shard3.csv" \
+    -o "$TMP/pm.csv" --plot "$TMP/no/such/dir/pm.svg"
+expect_status 2 "merge with an unwritable --plot"
+if [ ! -e "$TMP/pm.csv" ] && ! ls "$TMP"/pm.csv.tmp* >/dev/null 2>&1; then
+    ok "no merged CSV after an unwritable --plot"; else not_ok "merged CSV left"; fi
+run sweep --merge "$TMP/shard0.csv" "$TMP/shard1.csv" "$TMP/shard2.csv" "$TMP/shard3.csv" \
+    -o "$TMP/pm.csv" --plot "$TMP/pm.svg"
+expect_status 0 "the same merge with a good --plot"
 
 # a planner's message (why it failed) is in its row, as solve --json has it
 # (a work limit that reaches the first MIP, where the fault strikes: the
