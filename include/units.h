@@ -42,6 +42,9 @@ char *units_format_bandwidth(double bytes_per_s, char *buf, size_t len);
 /* A throughput in samples/s ("542.4"; "-" when not a number, as for a
  * network with no time at all). */
 char *units_format_rate(double samples_per_s, char *buf, size_t len);
+/* A ratio such as T/T_lb in at most five characters ("1.059", "12.50",
+ * "123.4", "12345", "6e+12"; "-" when not a number). */
+char *units_format_ratio(double ratio, char *buf, size_t len);
 
 /* Exact spec-file spelling: the shortest of B, KB, MB, GB (x1000) or KiB,
  * MiB, GiB (x1024) that writes bytes without loss, e.g. "37600B" ->

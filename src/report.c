@@ -200,7 +200,7 @@ int report_table(FILE *out, const struct report *r)
             snprintf(gap, sizeof gap, "%.2f%%", 100 * planner_gap(res));
         /* a network without compute has T_lb = 0: no ratio to show */
         if (lb > 0)
-            snprintf(ratio, sizeof ratio, "%.3f", pl->T / lb);
+            units_format_ratio(pl->T / lb, ratio, sizeof ratio);
         fprintf(out, "%-16s %-21s %10s %10s %10s %7s %7s  %-17s %d (%s)\n",
                 planner_title(res->planner),
                 planner_status_text(res->status, res->blocks, status, sizeof status),

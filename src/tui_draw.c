@@ -1058,7 +1058,8 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
             char b[32], ratio[16] = "    -";
             /* a network without compute has T_lb = 0: no ratio to show */
             if (problem_lower_bound(pb) > 0)
-                snprintf(ratio, sizeof ratio, "%5.3f", pl->T / problem_lower_bound(pb));
+                snprintf(ratio, sizeof ratio, "%5s",
+                         units_format_ratio(pl->T / problem_lower_bound(pb), b, sizeof b));
             putf(&pn, fig, "  %s  %d (%s)", ratio, pl->peak_gpu,
                  fmt_size(pl->gpus[pl->peak_gpu].total, b, sizeof b));
             put(&pn, fig, "  ");

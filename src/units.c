@@ -315,7 +315,25 @@ char *units_format_rate(double samples_per_s, char *buf, size_t len)
     if (!isfinite(samples_per_s))
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, samples_per_s < 1e12 ? "%.1f" : "%.3e", samples_per_s);
+        snprintf(buf, len, samples_per_s < 9999999.95 ? "%.1f" : "%.3e", samples_per_s);
+    return buf;
+}
+
+char *units_format_ratio(double ratio, char *buf, size_t len)
+{
+    /* four significant digits while they fit in five characters */
+    if (!isfinite(ratio) || ratio < 0)
+        snprintf(buf, len, "-");
+    else if (ratio < 9.9995)
+        snprintf(buf, len, "%.3f", ratio);
+    else if (ratio < 99.995)
+        snprintf(buf, len, "%.2f", ratio);
+    else if (ratio < 999.95)
+        snprintf(buf, len, "%.1f", ratio);
+    else if (ratio < 99999.5)
+        snprintf(buf, len, "%.0f", ratio);
+    else
+        snprintf(buf, len, "%.0e", ratio);
     return buf;
 }
 

@@ -181,6 +181,18 @@ static void test_human_formats(void **state)
     assert_string_equal(units_format_rate(542.44, buf, sizeof buf), "542.4");
     assert_string_equal(units_format_rate(3.2e12, buf, sizeof buf), "3.200e+12");
     assert_string_equal(units_format_rate(NAN, buf, sizeof buf), "-");
+    /* the samples/s column holds ten characters: past 9,999,999.9 in three digits */
+    assert_string_equal(units_format_rate(9999999.9, buf, sizeof buf), "9999999.9");
+    assert_string_equal(units_format_rate(12345678, buf, sizeof buf), "1.235e+07");
+    /* T/T_lb in five characters at most, whatever a plan file's period */
+    assert_string_equal(units_format_ratio(1.05944, buf, sizeof buf), "1.059");
+    assert_string_equal(units_format_ratio(9.9996, buf, sizeof buf), "10.00");
+    assert_string_equal(units_format_ratio(12.5, buf, sizeof buf), "12.50");
+    assert_string_equal(units_format_ratio(123.44, buf, sizeof buf), "123.4");
+    assert_string_equal(units_format_ratio(12345.4, buf, sizeof buf), "12345");
+    assert_string_equal(units_format_ratio(99999.6, buf, sizeof buf), "1e+05");
+    assert_string_equal(units_format_ratio(5947645847428.0, buf, sizeof buf), "6e+12");
+    assert_string_equal(units_format_ratio(NAN, buf, sizeof buf), "-");
 }
 
 int main(void)
