@@ -115,8 +115,8 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
     "                           40GB:141GB:10GB (exact bytes; STOP when a step\n" \
     "                           lands on it)\n" \
     "  --micro-batches LIST     micro-batches per iteration, e.g. 8,16\n" \
-    "  --schedule LIST          1f1b, pipedream or both\n" \
-    "  --layout LIST            any, contiguous or both\n" \
+    "  --schedule LIST          1f1b, pipedream or both: 1f1b,pipedream\n" \
+    "  --layout LIST            any, contiguous or both: any,contiguous\n" \
     "                           (a knob not given is as in the files)\n" \
     "  --planner NAME[,NAME...]|all  planners per setting (default all)\n" \
     "  --time-limit, --work-limit, --blocks, --threads  the ILP's, as for solve\n" \

@@ -545,6 +545,16 @@ static const char *row_title(const struct tui_row *r)
     return tui_row_title(r);
 }
 
+/* "the ILP plan", "the mem-aware DP plan"; yours is "your split". */
+static const char *plan_phrase(const char *planner, const char *title, char *buf, size_t len)
+{
+    if (planner_is_given(planner))
+        snprintf(buf, len, "%s", title);
+    else
+        snprintf(buf, len, "the %s plan", title);
+    return buf;
+}
+
 /* "a=GPU 10" or "a-l=GPU 10-21": what the strip's letters mean. */
 static void gpu_legend(int P, char *buf, size_t len)
 {
@@ -1179,8 +1189,9 @@ static void draw_details(struct tui *t, const struct layout *ly)
     bool updating;
     const struct tui_row *r = tui_view_row(t, &updating);
     const struct plan *pl = r->plan;
-    char title[128];
-    snprintf(title, sizeof title, "GPUs of the %s plan", row_title(r));
+    char title[128], what[96];
+    snprintf(title, sizeof title, "GPUs of %s",
+             plan_phrase(r->planner, row_title(r), what, sizeof what));
     rule(ly->details, title, roles[R_TITLE], NULL, 0);
     if (!pl || ly->ndetails < 3)
         return;
@@ -1247,6 +1258,9 @@ static void draw_keys(const struct tui *t, int y)
     static const struct keyhint prompt_keys[] = {
         { "Enter", "write", 0 }, { "Esc", "cancel", 0 }, { "^U", "clear", 1 },
     };
+    static const struct keyhint load_keys[] = {
+        { "Enter", "load", 0 }, { "Esc", "cancel", 0 }, { "^U", "clear", 1 },
+    };
     static const struct keyhint confirm_keys[] = {
         { "y", "overwrite", 0 }, { "n", "pick another name", 0 },
     };
@@ -1269,7 +1283,7 @@ static void draw_keys(const struct tui *t, int y)
     const struct keyhint *k = knobs;
     int n = (int)(sizeof main_keys / sizeof main_keys[0]);
     if (t->mode == MODE_PROMPT) {
-        k = prompt_keys;
+        k = t->prompt == PROMPT_LOAD ? load_keys : prompt_keys;
         n = 3;
     } else if (t->mode == MODE_CONFIRM) {
         k = confirm_keys;
@@ -1392,7 +1406,7 @@ static void draw_status(struct tui *t, int y, int lines)
         return;
     }
     if (t->mode == MODE_PROMPT || t->mode == MODE_CONFIRM) {
-        char path[1100];
+        char path[1100], what[96];
         text_clean(t->input, path, sizeof path, t->unicode);
         if (t->mode == MODE_CONFIRM) {
             put(&pn, roles[R_WARN], path);
@@ -1402,8 +1416,9 @@ static void draw_status(struct tui *t, int y, int lines)
         if (t->prompt == PROMPT_LOAD)
             snprintf(buf, sizeof buf, "Load a plan file: ");
         else
-            snprintf(buf, sizeof buf, "Export the %s plan (%s) to: ",
-                     planner_title(t->export_res.planner),
+            snprintf(buf, sizeof buf, "Export %s (%s) to: ",
+                     plan_phrase(t->export_res.planner, planner_title(t->export_res.planner),
+                                 what, sizeof what),
                      t->export_fmt ? t->export_fmt->name : "json");
         put(&pn, roles[R_VALUE], buf);
         /* keep the end of a long name (where the typing happens) visible */
@@ -1862,7 +1877,7 @@ static const char *const help_text[] = {
     "  f                follow the best plan again",
     "",
     "#Other",
-    "  e            export the plan on screen: pick a format (1-9, or Enter for the highlighted one, json at first: json, table, csv, plan file, megatron, deepspeed, torch, torch schedule; as solve --format), then the file",
+    "  e            export the plan on screen: pick a format (1 table, 2 json, 3 csv, 4 plan file, 5 megatron, 6 deepspeed, 7 torch, 8 torch schedule, as solve --format; or Enter for the highlighted one, json at first), then the file",
     "  p            load a plan file (written by e or solve --format plan) as your plan: the row \"your split\", judged like the others",
     "  Ctrl-L       redraw the screen",
     "  F            the frontier view: the best iteration time (1f1b) or period (pipedream) of each planner against a memory cap on every GPU, for these GPUs and schedule; computed in the background, the baselines first, then the ILP with a short limit per cap",

@@ -19,7 +19,7 @@ expect_screen sp "--split: the row 'your split' with its figures" "^  your split
 # ---- p: load a plan file ----
 pp solve "$NET" "$PLAT" --planner time --format plan -o "$TMP/time.plan"
 keys sp p
-expect_screen sp "p: asks for a plan file" "Load a plan file:"
+expect_screen sp "p: asks for a plan file" "Load a plan file:" "Enter load"
 keys_literal sp "$TMP/time.plan"
 keys sp Enter
 expect_screen sp "p: loaded, the row shows it" "loaded your plan from .*time\.plan" "^▶ your split "
@@ -33,7 +33,7 @@ expect_screen sp "p: a file that is not there says so" "missing\.plan: cannot op
 keys sp e
 expect_screen sp "e: offers the formats" "Export as: 1 table 2 json 3 csv 4 plan 5 megatron 6 deepspeed"
 keys sp 3
-expect_screen sp "3: csv, then the file name" "Export the your split plan \(csv\) to: .*\.csv"
+expect_screen sp "3: csv, then the file name" "Export your split \(csv\) to: .*\.csv" "Enter write"
 keys sp C-u
 keys_literal sp "$TMP/plan.csv"
 keys sp Enter
@@ -54,6 +54,7 @@ for size in "60 15" "200 50"; do
     TM resize-window -t sp -x "$1" -y "$2"
     expect_screen sp "${1}x$2: the row 'your split'" "your split"
 done
+expect_screen sp "200x50: the per-GPU panel names it" "^── GPUs of your split ─"
 # tall enough for the help's first page to hold both lines (no paging
 # that would depend on when the resize arrives)
 TM resize-window -t sp -x 80 -y 60
