@@ -2016,17 +2016,31 @@ static void draw_help(struct tui *t)
     }
 }
 
+/* Centred on line y: the first of the texts (longest first) that fits. */
+static void put_centred(int y, int role, char texts[][48], int n)
+{
+    int k = 0;
+    while (k + 1 < n && text_cols(texts[k]) > COLS)
+        k++;
+    int w = text_cols(texts[k]);
+    struct pen pn = { y, w < COLS ? (COLS - w) / 2 : 0, COLS };
+    put(&pn, roles[role], texts[k]);
+}
+
+/* Whole words at any size: the notice shortens before it is cut. */
 static void draw_small(void)
 {
-    char buf[96];
-    snprintf(buf, sizeof buf, "terminal %dx%d is too small", COLS, LINES);
-    struct pen pn = { LINES / 2 - 1, 0, COLS };
-    pn.x = (COLS - (int)strlen(buf)) / 2 > 0 ? (COLS - (int)strlen(buf)) / 2 : 0;
-    put(&pn, roles[R_BAD], buf);
-    snprintf(buf, sizeof buf, "pipeplan needs %dx%d (q quits)", MIN_COLS, MIN_LINES);
-    pn = (struct pen){ LINES / 2, 0, COLS };
-    pn.x = (COLS - (int)strlen(buf)) / 2 > 0 ? (COLS - (int)strlen(buf)) / 2 : 0;
-    put(&pn, roles[R_NORMAL], buf);
+    char why[3][48], need[4][48];
+    snprintf(why[0], sizeof why[0], "terminal %dx%d is too small", COLS, LINES);
+    snprintf(why[1], sizeof why[1], "%dx%d: too small", COLS, LINES);
+    snprintf(why[2], sizeof why[2], "too small");
+    snprintf(need[0], sizeof need[0], "pipeplan needs %dx%d (q quits)", MIN_COLS, MIN_LINES);
+    snprintf(need[1], sizeof need[1], "needs %dx%d, q quits", MIN_COLS, MIN_LINES);
+    snprintf(need[2], sizeof need[2], "needs %dx%d", MIN_COLS, MIN_LINES);
+    snprintf(need[3], sizeof need[3], "%dx%d", MIN_COLS, MIN_LINES);
+    put_centred(LINES > 1 ? LINES / 2 - 1 : 0, R_BAD, why, 3);
+    if (LINES > 1)
+        put_centred(LINES / 2, R_NORMAL, need, 4);
 }
 
 void tui_draw(struct tui *t)

@@ -108,6 +108,9 @@ expect_screen main "resize back to 80x24" "^GPUs 4  cap 17\.0 GiB  micro-batches
 
 TM resize-window -t main -x 50 -y 12
 expect_screen main "resize to 50x12: says the terminal is too small" "terminal 50x12 is too small"
+TM resize-window -t main -x 20 -y 5
+expect_screen main "20x5: the notice in shorter words, none cut" "^ *20x5: too small *$" \
+    "^needs 60x15, q quits$"
 TM resize-window -t main -x 80 -y 24
 expect_screen main "and back to 80x24" "^GPUs 4  cap 17\.0 GiB"
 
