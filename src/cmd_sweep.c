@@ -126,9 +126,10 @@ static int row_cmp(const void *x, const void *y)
 }
 
 /* Read a sweep CSV made for grid g: the header, the column line, then
- * rows of nshards' shard (shard < 0: any). A last line without its
- * newline or with the wrong field count is a partial row (a killed run):
- * dropped, its line number kept. Returns 0, or -1 with "FILE:LINE: why". */
+ * rows of nshards' shard (shard < 0: any); with g NULL the header and
+ * the column line only. A last line without its newline or with the
+ * wrong field count is a partial row (a killed run): dropped, its line
+ * number kept. Returns 0, or -1 with "FILE:LINE: why". */
 static int csv_load(const char *path, const struct sweep_grid *g, long size, long shard,
                     long nshards, struct csv_file *cf, char *err, size_t errlen)
 {
@@ -138,6 +139,11 @@ static int csv_load(const char *path, const struct sweep_grid *g, long size, lon
     char *text = fileio_read(path, &len, err, errlen);
     if (!text)
         return -1;
+    if (len == 0) {
+        snprintf(err, errlen, "%s: an empty file (expected a pipeplan sweep CSV)", path);
+        free(text);
+        return -1;
+    }
     int rc = 0, line = 0;
     bool columns = false;
     long cap = 0;
@@ -168,6 +174,8 @@ static int csv_load(const char *path, const struct sweep_grid *g, long size, lon
                 break;
             }
             columns = true;
+            if (!g)
+                break;
         } else {
             char *copy = strdup(p);
             char *fields[SWEEP_NCOLUMNS + 1];
@@ -711,7 +719,9 @@ static int output_open(const struct sweep_args *a, char **header, int nheader, l
         return -1;
     }
     if (exists && !a->force) {
-        if (csv_load(a->output, a->grid, size, a->shard, a->nshards, cf, err, sizeof err) < 0) {
+        /* the header first: a file of another grid is that, not a row out
+         * of this grid's range */
+        if (csv_load(a->output, NULL, 0, -1, 1, cf, err, sizeof err) < 0) {
             text_eprintf("pipeplan sweep: %s (use --force to start over)\n", err);
             return -1;
         }
@@ -728,6 +738,11 @@ static int output_open(const struct sweep_args *a, char **header, int nheader, l
                          : which == 0 ? cf->header[bad] : header[bad],
                          bad < 0 ? ", not this run's" : "");
             csv_free(cf);
+            return -1;
+        }
+        csv_free(cf);
+        if (csv_load(a->output, a->grid, size, a->shard, a->nshards, cf, err, sizeof err) < 0) {
+            text_eprintf("pipeplan sweep: %s (use --force to start over)\n", err);
             return -1;
         }
         if (cf->partial_line) {

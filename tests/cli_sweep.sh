@@ -196,6 +196,14 @@ if grep -q "^pipeplan sweep: $TMP/other.csv was made from other inputs or settin
     ok "refused, the file untouched"; else not_ok "other inputs"; cat "$TMP/err"; fi
 run sweep $NET $PLAT --gpus 2 --work-limit 5 -o "$TMP/other.csv"
 expect_status 2 "a file from another grid"
+# the grid is named, not a row beyond this grid's settings
+if grep -q "^pipeplan sweep: $TMP/other.csv was made from other inputs or settings: it has '# grid networks=1 gpus=2,4 " "$TMP/err"; then
+    ok "another grid: says so"; else not_ok "another grid message"; cat "$TMP/err"; fi
+: >"$TMP/empty0.csv"
+run sweep $NET $PLAT --gpus 2 --work-limit 5 -o "$TMP/empty0.csv"
+expect_status 2 "an empty file as -o"
+expect_stderr "pipeplan sweep: $TMP/empty0.csv: an empty file (expected a pipeplan sweep CSV) (use --force to start over)" \
+    "an empty file: says so (no line 0)"
 run sweep $NET "$TMP/four.ini" --gpus 2 --memory 3GB --work-limit 5 --force -o "$TMP/other.csv"
 expect_status 0 "--force starts over"
 if [ "$(rows "$TMP/other.csv")" -eq 7 ]; then ok "--force: only the new rows"; else not_ok "--force rows"; fi
