@@ -130,13 +130,10 @@ bad:
 
 /* A --planner list refused: one line, the list quoted in its first 80
  * characters. Returns -1. */
-static int bad_planners(const char *cmd, const char *list, const char *why, const char *item)
+static int bad_planners(const char *cmd, const char *list, const char *why)
 {
-    int len = (int)strlen(list);
-    text_eprintf("pipeplan%s%s: bad --planner '%.80s%s': ", cmd ? " " : "", cmd ? cmd : "", list,
-                 len > 80 ? "..." : "");
-    text_eprintf(why, item);
-    text_eprintf(" (expected NAME[,NAME...] or all)\n");
+    text_eprintf("pipeplan%s%s: bad --planner '%.80s%s': %s (expected NAME[,NAME...] or all)\n",
+                 cmd ? " " : "", cmd ? cmd : "", list, strlen(list) > 80 ? "..." : "", why);
     return -1;
 }
 
@@ -153,7 +150,7 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
         return n;
     }
     if (!*list)
-        return bad_planners(cmd, list, "an empty list%s", "");
+        return bad_planners(cmd, list, "an empty list");
     char *copy = strdup(list);
     if (!copy)
         return -1;
@@ -161,7 +158,7 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
     /* strsep, not strtok: "dp,,time" has an empty item */
     for (char *rest = copy, *tok; rc == 0 && (tok = strsep(&rest, ",")) != NULL;) {
         if (!*tok) {
-            rc = bad_planners(cmd, list, "an empty item%s", "");
+            rc = bad_planners(cmd, list, "an empty item");
             break;
         }
         const char *name = planner_is_given(tok) ? planner_given() : NULL;
@@ -178,8 +175,11 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
             break;
         }
         for (int j = 0; j < n && rc == 0; j++)
-            if (out[j] == name)
-                rc = bad_planners(cmd, list, "'%s' given twice", name);
+            if (out[j] == name) {
+                char why[64];
+                snprintf(why, sizeof why, "'%s' given twice", name);
+                rc = bad_planners(cmd, list, why);
+            }
         if (rc == 0 && n < max)
             out[n++] = name;
     }
