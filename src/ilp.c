@@ -2208,6 +2208,14 @@ static int interval_solve(struct search *s, struct interval *iv)
     return -1;
 }
 
+/* Every interval of the periods closed with nothing in it: what a claim
+ * that no plan fits needs (an interval left with a finite bound, its
+ * master stopped by its own cap, proves nothing). */
+static bool searched_out(const struct search *s)
+{
+    return isinf(s->bound) && s->bound > 0;
+}
+
 static void update_bound(struct search *s)
 {
     /* intervals pruned for being within the gap still bound the optimum */
@@ -3305,11 +3313,11 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
             snprintf(res->message, sizeof res->message,
                      "the MIP solver failed; kept its best plan before that");
         }
-    } else if (net_infeasible || (!s.stopped && !s.failed && exact)) {
+    } else if (net_infeasible || (!s.stopped && !s.failed && exact && searched_out(&s))) {
         res->status = PLAN_INFEASIBLE;
         snprintf(res->message, sizeof res->message,
                  "no plan of the %d layer%s fits: proven infeasible", pb->L, pb->L == 1 ? "" : "s");
-    } else if (!s.stopped && !s.failed) {
+    } else if (!s.stopped && !s.failed && searched_out(&s)) {
         /* proven for the blocks only: a finer split might fit */
         res->status = PLAN_NO_FIT;
         snprintf(res->message, sizeof res->message,
@@ -3317,7 +3325,9 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     } else {
         res->status = s.failed ? PLAN_ERROR : PLAN_TIMEOUT;
         snprintf(res->message, sizeof res->message, s.failed ? "the MIP solver failed"
-                 : "no fitting plan found before the time limit");
+                 : s.stopped ? "no fitting plan found before the time limit"
+                 : "no fitting plan found, nor a proof that none fits (a master was "
+                   "stopped by its own limit)");
     }
     if (res->status == PLAN_INFEASIBLE || res->status == PLAN_NO_FIT ||
         (!res->plan && res->status == PLAN_TIMEOUT)) {
