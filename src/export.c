@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "planner.h"
 #include "planfile.h"
 #include "split.h"
 #include "torch_export.h"
+#include "units.h"
 
 static int write_table(FILE *out, const struct export_input *in)
 {
@@ -111,6 +113,63 @@ static void rank_comment(FILE *out, const int *gpu_of_rank, int P, const char *w
     fputc('\n', out);
 }
 
+/* A runtime that runs its own 1F1B order (Megatron, DeepSpeed) runs the
+ * plan's split, not its schedule: what pipeplan judges that order to
+ * take (the list scheduler, as for "your split"), when it is slower. */
+static void runtime_note(FILE *out, const struct export_input *in, const char *runtime)
+{
+    const struct problem *pb = in->rep->pb;
+    const struct plan *pl = in->res->plan;
+    struct planner_result r;
+    memset(&r, 0, sizeof r);
+    if (planner_judge(pb, pl->gpu, 0, NULL, runtime, &r) == 0 && r.plan &&
+        r.plan->objective > pl->objective * (1 + 1e-3)) {
+        bool pd = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
+        char a[32], b[32];
+        fprintf(out, "# note: %s runs this split in its own 1F1B order, which pipeplan judges "
+                "at %s %s%s; the plan's %s is that of its own order, which "
+                "torch.distributed.pipelining runs from the torch-schedule export\n", runtime,
+                pd ? "a period of" : "an iteration of",
+                units_format_time(r.plan->objective, a, sizeof a),
+                r.plan->fits || !pl->fits ? "" : ", where it does not fit",
+                units_format_time(pl->objective, b, sizeof b));
+    }
+    planner_result_clear(&r);
+}
+
+/* v == 1: the ranks that hold no layer; Megatron still passes every
+ * micro-batch through them, a cost the plan does not have. Say so, with
+ * the same split on the ranks that hold layers. */
+static void megatron_idle(FILE *out, const struct split_megatron *m, const struct plan *pl, int P)
+{
+    int idle = 0;
+    for (int r = 0; r < P; r++) {
+        bool used = false;
+        for (int i = 0; i < pl->L && !used; i++)
+            used = pl->gpu[i] == m->gpu[r];
+        if (!used) {
+            fprintf(out, "%s %d", idle ? "," : "# warning: ranks holding no layer:", r);
+            idle++;
+        }
+    }
+    if (!idle)
+        return;
+    fprintf(out, "; Megatron passes every micro-batch through %s (a receive and a send each "
+            "way), which the plan does not count\n# the same split on the %d ranks that hold "
+            "layers: --pipeline-model-parallel-size %d --pipeline-model-parallel-layout \"",
+            idle == 1 ? "it" : "them", P - idle, P - idle);
+    bool first = true;
+    for (const char *p = m->layout; *p;) {
+        size_t n = strcspn(p, "|");
+        if (n > 0) {
+            fprintf(out, "%s%.*s", first ? "" : "|", (int)n, p);
+            first = false;
+        }
+        p += n + (p[n] == '|');
+    }
+    fputs("\"\n", out);
+}
+
 static int write_megatron(FILE *out, const struct export_input *in)
 {
     const struct problem *pb = in->rep->pb;
@@ -147,6 +206,9 @@ static int write_megatron(FILE *out, const struct export_input *in)
                     "(the torch-schedule export runs the plan's own order)\n", r, fewest,
                     fewest == 1 ? "" : "es", want);
     }
+    if (m.virtual_stages == 1)
+        megatron_idle(out, &m, pl, pb->P);
+    runtime_note(out, in, "Megatron");
     fprintf(out, "--pipeline-model-parallel-size %d --pipeline-model-parallel-layout \"%s\"",
             pb->P, m.layout);
     if (in->tensor_parallel > 1)
@@ -211,6 +273,7 @@ static int write_deepspeed(FILE *out, const struct export_input *in)
             "call self._set_bounds(start=self.parts[stage_id], stop=self.parts[stage_id + 1])\n");
     if (stages < P)
         fprintf(out, "# %d of the %d GPUs hold layers\n", stages, P);
+    runtime_note(out, in, "DeepSpeed");
     rank_comment(out, gpu_of, stages, "stage");
     fputs("parts = [", out);
     for (int s = 0; s <= stages; s++)

@@ -144,6 +144,33 @@ if grep -q "^pipeplan: cannot write plan your split as deepspeed: GPU 0 holds la
 run solve gpt.ini four.ini --planner user --split 0,3,6,8 --format deepspeed
 expect_stdout_has "parts = [0, 3, 6, 8, 11]" "deepspeed: parts"
 expect_stdout_has "_partition_layers" "deepspeed: says how PipelineModule takes it"
+# a rank with no layer: Megatron still relays every micro-batch through it
+run solve gpt.ini four.ini --planner user --split 'megatron:Et*3|t*3||t*2L' --format megatron
+expect_stdout_has "# warning: ranks holding no layer: 2; Megatron passes every micro-batch through it" \
+    "megatron: an idle rank in the pipeline is named"
+expect_stdout_has '# the same split on the 3 ranks that hold layers: --pipeline-model-parallel-size 3 --pipeline-model-parallel-layout "Et*3|t*3|t*2L"' \
+    "megatron: the same split without the idle rank"
+run solve gpt.ini four.ini --planner user --split 'megatron:Et*3|t*3||t*2L' --json
+it4=$(jq '.plans[0].iteration_ms' "$TMP/out")
+run solve gpt.ini four.ini --gpus 3 --planner user --split 'megatron:Et*3|t*3|t*2L' --json
+if [ "$(jq '.plans[0].iteration_ms' "$TMP/out")" = "$it4" ]; then
+    ok "that layout on 3 GPUs: the same iteration time"; else not_ok "3-GPU layout ($it4)"; fi
+# the ILP's schedule beats the 1F1B order a runtime runs the split in: the
+# export says what that order takes, as the split read back is judged
+run gen transformer --preset gpt3-1.3b --gpu A100 -o g13.ini
+a100="$PIPEPLAN_SRCDIR/data/platforms/dgx-a100-80gb.ini"
+run solve g13.ini "$a100" --gpus 12 --layout contiguous --micro-batches 4 --planner ilp --work-limit 50 \
+    --format megatron
+note=$(grep '^# note: Megatron runs this split in its own 1F1B order' "$TMP/out")
+layout=$(sed -n 's/^--pipeline-model-parallel-size .* --pipeline-model-parallel-layout "\([^"]*\)"$/\1/p' "$TMP/out")
+run solve g13.ini "$a100" --gpus 12 --layout contiguous --micro-batches 4 --planner user \
+    --split "megatron:$layout"
+judged=$(awk '$1 == "your" {print $6, $7}' "$TMP/out")
+if [ -n "$note" ] && [ -n "$judged" ] && echo "$note" | grep -qF "judges at an iteration of $judged;"; then
+    ok "megatron: the note gives the runtime order's time, as the layout read back is judged ($judged)"
+else
+    not_ok "runtime note"; echo "note: $note"; echo "judged: $judged"
+fi
 run solve "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" four.ini --planner dp --format megatron
 expect_status 2 "megatron on a network that is no transformer"
 run solve gpt.ini four.ini --planner dp --format xml
