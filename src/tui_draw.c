@@ -243,7 +243,19 @@ static char *fmt_mem_pair(double used, double cap, char *buf, size_t len)
         k++;
     }
     double u = used / div, c = cap / div;
-    snprintf(buf, len, u < 100 ? "%.1f/" : "%.0f/", u);
+    if (u >= 9999.5) {
+        /* far over the cap: "2e4/76.0 GiB", in the column's 13 characters
+         * (the exact figure is in the per-GPU panel) */
+        int e = (int)floor(log10(u));
+        double mant = round(u / pow(10, e));
+        if (mant >= 10) {
+            mant = 1;
+            e++;
+        }
+        snprintf(buf, len, "%.0fe%d/", mant, e);
+    } else {
+        snprintf(buf, len, u < 100 ? "%.1f/" : "%.0f/", u);
+    }
     size_t n = strlen(buf);
     snprintf(buf + n, len - n, c < 100 ? "%.1f %s" : "%.0f %s", c, names[k]);
     return buf;

@@ -79,4 +79,14 @@ expect_screen wide "1,024 GPUs: still drawing after keys" "GPUs 1024"
 keys wide q
 expect_screen wide "1,024 GPUs: quits" "^EXITED:0$"
 
+# ---- a GPU needing thousands of times its memory: the line keeps its width ----
+{ printf '[network]\nname = huge\nmicro_batch = 8\n'
+  layer a 1ms 2ms 1MB 10TB; layer b 3ms 4ms 2MB 1MB; } >"$TMP/huge.ini"
+tui_start huge 80 24 -- huge.ini "$PLAT" --work-limit 20
+# "46566/16.0 GiB" pushed the busy share's % past the edge
+expect_screen huge "used memory of five digits: in its column, the % kept" \
+    '^0 \[.*\] 5e4/16\.0 GiB ! +[·FB]+ +[0-9]+%$'
+keys huge q
+expect_screen huge "quits" "^EXITED:0$"
+
 finish
