@@ -103,8 +103,10 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
     "                           your --split or --plan, shown whenever given)\n" \
     "  --format FMT             what to write: table (default), json, csv (one row\n" \
     "                           per layer), plan (a plan file), megatron or\n" \
-    "                           deepspeed (their arguments); the plan formats write\n" \
-    "                           the best plan, or the one --planner NAME names\n" \
+    "                           deepspeed (their arguments), torch (a\n" \
+    "                           torch.distributed.pipelining program) or\n" \
+    "                           torch-schedule (its schedule CSV); the plan formats\n" \
+    "                           write the best plan, or the one --planner NAME names\n" \
     "  --json                   the same as --format json\n" \
     "  -o, --output FILE        write to FILE (atomically) instead of standard output\n" \
     "  --force                  replace an existing FILE\n"

@@ -21,7 +21,7 @@ static const char help_text[] =
     "                 turn a PipeDream profile into a network file\n"
     "       " CLI_USAGE_SOLVE "\n"
     "                 every planner: a table, JSON or one plan (csv, plan file,\n"
-    "                 megatron, deepspeed)\n"
+    "                 megatron, deepspeed, torch, torch schedule)\n"
     "       " CLI_USAGE_SWEEP "\n"
     "                 every planner over a grid of settings, as CSV (resumable,\n"
     "                 in shards; --plot draws the frontier)\n"
