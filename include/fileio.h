@@ -26,10 +26,11 @@ typedef int (*fileio_writer)(FILE *out, void *ctx);
 int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
                         void *ctx, char *err, size_t errlen);
 
-/* Whether fileio_write_atomic() could create its temporary file beside
- * PATH (a device or a FIFO there is written in place: not tried), so that
- * a long run can refuse an output it could not write before it starts.
- * Returns 0, or -1 with "PATH: reason" in err; leaves nothing behind. */
-int fileio_probe(const char *path, char *err, size_t errlen);
+/* Whether fileio_write_atomic() would write PATH: not "" nor a
+ * directory, not an existing file unless `force`, and its temporary file
+ * can be created beside it (a device or a FIFO is written in place: not
+ * tried), so that a command can refuse an output before its work. Returns
+ * 0, or -1 with "PATH: reason" in err; leaves nothing behind. */
+int fileio_probe(const char *path, bool force, char *err, size_t errlen);
 
 #endif

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "fileio.h"
@@ -328,10 +327,9 @@ int cmd_gen(int argc, char **argv)
         return usage_error("command line too long to record (expected at most %d bytes)",
                            MAX_COMMAND - 16);
 
-    struct stat st;
     /* refuse before any work; fileio checks again when it renames */
-    if (g.out && !g.force && lstat(g.out, &st) == 0) {
-        text_eprintf("pipeplan gen: %s: already exists (use --force to overwrite)\n", g.out);
+    if (g.out && fileio_probe(g.out, g.force, err, sizeof err) < 0) {
+        text_eprintf("pipeplan gen: %s\n", err);
         return 2;
     }
 

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "fileio.h"
@@ -146,11 +145,10 @@ int cmd_import(int argc, char **argv)
                            strstr(why, "(expected") ? "" : " (expected a count of samples)");
 
     const char *graph = positional[1];
-    struct stat st;
     /* refuse before any work; fileio checks again when it renames */
-    if (out && !force && lstat(out, &st) == 0) {
-        text_eprintf("pipeplan import: %s: already exists (use --force to overwrite)\n",
-                out);
+    char perr[1200];
+    if (out && fileio_probe(out, force, perr, sizeof perr) < 0) {
+        text_eprintf("pipeplan import: %s\n", perr);
         return 2;
     }
 

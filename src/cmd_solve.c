@@ -5,9 +5,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
+#include "fileio.h"
 #include "export.h"
 #include "planfile.h"
 #include "planner.h"
@@ -501,10 +501,10 @@ int cmd_solve(int argc, char **argv)
                 "--plan FILE)\n", planner_given());
         return 2;
     }
-    /* a file that is there stays there: say so before the planners run */
-    struct stat st;
-    if (sa.output && !sa.force && lstat(sa.output, &st) == 0) {
-        text_eprintf("pipeplan: %s: already exists (use --force to overwrite)\n", sa.output);
+    /* an output it could not write: say so before the planners run */
+    char perr[1200];
+    if (sa.output && fileio_probe(sa.output, sa.force, perr, sizeof perr) < 0) {
+        text_eprintf("pipeplan: %s\n", perr);
         return 2;
     }
 

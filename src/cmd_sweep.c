@@ -1153,7 +1153,7 @@ int cmd_sweep(int argc, char **argv)
     /* the plot comes last: a path it cannot write is refused before the
      * grid runs or the merged file is written */
     char perr[1200];
-    if (a.plot && fileio_probe(a.plot, perr, sizeof perr) < 0) {
+    if (a.plot && fileio_probe(a.plot, true, perr, sizeof perr) < 0) {
         text_eprintf("pipeplan sweep: %s\n", perr);
         return 2;
     }

@@ -145,6 +145,21 @@ static int write_in_place(const char *path, fileio_writer writer, void *ctx, cha
     return rc;
 }
 
+/* What no write can go to, whatever --force says: "" and a directory. */
+static int unwritable(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (!*path) {
+        snprintf(err, errlen, "an empty file name (expected a file to write)");
+        return -1;
+    }
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: a directory (expected a file name)", path);
+        return -1;
+    }
+    return 0;
+}
+
 /* A temporary file beside path (same directory, so rename() is atomic):
  * its name into *tmp (caller frees), the descriptor returned; -1 with
  * "PATH: reason" in err. */
@@ -172,11 +187,17 @@ static int temp_create(const char *path, char **tmp, char *err, size_t errlen)
     return fd;
 }
 
-int fileio_probe(const char *path, char *err, size_t errlen)
+int fileio_probe(const char *path, bool force, char *err, size_t errlen)
 {
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    if (unwritable(path, err, errlen) < 0)
+        return -1;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         return 0;    /* a device or a pipe: written in place */
+    if (!force && lstat(path, &st) == 0) {
+        snprintf(err, errlen, "%s: already exists (use --force to overwrite)", path);
+        return -1;
+    }
     char *tmp;
     int fd = temp_create(path, &tmp, err, errlen);
     if (fd < 0)
@@ -191,14 +212,17 @@ int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
                         void *ctx, char *err, size_t errlen)
 {
     struct stat st;
+    if (unwritable(path, err, errlen) < 0)
+        return -1;
+    /* a device or a pipe (/dev/null, a FIFO) is written in place, with or
+     * without --force (nothing is replaced): renaming a file over it would
+     * replace the device itself */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return write_in_place(path, writer, ctx, err, errlen);
     if (!force && lstat(path, &st) == 0) {
         snprintf(err, errlen, "%s: already exists (use --force to overwrite)", path);
         return -1;
     }
-    /* a device or a pipe (/dev/null, a FIFO) is written in place: renaming
-     * a file over it would replace the device itself */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        return write_in_place(path, writer, ctx, err, errlen);
     char *tmp;
     int fd = temp_create(path, &tmp, err, errlen);
     if (fd < 0)

@@ -154,6 +154,18 @@ if cmp -s "$TMP/keep.ini" data/networks/llama3-8b.ini; then ok "--force wrote th
 run gen transformer --preset llama3-8b --gpu H100 -o "$TMP/no/such/dir.ini"
 expect_status 2 "unwritable output"
 expect_stdout_empty "unwritable output"
+# a device replaces nothing: no --force needed; a directory or an empty
+# name is no output, whatever --force says
+run gen transformer --preset llama3-8b --gpu H100 -o /dev/null
+expect_status 0 "-o /dev/null without --force"
+mkdir "$TMP/adir"
+for force in "" --force; do
+    run gen transformer --preset llama3-8b --gpu H100 -o "$TMP/adir" $force
+    expect_stderr "pipeplan gen: $TMP/adir: a directory (expected a file name)" "-o a directory $force"
+done
+run gen transformer --preset llama3-8b --gpu H100 -o ""
+expect_status 2 "-o ''"
+expect_stderr "pipeplan gen: an empty file name (expected a file to write)" "-o '': says so"
 
 # Llama 3 70B on 8x H100-80GB. Without tensor parallelism no split fits:
 # the weights alone with Adam (phi = 4) fill ~70 GiB of each GPU.
