@@ -1765,7 +1765,7 @@ void tui_frontier_draw(struct tui *t)
 #undef FR_CELL_Y
     free(c);
     if (!any) {
-        char msg[400];
+        char msg[440];
         if (f->phase == FR_FAILED)
             snprintf(msg, sizeof msg, "no frontier: %s", f->why);
         else if (fr->ncap > 0 && f->phase > FR_BASELINES)

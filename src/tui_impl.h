@@ -91,7 +91,8 @@ struct tui_frontier {
                                     are judged against it) */
     struct plan *warm;           /* the ILP's last plan that fits, to start from */
     int cursor;                  /* cap index under the cursor */
-    char why[320];               /* FR_FAILED: the reason */
+    char why[400];               /* FR_FAILED: the reason */
+    char err[256];               /* the first planner error heard, for why */
 };
 
 struct tui {

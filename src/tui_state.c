@@ -1293,7 +1293,7 @@ void tui_frontier_open(struct tui *t, int nmax)
     f->next = 0;
     f->busy = -1;
     f->cursor = 0;
-    f->why[0] = '\0';
+    f->why[0] = f->err[0] = '\0';
     t->dirty = true;
 }
 
@@ -1312,10 +1312,14 @@ bool tui_frontier_current(struct tui *t)
     return true;
 }
 
+/* The view's own reason first; a planner's error heard on the way (one
+ * baseline the simulator refused) only as what went with it. */
 static void frontier_fail(struct tui_frontier *f, const char *why)
 {
     f->phase = FR_FAILED;
-    if (!f->why[0])
+    if (f->err[0])
+        snprintf(f->why, sizeof f->why, "%s (%s)", why, f->err);
+    else
         snprintf(f->why, sizeof f->why, "%s", why);
 }
 
@@ -1435,8 +1439,8 @@ void tui_frontier_event(struct tui *t, struct worker_event *ev)
     }
     if (ev->kind != WORKER_RESULT)
         return;
-    if (ev->status == PLAN_ERROR && !f->why[0])
-        snprintf(f->why, sizeof f->why, "%s", ev->message);
+    if (ev->status == PLAN_ERROR && !f->err[0])
+        snprintf(f->err, sizeof f->err, "%s: %.200s", planner_title(ev->planner), ev->message);
     if (f->phase == FR_PEAKS) {
         if (ev->plan)
             f->all_cap = fmax(f->all_cap, ev->plan->peak_memory);

@@ -201,8 +201,8 @@ static int child_min_cap(int fd, const struct problem *pb, const struct planner_
 
 static void child_run(int fd, const struct worker_request *req)
 {
-    /* the least cap that fits: only when some baseline's plan was judged
-     * and memory is what failed */
+    /* the least cap that fits: only when some baseline was judged (its
+     * plan, or the simulator's refusal of it) and no plan fits */
     bool any_fit = false, baselines = false, cap_sent = false;
     /* the baselines' results so far, the caller's and ours, for the ILP */
     int nb = 0, nmax = req->nbaselines + req->nplanners;
@@ -269,9 +269,11 @@ static void child_run(int fd, const struct worker_request *req)
         };
         snprintf(ev.planner, sizeof ev.planner, "%s", name);
         snprintf(ev.message, sizeof ev.message, "%s", res.message);
-        if (!planner_is_solver(name) && res.plan && res.status != PLAN_ERROR) {
+        /* a baseline the simulator refused counts as judged: the least
+         * cap then comes from the others (planner_min_cap runs them) */
+        if (!planner_is_solver(name)) {
             baselines = true;
-            any_fit = any_fit || res.plan->fits;
+            any_fit = any_fit || (res.plan && res.status != PLAN_ERROR && res.plan->fits);
         }
         rc = send_msg(fd, &ev, res.plan);
         if (!planner_is_solver(name) && nb < nmax)

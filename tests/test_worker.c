@@ -273,6 +273,49 @@ static void unknown_planner_gives_error_result(void **state)
     fx_problem_free(pb);
 }
 
+/* The frontier asks for the least cap with one baseline under a cap
+ * nothing meets; when that one comes back as an error (the simulator
+ * refused its plan, here: no such planner), the least cap still comes,
+ * from the others: the frontier said "no frontier" for a network whose
+ * DP plan fits. Its value is planner_min_cap's over the same problem. */
+static void min_cap_after_a_baseline_error(void **state)
+{
+    (void)state;
+    static const char *const planners[] = { "nonesuch" };
+    struct problem *pb = pb_random(12, 6, 2, 1.0);
+    for (int p = 0; p < pb->P; p++)
+        pb->cap[p] = 1;
+    struct worker_request req = {
+        .pb = pb, .planners = planners, .nplanners = 1, .work_limit = 1000, .known_bound = NAN,
+        .threads = 1, .min_cap = true,
+    };
+    char err[256] = "";
+    struct worker *w = worker_start(&req, err, sizeof err);
+    assert_non_null(w);
+    double deadline = now() + 30 * slowdown();
+    struct worker_event ev;
+    assert_int_equal(next_event(w, &ev, deadline), 1);
+    assert_int_equal(ev.kind, WORKER_RESULT);
+    assert_int_equal(ev.status, PLAN_ERROR);
+    worker_event_clear(&ev);
+    assert_int_equal(next_event(w, &ev, deadline), 1);
+    assert_int_equal(ev.kind, WORKER_MIN_CAP);
+    struct plan *fit = NULL;
+    const char *who = NULL;
+    double want = planner_min_cap(pb, NULL, 0, &fit, &who, NULL);
+    plan_free(fit);
+    assert_true(want > 1);
+    assert_true(ev.bound == want);
+    assert_string_equal(ev.planner, who);
+    worker_event_clear(&ev);
+    assert_int_equal(next_event(w, &ev, deadline), 1);
+    assert_int_equal(ev.kind, WORKER_DONE);
+    worker_event_clear(&ev);
+    worker_free(w);
+    assert_no_children();
+    fx_problem_free(pb);
+}
+
 /* A long ILP (40 layers, 8 GPUs, 24 blocks, a work limit it would take
  * minutes to use) is killed and reaped at once: the child is gone when
  * worker_free returns (how long that takes is measured in bench/, not
@@ -626,6 +669,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         FX_TEST(results_stream_in_order_and_done_comes_last),
         FX_TEST(unknown_planner_gives_error_result),
+        FX_TEST(min_cap_after_a_baseline_error),
         FX_TEST(cancel_kills_a_long_solve_at_once),
         FX_TEST(free_on_finished_worker_is_clean),
         FX_TEST(child_death_gives_one_error_result),
