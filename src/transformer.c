@@ -675,10 +675,18 @@ char **transformer_header(const struct transformer_shape *sh, const struct trans
         line(&ls, "weights per GPU: each matrix / T (column- and row-parallel; embedding and "
              "output vocabulary-parallel); norms, row-parallel biases and positions are whole");
     }
+    /* Megatron-LM pads every vocabulary to a multiple of 128*T
+     * (--make-vocab-size-divisible-by 128); torchtitan pads none: pad only
+     * where T must divide it, and say what Megatron would have */
+    long mp = (sh->vocab + 128 * t - 1) / (128 * t) * (128 * t);
     if (vp != sh->vocab)
         line(&ls, "vocabulary: T does not divide V = %ld: padded to %ld, a multiple of 128*T, as "
-             "Megatron does (the padded rows are in the weights and the output FLOPs)",
+             "Megatron-LM pads it (the padded rows are in the weights and the output FLOPs)",
              sh->vocab, vp);
+    else if (mp != sh->vocab)
+        line(&ls, "vocabulary: V = %ld, not padded (T divides it; Megatron-LM pads every "
+             "vocabulary to a multiple of 128*T, here %ld: --make-vocab-size-divisible-by)",
+             sh->vocab, mp);
     else
         line(&ls, "vocabulary: V = %ld, not padded (T divides it)", sh->vocab);
     if (sh->tied)

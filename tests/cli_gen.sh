@@ -139,6 +139,15 @@ run gen transformer --preset llama3-8b --layers 4 --gpu H100
 expect_status 0 "preset with an override"
 expect_stdout_has "name = llama3-8b-modified" "an overridden preset is not called by its name"
 
+# the vocabulary: padded only where T must divide it; the header says what
+# Megatron-LM (which pads every vocabulary to a multiple of 128*T) would have
+run gen transformer --preset llama3-8b --gpu H100 --tensor-parallel 8
+expect_stdout_has "; vocabulary: V = 128256, not padded (T divides it; Megatron-LM pads every vocabulary to a multiple of 128*T, here 129024: --make-vocab-size-divisible-by)" \
+    "T divides V: not padded, Megatron's padding named"
+run gen transformer --preset gpt3-175b --gpu A100 --tensor-parallel 8
+expect_stdout_has "; vocabulary: T does not divide V = 50257: padded to 51200, a multiple of 128*T, as Megatron-LM pads it" \
+    "T does not divide V: padded"
+
 # -o never clobbers without --force, and --force replaces.
 echo "precious" >"$TMP/keep.ini"
 run gen transformer --preset llama3-8b --gpu H100 -o "$TMP/keep.ini"
