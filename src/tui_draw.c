@@ -578,8 +578,10 @@ static void gpu_legend(int P, char *buf, size_t len)
         snprintf(buf, len, "a=GPU 10");
     else
         snprintf(buf, len, "a-%c=GPU 10-%d", gpu_char(last), last);
-    if (P - 1 > last)
-        snprintf(buf + strlen(buf), len - strlen(buf), ", +=%d-%d", last + 1, P - 1);
+    if (P - 1 == last + 1)
+        snprintf(buf + strlen(buf), len - strlen(buf), ", +=GPU %d", P - 1);
+    else if (P - 1 > last)
+        snprintf(buf + strlen(buf), len - strlen(buf), ", +=GPU %d-%d", last + 1, P - 1);
 }
 
 static void draw_strip(struct tui *t, const struct layout *ly)

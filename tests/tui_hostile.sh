@@ -79,6 +79,13 @@ expect_screen wide "1,024 GPUs: still drawing after keys" "GPUs 1024"
 keys wide q
 expect_screen wide "1,024 GPUs: quits" "^EXITED:0$"
 
+# ---- 63 GPUs: the one past the letters is named as one GPU ----
+sed 's/^gpus = 1024$/gpus = 63/' "$TMP/p1024.ini" >"$TMP/p63.ini"
+tui_start g63 120 30 -- l40.ini p63.ini --work-limit 1 --blocks 2
+expect_screen g63 "63 GPUs: the strip's legend names GPU 62 alone" "a-Z=GPU 10-61, \+=GPU 62  "
+keys g63 q
+expect_screen g63 "quits" "^EXITED:0$"
+
 # ---- a GPU needing thousands of times its memory: the line keeps its width ----
 { printf '[network]\nname = huge\nmicro_batch = 8\n'
   layer a 1ms 2ms 1MB 10TB; layer b 3ms 4ms 2MB 1MB; } >"$TMP/huge.ini"
