@@ -187,17 +187,29 @@ static int temp_create(const char *path, char **tmp, char *err, size_t errlen)
     return fd;
 }
 
-int fileio_probe(const char *path, bool force, char *err, size_t errlen)
+/* How path is written: 1 in place (a device or a pipe, /dev/null or a
+ * FIFO, with or without --force: nothing is replaced, and renaming a file
+ * over it would replace the device itself), 0 through a temporary file,
+ * -1 not at all (why in err). */
+static int output_way(const char *path, bool force, char *err, size_t errlen)
 {
     struct stat st;
     if (unwritable(path, err, errlen) < 0)
         return -1;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return 0;    /* a device or a pipe: written in place */
+        return 1;
     if (!force && lstat(path, &st) == 0) {
         snprintf(err, errlen, "%s: already exists (use --force to overwrite)", path);
         return -1;
     }
+    return 0;
+}
+
+int fileio_probe(const char *path, bool force, char *err, size_t errlen)
+{
+    int way = output_way(path, force, err, errlen);
+    if (way != 0)
+        return way < 0 ? -1 : 0;
     char *tmp;
     int fd = temp_create(path, &tmp, err, errlen);
     if (fd < 0)
@@ -211,18 +223,12 @@ int fileio_probe(const char *path, bool force, char *err, size_t errlen)
 int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
                         void *ctx, char *err, size_t errlen)
 {
-    struct stat st;
-    if (unwritable(path, err, errlen) < 0)
+    int way = output_way(path, force, err, errlen);
+    if (way < 0)
         return -1;
-    /* a device or a pipe (/dev/null, a FIFO) is written in place, with or
-     * without --force (nothing is replaced): renaming a file over it would
-     * replace the device itself */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    if (way == 1)
         return write_in_place(path, writer, ctx, err, errlen);
-    if (!force && lstat(path, &st) == 0) {
-        snprintf(err, errlen, "%s: already exists (use --force to overwrite)", path);
-        return -1;
-    }
+    struct stat st;
     char *tmp;
     int fd = temp_create(path, &tmp, err, errlen);
     if (fd < 0)
