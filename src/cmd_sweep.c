@@ -704,6 +704,27 @@ static long run_setting(const struct sweep_args *a, const struct sweep_inputs *i
     return rc < 0 ? -2 : written;
 }
 
+/* Whether cf's header was made from other inputs, settings or shard than
+ * this run's (header): then it says so. */
+static bool other_inputs(const struct sweep_args *a, const struct csv_file *cf,
+                         char **header, int nheader)
+{
+    int which;
+    int bad = header_mismatch(cf->header, cf->nheader, header, nheader, &which);
+    const char *shard = csv_header_value(cf, "shard");
+    char want[64];
+    snprintf(want, sizeof want, "%ld/%ld", a->shard, a->nshards);
+    if (bad < 0 && shard && strcmp(shard, want) == 0)
+        return false;
+    text_eprintf("pipeplan sweep: %s was made from other inputs or settings: %s '%s'%s "
+                 "(use --force to start over)\n", a->output,
+                 bad < 0 ? "its shard is" : which == 0 ? "it has" : "it lacks",
+                 bad < 0 ? (shard ? shard : "none")
+                 : which == 0 ? cf->header[bad] : header[bad],
+                 bad < 0 ? ", not this run's" : "");
+    return true;
+}
+
 /* The output at the start of a run: its rows so far (resuming), or a new
  * file with only the header. Returns 0, or -1 after saying why. */
 static int output_open(const struct sweep_args *a, char **header, int nheader, long size,
@@ -719,30 +740,20 @@ static int output_open(const struct sweep_args *a, char **header, int nheader, l
         return -1;
     }
     if (exists && !a->force) {
-        /* the header first: a file of another grid is that, not a row out
-         * of this grid's range */
-        if (csv_load(a->output, NULL, 0, -1, 1, cf, err, sizeof err) < 0) {
-            text_eprintf("pipeplan sweep: %s (use --force to start over)\n", err);
-            return -1;
-        }
-        int which;
-        int bad = header_mismatch(cf->header, cf->nheader, header, nheader, &which);
-        const char *shard = csv_header_value(cf, "shard");
-        char want[64];
-        snprintf(want, sizeof want, "%ld/%ld", a->shard, a->nshards);
-        if (bad >= 0 || !shard || strcmp(shard, want) != 0) {
-            text_eprintf("pipeplan sweep: %s was made from other inputs or settings: %s '%s'%s "
-                         "(use --force to start over)\n", a->output,
-                         bad < 0 ? "its shard is" : which == 0 ? "it has" : "it lacks",
-                         bad < 0 ? (shard ? shard : "none")
-                         : which == 0 ? cf->header[bad] : header[bad],
-                         bad < 0 ? ", not this run's" : "");
-            csv_free(cf);
-            return -1;
-        }
-        csv_free(cf);
         if (csv_load(a->output, a->grid, size, a->shard, a->nshards, cf, err, sizeof err) < 0) {
-            text_eprintf("pipeplan sweep: %s (use --force to start over)\n", err);
+            /* a file of another grid is that, not a row out of this
+             * grid's range: its header alone says so */
+            struct csv_file h;
+            char herr[SPEC_ERR_LEN + 200];
+            bool other = csv_load(a->output, NULL, 0, -1, 1, &h, herr, sizeof herr) == 0 &&
+                         other_inputs(a, &h, header, nheader);
+            csv_free(&h);
+            if (!other)
+                text_eprintf("pipeplan sweep: %s (use --force to start over)\n", err);
+            return -1;
+        }
+        if (other_inputs(a, cf, header, nheader)) {
+            csv_free(cf);
             return -1;
         }
         if (cf->partial_line) {
