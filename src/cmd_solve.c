@@ -128,12 +128,21 @@ bad:
     return -1;
 }
 
-/* A --planner list refused: one line, the list quoted in its first 80
- * characters. Returns -1. */
+/* A value quoted in a message: its first QUOTE_MAX characters ("%.*s",
+ * QUOTE_MAX, s), then quote_more(s), "..." when it went on: not a page of
+ * a value thousands of characters long. */
+#define QUOTE_MAX 80
+
+static const char *quote_more(const char *s)
+{
+    return strlen(s) > QUOTE_MAX ? "..." : "";
+}
+
+/* A --planner list refused: one line, the list quoted. Returns -1. */
 static int bad_planners(const char *cmd, const char *list, const char *why)
 {
-    text_eprintf("pipeplan%s%s: bad --planner '%.80s%s': %s (expected NAME[,NAME...] or all)\n",
-                 cmd ? " " : "", cmd ? cmd : "", list, strlen(list) > 80 ? "..." : "", why);
+    text_eprintf("pipeplan%s%s: bad --planner '%.*s%s': %s (expected NAME[,NAME...] or all)\n",
+                 cmd ? " " : "", cmd ? cmd : "", QUOTE_MAX, list, quote_more(list), why);
     return -1;
 }
 
@@ -166,8 +175,8 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
             if (strcmp(planner_name(i), tok) == 0)
                 name = planner_name(i);
         if (!name) {
-            text_eprintf("pipeplan%s%s: unknown planner '%.80s' (expected ", cmd ? " " : "",
-                         cmd ? cmd : "", tok);
+            text_eprintf("pipeplan%s%s: unknown planner '%.*s' (expected ", cmd ? " " : "",
+                         cmd ? cmd : "", QUOTE_MAX, tok);
             for (int i = 0; i < planner_count(); i++)
                 text_eprintf("%s, ", planner_name(i));
             text_eprintf("%s (with --split or --plan) or all)\n", planner_given());
@@ -550,8 +559,8 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
         }
         if (split_parse(sa->split, pb, gpu, err, sizeof err) < 0) {
             /* the value as given, but not a page of it */
-            text_eprintf("pipeplan: bad --split '%.80s%s': %s\n", sa->split,
-                         strlen(sa->split) > 80 ? "..." : "", err);
+            text_eprintf("pipeplan: bad --split '%.*s%s': %s\n", QUOTE_MAX, sa->split,
+                         quote_more(sa->split), err);
             free(gpu);
             return -1;
         }
