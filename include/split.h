@@ -14,8 +14,8 @@
 #define SPLIT_MAX_EXPANDED 1000000
 
 /* A --split value: "0,12,24,36" (the first layer of each stage, 0-based,
- * strictly increasing, the first 0; stage i on GPU i) or
- * "megatron:LAYOUT". Fills gpu[pb->L]. Returns 0, or -1 with the reason
+ * strictly increasing, the first 0; stage i on GPU i), "megatron:LAYOUT"
+ * or "deepspeed:PARTS". Fills gpu[pb->L]. Returns 0, or -1 with the reason
  * in err, which says what was expected ("layer indices must increase
  * (expected ...)"), without the option's name. */
 int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen);
@@ -69,5 +69,13 @@ void split_megatron_clear(struct split_megatron *m);
 int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
                           const double *reserved, int *parts, int *rank,
                           char *err, size_t errlen);
+
+/* The other way: a `parts` list as DeepSpeed prints it or the deepspeed
+ * export writes it, "[0, 12, 24, 36]" (or without the brackets, or with
+ * no spaces): the first layer of each stage, then L; non-decreasing (an
+ * empty stage, as partition_uniform makes with fewer layers than stages,
+ * leaves its GPU idle), the first 0; stage s on GPU s (pipeline rank s).
+ * Fills gpu[L]. Returns 0, or -1 with what was expected in err. */
+int split_deepspeed_parse(const char *parts, int L, int P, int *gpu, char *err, size_t errlen);
 
 #endif

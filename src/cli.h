@@ -95,6 +95,8 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
     "                           each stage, 0-based, stage i on GPU i\n" \
     "  --split megatron:LAYOUT  the same as Megatron-Core's pipeline layout, e.g.\n" \
     "                           \"Et*3|t*4|t*4|t*3L\" (transformer networks)\n" \
+    "  --split deepspeed:PARTS  the same as DeepSpeed's PipelineModule parts,\n" \
+    "                           e.g. \"[0, 12, 24, 36, 48]\" (the layer count last)\n" \
     "  --plan FILE              your plan from a plan file (--format plan writes one)\n"
 
 #define CLI_HELP_SOLVE_ONLY \

@@ -498,13 +498,103 @@ int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
     return stages;
 }
 
+/* "[0, 12, 24, 36]": see split.h. */
+int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, size_t errlen)
+{
+    static const char expect[] = "expected DeepSpeed's parts: the first layer of each stage, "
+                                 "then the layer count, e.g. [0, 12, 24, 36]";
+    const char *p = text;
+    while (*p == ' ')
+        p++;
+    bool bracket = *p == '[';
+    if (bracket)
+        p++;
+    long prev = -1;
+    int n = 0;                    /* boundaries read; stage n - 1 ends at the last */
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (!*p) {
+            snprintf(err, errlen, "no boundary where one was due (%s)", expect);
+            return -1;
+        }
+        if (*p < '0' || *p > '9') {
+            snprintf(err, errlen, "'%.20s' is not a layer boundary (%s)", p, expect);
+            return -1;
+        }
+        errno = 0;
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (isalnum((unsigned char)*end) || *end == '.') {
+            snprintf(err, errlen, "'%.20s' is not a layer boundary (%s)", p, expect);
+            return -1;
+        }
+        if (errno || v > L) {
+            int len = end - p > 20 ? 20 : (int)(end - p);
+            snprintf(err, errlen, "boundary %.*s out of range (expected 0 to %d: the network "
+                     "has %d layer%s)", len, p, L, L, L == 1 ? "" : "s");
+            return -1;
+        }
+        if (n == 0 && v != 0) {
+            snprintf(err, errlen, "the parts start at %ld (expected 0: stage 0 starts with the "
+                     "first layer)", v);
+            return -1;
+        }
+        if (v < prev) {
+            snprintf(err, errlen, "boundary %ld after %ld (expected non-decreasing "
+                     "boundaries)", v, prev);
+            return -1;
+        }
+        if (n > P) {
+            snprintf(err, errlen, "more than %d stage%s (expected at most one stage per GPU; "
+                     "--gpus changes the GPUs)", P, P == 1 ? "" : "s");
+            return -1;
+        }
+        /* stage n - 1 is [prev, v) on GPU n - 1 */
+        for (long i = prev < 0 ? v : prev; i < v; i++)
+            gpu[i] = n - 1;
+        prev = v;
+        n++;
+        for (p = end; *p == ' '; p++)
+            ;
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (bracket && *p == ']') {
+            for (p++; *p == ' '; p++)
+                ;
+            if (*p) {
+                snprintf(err, errlen, "'%.20s' after ']' (expected nothing more)", p);
+                return -1;
+            }
+        } else if (bracket && !*p) {
+            snprintf(err, errlen, "no ']' after %ld (%s)", v, expect);
+            return -1;
+        } else if (*p) {
+            snprintf(err, errlen, "'%.20s' after %ld (expected a comma and the next "
+                     "boundary%s)", p, v, bracket ? ", or the closing ']'" : "");
+            return -1;
+        }
+        break;
+    }
+    if (prev != L) {
+        snprintf(err, errlen, "the last boundary is %ld (expected %d, the layer count: "
+                 "DeepSpeed's parts end with it)", prev, L);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- --split ---- */
 
 int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen)
 {
-    static const char prefix[] = "megatron:";
+    static const char prefix[] = "megatron:", ds[] = "deepspeed:";
     if (strncmp(spec, prefix, sizeof prefix - 1) == 0)
         return split_megatron_parse(spec + sizeof prefix - 1, pb->names, pb->L, pb->P, gpu,
                                     err, errlen);
+    if (strncmp(spec, ds, sizeof ds - 1) == 0)
+        return split_deepspeed_parse(spec + sizeof ds - 1, pb->L, pb->P, gpu, err, errlen);
     return split_parse_list(spec, pb->L, pb->P, gpu, err, errlen);
 }

@@ -144,6 +144,17 @@ if grep -q "^pipeplan: cannot write plan your split as deepspeed: GPU 0 holds la
 run solve gpt.ini four.ini --planner user --split 0,3,6,8 --format deepspeed
 expect_stdout_has "parts = [0, 3, 6, 8, 11]" "deepspeed: parts"
 expect_stdout_has "_partition_layers" "deepspeed: says how PipelineModule takes it"
+# the parts read back, as DeepSpeed prints them: the dp's allocation again
+run solve gpt.ini four.ini --planner dp --format deepspeed
+parts=$(sed -n 's/^parts = //p' "$TMP/out")
+run solve gpt.ini four.ini --planner user --split "deepspeed:$parts" --json
+if [ -n "$parts" ] && [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "$dp_assign" ]; then
+    ok "deepspeed round trip: the parts read back give the same allocation"; else
+    not_ok "deepspeed round trip ($parts)"; fi
+run solve gpt.ini four.ini --planner user --split 'deepspeed:[0, 3, 6, 12]'
+expect_status 2 "deepspeed parts past the layer count"
+expect_stderr "pipeplan: bad --split 'deepspeed:[0, 3, 6, 12]': boundary 12 out of range (expected 0 to 11: the network has 11 layers)" \
+    "deepspeed parts: says which boundary and why"
 # a rank with no layer: Megatron still relays every micro-batch through it
 run solve gpt.ini four.ini --planner user --split 'megatron:Et*3|t*3||t*2L' --format megatron
 expect_stdout_has "# warning: ranks holding no layer: 2; Megatron passes every micro-batch through it" \

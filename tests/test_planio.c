@@ -284,6 +284,69 @@ static void test_deepspeed_parts(void **state)
                         "GPUs 0 and 3 have different memory, so they cannot be renumbered");
 }
 
+static void expect_parts_error(const char *parts, int L, int P, const char *want)
+{
+    int gpu[64];
+    char err[320];
+    assert_int_equal(split_deepspeed_parse(parts, L, P, gpu, err, sizeof err), -1);
+    assert_string_equal(err, want);
+}
+
+/* DeepSpeed's parts read back: the list test_deepspeed_parts writes gives
+ * its allocation again; brackets and spaces optional; empty stages idle. */
+static void test_deepspeed_parse(void **state)
+{
+    (void)state;
+    int gpu[11];
+    char err[320];
+    const int want[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3 };
+    const char *forms[] = { "[0, 3, 5, 7, 11]", "0,3,5,7,11", " [0,3, 5 ,7,11] " };
+    for (size_t k = 0; k < sizeof forms / sizeof *forms; k++) {
+        memset(gpu, -1, sizeof gpu);
+        assert_int_equal(split_deepspeed_parse(forms[k], 11, 4, gpu, err, sizeof err), 0);
+        assert_memory_equal(gpu, want, sizeof want);
+    }
+    /* partition_uniform with more stages than layers: [0, 1, 2, 2] */
+    int three[2];
+    assert_int_equal(split_deepspeed_parse("[0, 1, 2, 2]", 2, 3, three, err, sizeof err), 0);
+    assert_int_equal(three[0], 0);
+    assert_int_equal(three[1], 1);
+    /* an empty stage in the middle leaves GPU 1 idle */
+    const int idle[11] = { 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2 };
+    assert_int_equal(split_deepspeed_parse("[0, 5, 5, 11]", 11, 4, gpu, err, sizeof err), 0);
+    assert_memory_equal(gpu, idle, sizeof idle);
+    static const char ex[] = "expected DeepSpeed's parts: the first layer of each stage, then "
+                             "the layer count, e.g. [0, 12, 24, 36]";
+    char buf[320];
+    expect_parts_error("[0, 3, 10]", 11, 4, "the last boundary is 10 (expected 11, the layer "
+                       "count: DeepSpeed's parts end with it)");
+    expect_parts_error("[0]", 11, 4, "the last boundary is 0 (expected 11, the layer count: "
+                       "DeepSpeed's parts end with it)");
+    expect_parts_error("[2, 11]", 11, 4, "the parts start at 2 (expected 0: stage 0 starts with "
+                       "the first layer)");
+    expect_parts_error("[0, 5, 3, 11]", 11, 4, "boundary 3 after 5 (expected non-decreasing "
+                       "boundaries)");
+    expect_parts_error("[0, 12]", 11, 4, "boundary 12 out of range (expected 0 to 11: the "
+                       "network has 11 layers)");
+    expect_parts_error("[0, 1, 2, 3, 4, 11]", 11, 4, "more than 4 stages (expected at most one "
+                       "stage per GPU; --gpus changes the GPUs)");
+    snprintf(buf, sizeof buf, "no ']' after 11 (%s)", ex);
+    expect_parts_error("[0, 11", 11, 4, buf);
+    expect_parts_error("[0, 11] 4", 11, 4, "'4' after ']' (expected nothing more)");
+    expect_parts_error("0, 11]", 11, 4, "']' after 11 (expected a comma and the next "
+                       "boundary)");
+    expect_parts_error("[0; 11]", 11, 4, "'; 11]' after 0 (expected a comma and the next "
+                       "boundary, or the closing ']')");
+    snprintf(buf, sizeof buf, "no boundary where one was due (%s)", ex);
+    expect_parts_error("", 11, 4, buf);
+    snprintf(buf, sizeof buf, "']' is not a layer boundary (%s)", ex);
+    expect_parts_error("[0, 11, ]", 11, 4, buf);
+    snprintf(buf, sizeof buf, "'-1, 11]' is not a layer boundary (%s)", ex);
+    expect_parts_error("[-1, 11]", 11, 4, buf);
+    snprintf(buf, sizeof buf, "'1.5, 11]' is not a layer boundary (%s)", ex);
+    expect_parts_error("[0, 1.5, 11]", 11, 4, buf);
+}
+
 /* Write a plan to memory with a writer. */
 static char *write_mem(int (*w)(FILE *, void *), void *ctx)
 {
@@ -449,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_megatron_parse),
         cmocka_unit_test(test_megatron_round_trip),
         cmocka_unit_test(test_deepspeed_parts),
+        cmocka_unit_test(test_deepspeed_parse),
         cmocka_unit_test(test_planfile_round_trip),
         cmocka_unit_test(test_given_registry),
     };
