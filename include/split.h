@@ -70,6 +70,18 @@ int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
                           const double *reserved, int *parts, int *rank,
                           char *err, size_t errlen);
 
+/* torchtitan's module_fqns_per_model_part, as the torch export writes it
+ * (a list of lists of module names in single or double quotes, e.g.
+ * [["tok_embeddings", "layers.0"], ["layers.1", "norm", "output"]]):
+ * part s holds the layers named, which must be the network's layers in
+ * order, each once, no part empty; stage s runs on GPU s mod P, as
+ * torchtitan's looped schedules place it, so the parts must be a
+ * multiple of P. With "v:" before the list, the V schedules' placement:
+ * 2P parts, r and 2P-1-r on GPU r. Fills gpu[L]. Returns 0, or -1 with what was expected
+ * in err. */
+int split_torchtitan_parse(const char *text, char *const *names, int L, int P, int *gpu,
+                           char *err, size_t errlen);
+
 /* The other way: a `parts` list as DeepSpeed prints it or the deepspeed
  * export writes it, "[0, 12, 24, 36]" (or without the brackets, or with
  * no spaces): the first layer of each stage, then L; non-decreasing (an

@@ -97,6 +97,9 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
     "                           \"Et*3|t*4|t*4|t*3L\" (transformer networks)\n" \
     "  --split deepspeed:PARTS  the same as DeepSpeed's PipelineModule parts,\n" \
     "                           e.g. \"[0, 12, 24, 36, 48]\" (the layer count last)\n" \
+    "  --split torchtitan:FQNS  the same as torchtitan's module_fqns_per_model_part,\n" \
+    "                           e.g. '[[\"tok_embeddings\", \"layers.0\"], ...]'\n" \
+    "                           (v:[...] for the V schedules' placement)\n" \
     "  --plan FILE              your plan from a plan file (--format plan writes one)\n"
 
 #define CLI_HELP_SOLVE_ONLY \

@@ -586,15 +586,146 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
     return 0;
 }
 
+/* ---- torchtitan ---- */
+
+/* Blanks, newlines and comments (# to the line's end, in Python and TOML
+ * alike), so that the lines of an export paste as they are. */
+static const char *skip_space(const char *p)
+{
+    for (;;) {
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p != '#')
+            return p;
+        while (*p && *p != '\n')
+            p++;
+    }
+}
+
+/* What stands at p, for a message: "'text'" (cut) or "nothing". */
+static const char *here(const char *p, char *buf, size_t n)
+{
+    if (!*p)
+        return "nothing";
+    snprintf(buf, n, "'%.20s'", p);
+    return buf;
+}
+
+/* module_fqns_per_model_part: see split.h. */
+int split_torchtitan_parse(const char *text, char *const *names, int L, int P, int *gpu,
+                           char *err, size_t errlen)
+{
+    static const char expect[] = "expected torchtitan's module_fqns_per_model_part, e.g. "
+                                 "[[\"tok_embeddings\", \"layers.0\"], [\"layers.1\", "
+                                 "\"norm\", \"output\"]]";
+    char shown[32];
+    const char *p = skip_space(text);
+    bool v = p[0] == 'v' && p[1] == ':';    /* the V schedules' placement */
+    if (v)
+        p = skip_space(p + 2);
+    if (*p != '[') {
+        snprintf(err, errlen, "%s where the list opens (%s)", here(p, shown, sizeof shown), expect);
+        return -1;
+    }
+    int next = 0, part = 0;      /* the layer due next; the part being read */
+    for (p = skip_space(p + 1); *p != ']'; part++) {
+        if (*p != '[') {
+            if (*p)
+                snprintf(err, errlen, "'%.20s' where part %d opens (%s)", p, part, expect);
+            else
+                snprintf(err, errlen, "no ']' closing the list (%s)", expect);
+            return -1;
+        }
+        int first = next;
+        for (p = skip_space(p + 1); *p != ']';) {
+            char q = *p;
+            const char *end = q == '"' || q == '\'' ? strchr(p + 1, q) : NULL;
+            if (!end) {
+                snprintf(err, errlen, "%s in part %d where a quoted module name is due (%s)",
+                         here(p, shown, sizeof shown), part, expect);
+                return -1;
+            }
+            size_t n = (size_t)(end - p - 1);
+            const char *name = p + 1;
+            bool due = next < L && strlen(names[next]) == n && !strncmp(names[next], name, n);
+            if (!due) {
+                int at = -1;
+                for (int i = 0; i < L && at < 0; i++)
+                    if (strlen(names[i]) == n && !strncmp(names[i], name, n))
+                        at = i;
+                if (at < 0)
+                    snprintf(err, errlen, "'%.*s' in part %d is no layer of the network "
+                             "(expected its layers' names, e.g. '%.40s')", n > 40 ? 40 : (int)n,
+                             name, part, names[next < L ? next : 0]);
+                else if (next < L)
+                    snprintf(err, errlen, "'%.40s' in part %d where '%.40s' is due (expected "
+                             "every layer once, in the network's order)", names[at], part,
+                             names[next]);
+                else
+                    snprintf(err, errlen, "'%.40s' in part %d after the last layer (expected "
+                             "every layer once, in the network's order)", names[at], part);
+                return -1;
+            }
+            gpu[next++] = !v ? part % P : part < P ? part : 2 * P - 1 - part;
+            p = skip_space(end + 1);
+            if (*p == ',')
+                p = skip_space(p + 1);
+            else if (*p != ']') {
+                snprintf(err, errlen, "%s after '%.40s' (expected a comma or the ']' "
+                         "closing part %d)", here(p, shown, sizeof shown), names[next - 1], part);
+                return -1;
+            }
+        }
+        if (next == first) {
+            snprintf(err, errlen, "part %d is empty (expected the modules of each part)", part);
+            return -1;
+        }
+        p = skip_space(p + 1);
+        if (*p == ',')
+            p = skip_space(p + 1);
+        else if (*p != ']') {
+            snprintf(err, errlen, "%s after part %d (expected a comma or the ']' closing "
+                     "the list)", here(p, shown, sizeof shown), part);
+            return -1;
+        }
+    }
+    p = skip_space(p + 1);
+    if (*p) {
+        snprintf(err, errlen, "'%.20s' after the list (expected nothing more)", p);
+        return -1;
+    }
+    if (next < L) {
+        snprintf(err, errlen, "the parts end before '%.40s' (expected every layer once, "
+                 "through '%.40s')", names[next], names[L - 1]);
+        return -1;
+    }
+    if (v && part != 2 * P) {
+        snprintf(err, errlen, "%d part%s on %d GPUs (expected %d: the V schedules put parts r "
+                 "and %d - r on pipeline rank r)", part, part == 1 ? "" : "s", P, 2 * P,
+                 2 * P - 1);
+        return -1;
+    }
+    if (part % P) {
+        snprintf(err, errlen, "%d part%s on %d GPUs (expected a multiple of %d: torchtitan "
+                 "runs part s on pipeline rank s mod the degree; --gpus changes the GPUs)",
+                 part, part == 1 ? "" : "s", P, P);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- --split ---- */
 
 int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen)
 {
-    static const char prefix[] = "megatron:", ds[] = "deepspeed:";
+    static const char prefix[] = "megatron:", ds[] = "deepspeed:", titan[] = "torchtitan:";
     if (strncmp(spec, prefix, sizeof prefix - 1) == 0)
         return split_megatron_parse(spec + sizeof prefix - 1, pb->names, pb->L, pb->P, gpu,
                                     err, errlen);
     if (strncmp(spec, ds, sizeof ds - 1) == 0)
         return split_deepspeed_parse(spec + sizeof ds - 1, pb->L, pb->P, gpu, err, errlen);
+    if (strncmp(spec, titan, sizeof titan - 1) == 0)
+        return split_torchtitan_parse(spec + sizeof titan - 1, pb->names, pb->L, pb->P, gpu,
+                                      err, errlen);
     return split_parse_list(spec, pb->L, pb->P, gpu, err, errlen);
 }

@@ -151,6 +151,20 @@ run solve gpt.ini four.ini --planner user --split "deepspeed:$parts" --json
 if [ -n "$parts" ] && [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "$dp_assign" ]; then
     ok "deepspeed round trip: the parts read back give the same allocation"; else
     not_ok "deepspeed round trip ($parts)"; fi
+# torchtitan's module_fqns_per_model_part pasted from the torch export,
+# comments and all: the same interleaved allocation
+run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format torch
+fqns=$(sed -n '/^module_fqns_per_model_part = \[/,/^\]/p' "$TMP/out" | sed 's/^module_fqns_per_model_part = //')
+run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --json
+interleaved=$(jq -c '.plans[0].assignment' "$TMP/out")
+run solve gpt.ini four.ini --planner user --split "torchtitan:$fqns" --json
+if [ -n "$fqns" ] && [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "$interleaved" ]; then
+    ok "torchtitan round trip: the module lists read back give the same allocation"; else
+    not_ok "torchtitan round trip ($fqns)"; fi
+run solve gpt.ini four.ini --planner user --split 'torchtitan:[["tok_embeddings"], ["layers.1"]]'
+expect_status 2 "torchtitan parts out of order"
+expect_stderr "pipeplan: bad --split 'torchtitan:[[\"tok_embeddings\"], [\"layers.1\"]]': 'layers.1' in part 1 where 'layers.0' is due (expected every layer once, in the network's order)" \
+    "torchtitan parts: says which module and what was due"
 run solve gpt.ini four.ini --planner user --split 'deepspeed:[0, 3, 6, 12]'
 expect_status 2 "deepspeed parts past the layer count"
 expect_stderr "pipeplan: bad --split 'deepspeed:[0, 3, 6, 12]': boundary 12 out of range (expected 0 to 11: the network has 11 layers)" \

@@ -347,6 +347,88 @@ static void test_deepspeed_parse(void **state)
     expect_parts_error("[0, 1.5, 11]", 11, 4, buf);
 }
 
+static void expect_fqns(const struct problem *pb, const char *text, const int *want)
+{
+    int gpu[64];
+    char err[320] = "";
+    if (split_torchtitan_parse(text, pb->names, pb->L, pb->P, gpu, err, sizeof err) != 0)
+        fail_msg("%s: %s", text, err);
+    assert_memory_equal(gpu, want, (size_t)pb->L * sizeof *want);
+}
+
+static void expect_fqns_error(const struct problem *pb, const char *text, const char *want)
+{
+    int gpu[64];
+    char err[320] = "";
+    assert_int_equal(split_torchtitan_parse(text, pb->names, pb->L, pb->P, gpu, err,
+                                            sizeof err), -1);
+    assert_string_equal(err, want);
+}
+
+/* torchtitan's module_fqns_per_model_part read back: loop and V
+ * placements, quotes, comments and newlines as an export pastes. */
+static void test_torchtitan_parse(void **state)
+{
+    (void)state;
+    struct problem *pb = transformer(8, 4);  /* tok_embeddings, layers.0-7, norm, output */
+    const int a[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3 };
+    expect_fqns(pb, "[[\"tok_embeddings\", \"layers.0\", \"layers.1\"], [\"layers.2\", "
+                "\"layers.3\"], [\"layers.4\", \"layers.5\"], [\"layers.6\", \"layers.7\", "
+                "\"norm\", \"output\"]]", a);
+    expect_fqns(pb, "[\n    ['tok_embeddings','layers.0','layers.1'],  # stage 0\n"
+                "    ['layers.2','layers.3'],\n    ['layers.4','layers.5'],\n"
+                "    ['layers.6','layers.7','norm','output'],  # stage 3: rank 3\n]", a);
+    /* 8 parts on 4 ranks: part s on rank s mod 4 */
+    const int loop[11] = { 0, 0, 1, 2, 3, 0, 1, 2, 3, 3, 3 };
+    expect_fqns(pb, "[[\"tok_embeddings\", \"layers.0\"], [\"layers.1\"], [\"layers.2\"], "
+                "[\"layers.3\"], [\"layers.4\"], [\"layers.5\"], [\"layers.6\"], "
+                "[\"layers.7\", \"norm\", \"output\"],]", loop);
+    /* the V placement: parts r and 7 - r on rank r */
+    const int v[11] = { 0, 0, 1, 2, 3, 3, 2, 1, 0, 0, 0 };
+    expect_fqns(pb, "v:[[\"tok_embeddings\", \"layers.0\"], [\"layers.1\"], [\"layers.2\"], "
+                "[\"layers.3\"], [\"layers.4\"], [\"layers.5\"], [\"layers.6\"], "
+                "[\"layers.7\", \"norm\", \"output\"]]", v);
+    expect_fqns_error(pb, "[[\"tok_embeddings\"], [\"layers.1\"]]", "'layers.1' in part 1 "
+                      "where 'layers.0' is due (expected every layer once, in the network's "
+                      "order)");
+    expect_fqns_error(pb, "[[\"tok_embeddings\", \"tok_embeddings\"]]", "'tok_embeddings' in "
+                      "part 0 where 'layers.0' is due (expected every layer once, in the "
+                      "network's order)");
+    expect_fqns_error(pb, "[[\"embed\"]]", "'embed' in part 0 is no layer of the network "
+                      "(expected its layers' names, e.g. 'tok_embeddings')");
+    expect_fqns_error(pb, "[[\"tok_embeddings\"], []]", "part 1 is empty (expected the "
+                      "modules of each part)");
+    expect_fqns_error(pb, "[[\"tok_embeddings\", \"layers.0\"]]", "the parts end before "
+                      "'layers.1' (expected every layer once, through 'output')");
+    expect_fqns_error(pb, "[[\"tok_embeddings\" \"layers.0\"]]", "'\"layers.0\"]]' after "
+                      "'tok_embeddings' (expected a comma or the ']' closing part 0)");
+    expect_fqns_error(pb, "[[\"tok_embeddings\"]", "nothing after part 0 (expected a comma "
+                      "or the ']' closing the list)");
+    expect_fqns_error(pb, "[[\"tok_embeddings\", \"layers.0\", \"layers.1\"], [\"layers.2\", "
+                      "\"layers.3\", \"layers.4\", \"layers.5\", \"layers.6\", \"layers.7\", "
+                      "\"norm\", \"output\"]]", "2 parts on 4 GPUs (expected a multiple of 4: "
+                      "torchtitan runs part s on pipeline rank s mod the degree; --gpus changes "
+                      "the GPUs)");
+    expect_fqns_error(pb, "v:[[\"tok_embeddings\", \"layers.0\", \"layers.1\"], [\"layers.2\", "
+                      "\"layers.3\"], [\"layers.4\", \"layers.5\"], [\"layers.6\", \"layers.7\", "
+                      "\"norm\", \"output\"]]", "4 parts on 4 GPUs (expected 8: the V schedules "
+                      "put parts r and 7 - r on pipeline rank r)");
+    static const char ex[] = "expected torchtitan's module_fqns_per_model_part, e.g. "
+                             "[[\"tok_embeddings\", \"layers.0\"], [\"layers.1\", \"norm\", "
+                             "\"output\"]]";
+    char buf[320];
+    snprintf(buf, sizeof buf, "'tok_embeddings' where the list opens (%s)", ex);
+    expect_fqns_error(pb, "tok_embeddings", buf);
+    snprintf(buf, sizeof buf, "nothing in part 0 where a quoted module name is due (%s)", ex);
+    expect_fqns_error(pb, "[[", buf);
+    snprintf(buf, sizeof buf, "'\"norm]]' in part 0 where a quoted module name is due (%s)",
+             ex);
+    expect_fqns_error(pb, "[[\"norm]]", buf);
+    expect_fqns_error(pb, "[[\"tok_embeddings\"]] x", "'x' after the list (expected nothing "
+                      "more)");
+    problem_free(pb);
+}
+
 /* Write a plan to memory with a writer. */
 static char *write_mem(int (*w)(FILE *, void *), void *ctx)
 {
@@ -513,6 +595,7 @@ int main(void)
         cmocka_unit_test(test_megatron_round_trip),
         cmocka_unit_test(test_deepspeed_parts),
         cmocka_unit_test(test_deepspeed_parse),
+        cmocka_unit_test(test_torchtitan_parse),
         cmocka_unit_test(test_planfile_round_trip),
         cmocka_unit_test(test_given_registry),
     };
