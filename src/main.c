@@ -57,8 +57,8 @@ static const char help_text[] =
     "In the explorer, press ? for its keys. Network files describe a chain of\n"
     "layers (time, weights, activation sizes); platform files the GPUs, links\n"
     "and training settings. Exit status: 0 success, 1 no plan fits (solve),\n"
-    "2 bad input or usage (sweep: 1 settings absent from a merge, 130 or 143\n"
-    "stopped by SIGINT or SIGTERM). See pipeplan(1).\n";
+    "2 bad input or usage (sweep: 1 settings absent from a merge, 129, 130 or\n"
+    "143 stopped by SIGHUP, SIGINT or SIGTERM). See pipeplan(1).\n";
 
 static const char *const commands[] = { "check", "gen", "import", "solve", "sweep", NULL };
 
