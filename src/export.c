@@ -2,6 +2,7 @@
  * writers (table and json are report.c's, torch and torch-schedule
  * torch_export.c's). */
 #include "export.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -177,8 +178,9 @@ static int write_megatron(FILE *out, const struct export_input *in)
     char err[320];
     if (megatron_layout(in, &m, err, sizeof err) < 0)
         return -1;
+    char name[1024];   /* a comment line: a CR in the name would end it */
     fprintf(out, "# Megatron-Core arguments for %s, plan: %s (pipeplan); %s\n",
-            pb->network, planner_title(in->res->planner),
+            text_escape(pb->network, name, sizeof name), planner_title(in->res->planner),
             in->res->plan->fits ? "it fits" : "it does not fit");
     fprintf(out, "# %d stage%s = %d pipeline rank%s x %d virtual stage%s; stage k runs on "
             "rank k mod %d\n", m.stages, m.stages == 1 ? "" : "s", pb->P, pb->P == 1 ? "" : "s",
@@ -261,8 +263,9 @@ static int write_deepspeed(FILE *out, const struct export_input *in)
     for (int g = 0; g < P; g++)
         if (rank[g] >= 0)
             gpu_of[rank[g]] = g;
+    char name[1024];   /* a Python comment: a CR in the name would end it */
     fprintf(out, "# DeepSpeed PipelineModule partition for %s, plan: %s (pipeplan); %s\n",
-            pb->network, planner_title(in->res->planner),
+            text_escape(pb->network, name, sizeof name), planner_title(in->res->planner),
             in->res->plan->fits ? "it fits" : "it does not fit");
     fprintf(out, "# num_stages=%d; the layers list holds pipeplan's %d layers in order; "
             "parts[s] is the first layer of stage s, parts[%d] the layer count\n", stages,

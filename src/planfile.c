@@ -31,7 +31,9 @@ int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
 {
     char b1[32], b2[32], b3[32];
     fprintf(out, "; pipeplan plan file: read it back with --plan FILE (or p in the explorer)\n");
-    fprintf(out, "; %s on %d GPU%s, plan: %s\n", pb->network, pb->P, pb->P == 1 ? "" : "s",
+    char name[1024];
+    fprintf(out, "; %s on %d GPU%s, plan: %s\n", text_escape(pb->network, name, sizeof name),
+            pb->P, pb->P == 1 ? "" : "s",
             planner ? planner : "-");
     fprintf(out, "; judged for %s, %ld micro-batch%s, weight factor %g: period %s, iteration "
             "%s, %s\n", spec_schedule_name(pb->schedule), pb->m, pb->m == 1 ? "" : "es",
@@ -42,18 +44,28 @@ int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
                 units_format_size(pl->gpus[p].total, b1, sizeof b1),
                 units_format_size(pl->gpus[p].cap, b3, sizeof b3));
     ms_exact(pl->T, b1, sizeof b1);
-    fprintf(out, "\n[plan]\nnetwork = %s\nlayers = %d\ngpus = %d\nperiod = %s\n", pb->network,
+    /* names escaped as on screen (a control byte would break the line);
+     * the reader compares them so (same_name) */
+    fprintf(out, "\n[plan]\nnetwork = %s\nlayers = %d\ngpus = %d\nperiod = %s\n", name,
             pl->L, pl->P, b1);
     for (int i = 0; i < pl->L; i++) {
         ms_exact(pl->start[i], b1, sizeof b1);
         ms_exact(pl->start[pl->L + i], b2, sizeof b2);
         fprintf(out, "\n[layer %s]\ngpu = %d\nforward_start = %s\nbackward_start = %s\n",
-                pb->names[i], pl->gpu[i], b1, b2);
+                text_escape(pb->names[i], name, sizeof name), pl->gpu[i], b1, b2);
     }
     return ferror(out) ? -1 : 0;
 }
 
 /* ---- reading ---- */
+
+/* Whether a name read from a plan file is the model's name, as written
+ * (escaped) or, from a file made by hand, as it is. */
+static bool same_name(const char *read, const char *name)
+{
+    char buf[1024];
+    return strcmp(read, name) == 0 || strcmp(read, text_escape(name, buf, sizeof buf)) == 0;
+}
 
 struct reader {
     const char *label;
@@ -165,7 +177,7 @@ static int section_open(struct reader *r, char *head)
     if (i >= pb->L)
         return fail(r, "[layer %s] after the last layer (expected %d layer section%s)", name,
                     pb->L, pb->L == 1 ? "" : "s");
-    if (strcmp(name, pb->names[i]) != 0)
+    if (!same_name(name, pb->names[i]))
         return fail(r, "[layer %s] (expected [layer %s], layer %d of %s)", name, pb->names[i], i,
                     pb->network);
     r->layer = i;
@@ -197,7 +209,7 @@ static int key_value(struct reader *r, char *key, char *v)
     if (r->layer == -1) {
         switch (k) {
         case 0:
-            if (strcmp(v, pb->network) != 0)
+            if (!same_name(v, pb->network))
                 return fail(r, "network '%s' (expected %s, the network being planned)", v,
                             pb->network);
             return 0;

@@ -435,8 +435,10 @@ static void write_header(FILE *out, const struct problem *pb, const struct plan 
     bool pipedream = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
     fputs("# Pipeline plan for torch.distributed.pipelining and torchtitan, "
           "written by pipeplan.\n", out);
+    char name[1024];   /* a Python comment: a CR in the name would end it */
     fprintf(out, "# Network %s: %d layer%s in %d stage%s on %d pipeline rank%s, "
-            "%d micro-batch%s per step,\n", pb->network ? pb->network : "(unnamed)",
+            "%d micro-batch%s per step,\n",
+            pb->network ? text_escape(pb->network, name, sizeof name) : "(unnamed)",
             sp->L, sp->L == 1 ? "" : "s", sp->S, sp->S == 1 ? "" : "s",
             sp->R, sp->R == 1 ? "" : "s", m, m == 1 ? "" : "es");
     fprintf(out, "# %s schedule, period %.6g ms, iteration %.6g ms.\n",

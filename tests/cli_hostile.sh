@@ -217,6 +217,23 @@ run solve "$TMP/ctl.ini" "$PLAT" --planner dp --json
 jq -e '.problem.network == "n\u001b[31mRED\u0007"' "$TMP/out" >/dev/null && ok "JSON: controls as \\u escapes" ||
     not_ok "JSON: network name"
 if iconv -f UTF-8 -t UTF-8 "$TMP/out" >/dev/null 2>&1; then ok "JSON: valid UTF-8"; else not_ok "JSON: invalid UTF-8"; fi
+# a lone CR in the network's name ends no comment line of an export (in
+# Python it would: the rest of the name would run when the file is imported)
+{ printf '[network]\nname = x\rprint("INJECTED") #\nmicro_batch = 8\n'
+  layer a 1ms 2ms 1MB 1MB; layer b 2ms 4ms 1MB 1MB; } >"$TMP/cr.ini"
+for fmt in torch deepspeed plan; do
+    run solve "$TMP/cr.ini" "$PLAT" --planner dp --format "$fmt"
+    if [ "$(tr -cd '\r' <"$TMP/out" | wc -c)" -eq 0 ] && grep -q 'x\\x0Dprint' "$TMP/out"; then
+        ok "$fmt: a CR in the network's name is escaped in its comment"; else
+        not_ok "$fmt: raw CR written"; cat -A "$TMP/out" | head -5; fi
+done
+# plan files hold such names escaped, and read them back
+run solve "$TMP/ctl.ini" "$PLAT" --planner dp --format plan -o "$TMP/ctl.plan"
+run solve "$TMP/ctl.ini" "$PLAT" --planner user --plan "$TMP/ctl.plan" --json
+if [ "$(tr -d -c '\001-\010\013-\037\177' <"$TMP/ctl.plan" | wc -c)" -eq 0 ] &&
+   [ "$(jq -r '.plans[0].status' "$TMP/out")" = feasible ]; then
+    ok "a plan file of names with controls: none raw, and it reads back"; else
+    not_ok "plan file with control names"; cat "$TMP/err"; fi
 # a name in an error message: escaped on stderr too
 { net_head; layer "$(printf 'x\033[2J\377')" 1ms 1ms 1B 1B; printf '[layer x\033[2J\377]\n'; } >"$TMP/dupctl.ini"
 bad "$TMP/dupctl.ini" "$TMP/dupctl.ini:9: duplicate layer 'x\\x1B[2J\\xFF' (first defined on line 4)"
