@@ -43,9 +43,10 @@ int torch_schedule_validate(const char *csv, int nstages, int nranks, int m,
                             char *err, size_t errlen);
 
 /* The stages, ranks (rows) and micro-batches a schedule CSV implies, for
- * checking a file on its own. Returns 0, or -1 when no cell reads as an
- * action. */
-int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m);
+ * checking a file on its own, and the cells that read as actions (a
+ * complete schedule has 2 x stages x micro-batches). Returns 0, or -1 when
+ * no cell reads as an action. */
+int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m, long *actions);
 
 /* Stages and pipeline ranks of a plan as above; -1 when pl is malformed. */
 int torch_stage_count(const struct plan *pl);

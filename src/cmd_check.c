@@ -155,11 +155,20 @@ static int check_text(const char *text, const char *label, struct checked *c)
         c->kind = FILE_SCHEDULE;
         char *rows = schedule_rows(text);
         int rc = 0;
+        long actions = 0;
         if (!rows) {
             text_eprintf("pipeplan: out of memory\n");
             rc = -1;
-        } else if (torch_schedule_shape(rows, &c->stages, &c->ranks, &c->m) < 0) {
+        } else if (torch_schedule_shape(rows, &c->stages, &c->ranks, &c->m, &actions) < 0) {
             schedule_no_action(rows, label);
+            rc = -1;
+        } else if ((double)2 * c->stages * c->m > (double)actions) {
+            /* say so before the check sizes its tables by the largest
+             * numbers named: 0F99999999 alone would take gigabytes */
+            text_eprintf("%s: %ld action%s for %d stage%s and %d micro-batch%s (expected an F "
+                         "and a B for each stage and micro-batch: %.0f)\n", label, actions,
+                         actions == 1 ? "" : "s", c->stages, c->stages == 1 ? "" : "s", c->m,
+                         c->m == 1 ? "" : "es", (double)2 * c->stages * c->m);
             rc = -1;
         } else if (torch_schedule_validate(rows, c->stages, c->ranks, c->m, err,
                                            sizeof err) < 0) {

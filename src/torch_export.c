@@ -811,9 +811,10 @@ int torch_schedule_validate(const char *csv, int nstages, int nranks, int m,
 {
     if (!csv)
         return fail(err, errlen, "no schedule to check");
-    if (nstages < 1 || nranks < 1 || m < 1 || nranks > nstages || m > INT_MAX / 4 / nstages)
-        return fail(err, errlen, "cannot check %d stages on %d ranks with %d micro-batches",
-                    nstages, nranks, m);
+    if (nstages < 1 || nranks < 1 || m < 1 || m > INT_MAX / 4 / nstages)
+        return fail(err, errlen, "cannot check %d stage%s on %d rank%s with %d micro-batch%s",
+                    nstages, nstages == 1 ? "" : "s", nranks, nranks == 1 ? "" : "s", m,
+                    m == 1 ? "" : "es");
     struct check c = { .S = nstages, .R = nranks, .m = m };
     size_t n = (size_t)2 * nstages * m;
     c.where = malloc(n * sizeof *c.where);
@@ -845,9 +846,9 @@ int torch_schedule_validate(const char *csv, int nstages, int nranks, int m,
 
 /* The counts a schedule CSV implies: its rows, and one more than the
  * largest stage and micro-batch among the cells that read as actions. */
-int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m)
+int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m, long *actions)
 {
-    long S = 0, R = 0, M = 0;
+    long S = 0, R = 0, M = 0, A = 0;
     for (const char *p = csv; p && *p;) {
         const char *eol = strchr(p, '\n');
         const char *end = eol ? eol : p + strlen(p);
@@ -863,6 +864,7 @@ int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m)
                     if (st < INT_MAX && mb < INT_MAX) {
                         S = st + 1 > S ? st + 1 : S;
                         M = mb + 1 > M ? mb + 1 : M;
+                        A++;
                     }
                 }
             }
@@ -876,5 +878,6 @@ int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m)
     *nstages = (int)S;
     *nranks = (int)R;
     *m = (int)M;
+    *actions = A;
     return 0;
 }

@@ -261,6 +261,14 @@ expect_status 0 "check: a one-rank schedule"
 printf '0F0,0B0\n0F1,0B1\n' >tworanks.csv
 run check tworanks.csv
 expect_status 2 "check: a stage on two ranks"
+expect_stderr "tworanks.csv: rank 1, column 0: 0F1 puts stage 0 on rank 1, it is on rank 0" \
+    "check: says which stage is on two ranks"
+# a micro-batch number far past the cells: said before any table is sized
+printf '0F99999999\n' >far.csv
+run check far.csv
+expect_status 2 "check: a micro-batch number no file of its size completes"
+expect_stderr "far.csv: 1 action for 1 stage and 100000000 micro-batches (expected an F and a B for each stage and micro-batch: 200000000)" \
+    "check: counts the actions against what the numbers need"
 # an editor's byte order mark and blank lines at the end are not the schedule
 printf '\357\273\2770F0,0B0\n1F0,1B0\r\n\n\n' >bom.csv
 run check bom.csv

@@ -331,7 +331,10 @@ static void test_validate_rejects(void **state)
     assert_rejects("0F99999999999\n", 1, 1, 1,
                    "rank 0, column 0: cannot read \"0F99999999999\" (expected stage, F or B, "
                    "micro-batch, e.g. 2F0)");
-    assert_rejects("", 1, 0, 1, "cannot check 1 stages on 0 ranks with 1 micro-batches");
+    assert_rejects("", 1, 0, 1, "cannot check 1 stage on 0 ranks with 1 micro-batch");
+    /* more rows than stages: the cell says what is wrong */
+    assert_rejects("0F0,0B0\n0F1,0B1\n", 1, 2, 2,
+                   "rank 1, column 0: 0F1 puts stage 0 on rank 1, it is on rank 0");
 }
 
 /* ---- every plan of random problems ------------------------------------ */
