@@ -128,21 +128,28 @@ bad:
     return -1;
 }
 
-/* A value quoted in a message: its first QUOTE_MAX characters ("%.*s",
- * QUOTE_MAX, s), then quote_more(s), "..." when it went on: not a page of
- * a value thousands of characters long. */
+/* A value quoted in a message: its first QUOTE_MAX bytes, escaped as on
+ * the terminal (a newline in it would end the one-line message), and
+ * "..." when it went on: not a page of a value thousands of characters
+ * long. Returns buf. */
 #define QUOTE_MAX 80
 
-static const char *quote_more(const char *s)
+static const char *quoted(const char *s, char *buf, size_t len)
 {
-    return strlen(s) > QUOTE_MAX ? "..." : "";
+    char cut[QUOTE_MAX + 1];
+    snprintf(cut, sizeof cut, "%s", s);
+    text_escape(cut, buf, len > 3 ? len - 3 : len);
+    if (strlen(s) > QUOTE_MAX)
+        strcat(buf, "...");
+    return buf;
 }
 
 /* A --planner list refused: one line, the list quoted. Returns -1. */
 static int bad_planners(const char *cmd, const char *list, const char *why)
 {
-    text_eprintf("pipeplan%s%s: bad --planner '%.*s%s': %s (expected NAME[,NAME...] or all)\n",
-                 cmd ? " " : "", cmd ? cmd : "", QUOTE_MAX, list, quote_more(list), why);
+    char q[4 * QUOTE_MAX + 8];
+    text_eprintf("pipeplan%s%s: bad --planner '%s': %s (expected NAME[,NAME...] or all)\n",
+                 cmd ? " " : "", cmd ? cmd : "", quoted(list, q, sizeof q), why);
     return -1;
 }
 
@@ -175,8 +182,9 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
             if (strcmp(planner_name(i), tok) == 0)
                 name = planner_name(i);
         if (!name) {
-            text_eprintf("pipeplan%s%s: unknown planner '%.*s' (expected ", cmd ? " " : "",
-                         cmd ? cmd : "", QUOTE_MAX, tok);
+            char q[4 * QUOTE_MAX + 8];
+            text_eprintf("pipeplan%s%s: unknown planner '%s' (expected ", cmd ? " " : "",
+                         cmd ? cmd : "", quoted(tok, q, sizeof q));
             for (int i = 0; i < planner_count(); i++)
                 text_eprintf("%s, ", planner_name(i));
             text_eprintf("%s (with --split or --plan) or all)\n", planner_given());
@@ -559,8 +567,9 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
         }
         if (split_parse(sa->split, pb, gpu, err, sizeof err) < 0) {
             /* the value as given, but not a page of it */
-            text_eprintf("pipeplan: bad --split '%.*s%s': %s\n", QUOTE_MAX, sa->split,
-                         quote_more(sa->split), err);
+            char q[4 * QUOTE_MAX + 8], why[4 * sizeof err];
+            text_eprintf("pipeplan: bad --split '%s': %s\n", quoted(sa->split, q, sizeof q),
+                         text_escape(err, why, sizeof why));
             free(gpu);
             return -1;
         }

@@ -242,6 +242,11 @@ bad "$TMP/valctl.ini" "$TMP/valctl.ini:5: bad forward '1\\x1B[2Jms': unknown uni
 run solve "$TMP/ctl.ini" "$PLAT" --split "$(printf '0,\0331')"
 expect_status 2 "a bad --split with an ESC"
 if grep -q "$ESC" "$TMP/err"; then not_ok "--split: ESC echoed raw"; else ok "--split: ESC escaped on stderr"; fi
+# a newline in the value (a list pasted over lines): the message stays one line
+NL=$(printf '\nx'); NL=${NL%x}
+run solve "$TMP/ctl.ini" "$PLAT" --split "0,1${NL}2"
+expect_stderr "pipeplan: bad --split '0,1\\x0A2': '\\x0A2' after layer 1 (expected a comma and the next layer index)" \
+    "--split: a newline in the value is escaped, the message one line"
 
 # ---- duplicate and empty layer names; text after a section header ----
 { net_head; layer a 1ms 1ms 1B 1B; layer b 1ms 1ms 1B 1B; layer a 1ms 1ms 1B 1B; } >"$TMP/dup.ini"
