@@ -47,6 +47,7 @@ struct csv_file {
     struct csv_row *rows;
     long nrows;
     int partial_line;            /* line number of a dropped partial last line, or 0 */
+    bool respelled;              /* read past a BOM or CRLF line ends: rewrite in LF */
 };
 
 static void csv_free(struct csv_file *cf)
@@ -147,13 +148,20 @@ static int csv_load(const char *path, const struct sweep_grid *g, long size, lon
     int rc = 0, line = 0;
     bool columns = false;
     long cap = 0;
-    char *p = text;
+    /* a file saved again by an editor or a spreadsheet: BOM and CRLF */
+    char *p = text + (text_skip_bom(text) - text);
+    cf->respelled = p != text;
     while (rc == 0 && *p) {
         char *nl = strchr(p, '\n');
         line++;
         bool last = !nl || nl[1] == '\0';
-        if (nl)
+        if (nl) {
             *nl = '\0';
+            if (nl > p && nl[-1] == '\r') {
+                nl[-1] = '\0';
+                cf->respelled = true;
+            }
+        }
         if (!columns && p[0] == '#') {
             char **grown = realloc(cf->header, (size_t)(cf->nheader + 1) * sizeof *grown);
             char *copy = grown ? strdup(p) : NULL;
@@ -193,9 +201,12 @@ static int csv_load(const char *path, const struct sweep_grid *g, long size, lon
             }
             long setting = -1, key = -1;
             char why[128];
-            if (nf != SWEEP_NCOLUMNS)
-                snprintf(err, errlen, "%s:%d: %d fields (expected %d)", path, line, nf < 0 ? 0
-                         : nf, SWEEP_NCOLUMNS);
+            if (nf < 0)
+                snprintf(err, errlen, "%s:%d: more than %d fields, or a quote not closed "
+                         "(expected %d fields)", path, line, SWEEP_NCOLUMNS, SWEEP_NCOLUMNS);
+            else if (nf != SWEEP_NCOLUMNS)
+                snprintf(err, errlen, "%s:%d: %d fields (expected %d)", path, line, nf,
+                         SWEEP_NCOLUMNS);
             else if (units_parse_count(fields[SWEEP_COL_SETTING], 0, size - 1, &setting, why,
                                        sizeof why) < 0)
                 snprintf(err, errlen, "%s:%d: setting '%.40s': %s (the grid has %ld)", path,
@@ -756,16 +767,18 @@ static int output_open(const struct sweep_args *a, char **header, int nheader, l
             csv_free(cf);
             return -1;
         }
-        if (cf->partial_line) {
-            /* a killed machine: drop the partial row, atomically */
+        if (cf->partial_line || cf->respelled) {
+            /* a killed machine: drop the partial row, atomically (and a
+             * file saved again with CRLF goes on in LF, as written) */
             struct csv_write w = { cf->header, cf->nheader, NULL, cf->rows, cf->nrows };
             if (fileio_write_atomic(a->output, true, csv_writer, &w, err, sizeof err) < 0) {
                 text_eprintf("pipeplan sweep: %s\n", err);
                 csv_free(cf);
                 return -1;
             }
-            text_eprintf("pipeplan sweep: %s:%d: dropped a partial last row (an interrupted "
-                         "write)\n", a->output, cf->partial_line);
+            if (cf->partial_line)
+                text_eprintf("pipeplan sweep: %s:%d: dropped a partial last row (an "
+                             "interrupted write)\n", a->output, cf->partial_line);
         }
         return 0;
     }

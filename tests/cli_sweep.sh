@@ -111,6 +111,16 @@ expect_status 2 "a broken row in the middle"
 expect_stderr "pipeplan sweep: $TMP/bad.csv:13: 3 fields (expected 21) (use --force to start over)" \
     "FILE:LINE for a broken row"
 if cmp -s "$TMP/bad.csv" "$TMP/bad.before"; then ok "the broken file is left alone"; else not_ok "broken file changed"; fi
+{ head -n 12 "$TMP/full.csv"; sed -n '13s/$/,x,y/p' "$TMP/full.csv"; sed -n '14,$p' "$TMP/full.csv"; } >"$TMP/wide.csv"
+run sweep $NET $PLAT $GRID -o "$TMP/wide.csv"
+expect_stderr "pipeplan sweep: $TMP/wide.csv:13: more than 21 fields, or a quote not closed (expected 21 fields) (use --force to start over)" \
+    "a row of too many fields: said so, not '0 fields'"
+# saved again by a spreadsheet: a BOM and CRLF line ends, half the rows
+{ printf '\357\273\277'; head -n 32 "$TMP/full.csv" | sed 's/$/\r/'; } >"$TMP/crlf.csv"
+run sweep $NET $PLAT $GRID -o "$TMP/crlf.csv"
+expect_status 0 "resume of a file with a BOM and CRLF"
+if [ "$(noseconds "$TMP/crlf.csv")" = "$(noseconds "$TMP/full.csv")" ]; then
+    ok "BOM + CRLF resumed equals one uninterrupted run"; else not_ok "BOM + CRLF resume"; cat "$TMP/err"; fi
 
 # ---- 3. four shards with GNU parallel, merged ----
 parallel -j2 "$PIPEPLAN_WRAP $PIPEPLAN sweep $NET $PLAT $GRID --shard {}/4 -o $TMP/shard{}.csv 2>/dev/null" \
