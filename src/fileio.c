@@ -21,6 +21,10 @@ static void nul_error(const char *path, const char *buf, const char *nul, char *
 
 char *fileio_read(const char *path, size_t *len, char *err, size_t errlen)
 {
+    if (!*path) {
+        snprintf(err, errlen, "'': an empty file name (expected the path of a file)");
+        return NULL;
+    }
     /* O_NONBLOCK: opening a FIFO without a writer must not wait for one */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {

@@ -305,8 +305,8 @@ static void begin_gpu(struct parser *ps, const char *arg)
     long n;
     char why[128];
     if (units_parse_count(arg, 0, SPEC_MAX_GPUS - 1, &n, why, sizeof why) < 0) {
-        fail_at(ps, ps->line, "bad GPU number '%s': %s (expected [gpu N], N from 0)",
-                arg, why);
+        fail_at(ps, ps->line, "bad [gpu %s]: %s%s", arg, why,
+                strstr(why, "(expected") ? "" : " (expected [gpu N], N from 0)");
         return;
     }
     for (int i = 0; i < ps->ngpu_sections; i++) {
@@ -771,8 +771,9 @@ struct spec_platform *spec_platform_parse(const char *text, const char *label,
     for (int i = 0; i < ps.ngpu_sections; i++) {
         int g = ps.gpu_lines[2 * i];
         if (g >= pl->gpus) {
-            fail_at(&ps, ps.gpu_lines[2 * i + 1], "[gpu %d] but the platform has %d GPUs "
-                    "(expected N from 0 to %d)", g, pl->gpus, pl->gpus - 1);
+            fail_at(&ps, ps.gpu_lines[2 * i + 1], "[gpu %d] but the platform has %d GPU%s "
+                    "(expected N from 0 to %d)", g, pl->gpus, pl->gpus == 1 ? "" : "s",
+                    pl->gpus - 1);
             goto fail;
         }
         if (ps.gpu_mem[i] <= pl->reserved) {

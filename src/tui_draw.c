@@ -454,11 +454,12 @@ static void draw_title(const struct tui *t, int y)
     else
         snprintf(right, sizeof right, "%s", state);
     char left[5][600];
-    snprintf(left[0], sizeof left[0], "pipeplan  %s (%d layers, micro-batch %ld) on %s: %s, %s",
-             name, pb->L, pb->micro_batch, plat, gpus,
+    const char *s = pb->L == 1 ? "" : "s";
+    snprintf(left[0], sizeof left[0], "pipeplan  %s (%d layer%s, micro-batch %ld) on %s: %s, %s",
+             name, pb->L, s, pb->micro_batch, plat, gpus,
              units_format_bandwidth(pb->bandwidth, b3, sizeof b3));
-    snprintf(left[1], sizeof left[1], "%s (%d layers, micro-batch %ld) on %s: %s", name, pb->L,
-             pb->micro_batch, plat, gpus);
+    snprintf(left[1], sizeof left[1], "%s (%d layer%s, micro-batch %ld) on %s: %s", name, pb->L,
+             s, pb->micro_batch, plat, gpus);
     snprintf(left[2], sizeof left[2], "%s (micro-batch %ld) on %s", name, pb->micro_batch, plat);
     snprintf(left[3], sizeof left[3], "%s on %s", name, plat);
     snprintf(left[4], sizeof left[4], "%s", name);

@@ -643,8 +643,8 @@ static void user_judge(struct tui *t)
             planner_judge(pb, gpu, 0, NULL, t->user_source, &res);
         free(gpu);
     } else if (t->user_L != pb->L) {
-        snprintf(res.message, sizeof res.message, "the plan file has %d layers, the network %d",
-                 t->user_L, pb->L);
+        snprintf(res.message, sizeof res.message, "the plan file has %d layer%s, the network %d",
+                 t->user_L, t->user_L == 1 ? "" : "s", pb->L);
     } else {
         planner_judge(pb, t->user_gpu, t->user_T, t->user_start, t->user_source, &res);
     }

@@ -59,6 +59,9 @@ bad long.ini "[network]\nname = $long\n" '@long.ini:2: line too long (207 bytes;
 run check "$TMP/does-not-exist.ini"
 expect_status 2 "missing file"
 expect_stderr "$TMP/does-not-exist.ini: cannot open: No such file or directory" "missing file message"
+run check ''
+expect_status 2 "an empty file name"
+expect_stderr "'': an empty file name (expected the path of a file)" "an empty file name: said so"
 
 # one bad file among good ones: nothing on stdout at all
 run check data/networks/resnet50.ini "$TMP/empty.ini"

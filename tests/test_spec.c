@@ -246,8 +246,10 @@ static void test_platform_errors_name_the_line(void **state)
           "p.ini:9: memory of GPU 1 is not above reserved (expected memory > reserved)" },
         { PLAT_HEAD "[gpu 1]\n" TRAINING,
           "p.ini:8: [gpu 1] has no 'memory' (expected a line 'memory = ...')" },
-        { PLAT_HEAD "[gpu x]\n", "p.ini:8: bad GPU number 'x': not a whole number (expected "
+        { PLAT_HEAD "[gpu x]\n", "p.ini:8: bad [gpu x]: not a whole number (expected "
                                  "[gpu N], N from 0)" },
+        { PLAT_HEAD "[gpu 4096]\n", "p.ini:8: bad [gpu 4096]: out of range (expected 0 to "
+                                    "4095)" },
         { PLAT_HEAD "[gpu 0]\nmemory = 2GiB\n[gpu 0]\n",
           "p.ini:10: duplicate [gpu 0] (first on line 8)" },
         { PLAT_HEAD "[training]\nmicro_batches = 8\nschedule = gpipe\n",
