@@ -120,12 +120,16 @@ static int parse_ms(struct reader *r, const char *key, const char *v, double *ms
     double scale = strcmp(unit, "ms") == 0 ? 1.0 : strcmp(unit, "us") == 0 ? 1e-3
                  : strcmp(unit, "s") == 0 ? 1e3 : 0.0;
     bool decimal = strspn(v, "+-0123456789.eE") == (size_t)(end - v);
-    if (end == v || errno || !isfinite(x) || scale == 0.0 || !decimal)
+    /* an underflow (1e-320) is a tiny time, judged as such; an overflow
+     * is no time */
+    if (end == v || (errno && fabs(x) >= 1) || !isfinite(x) || scale == 0.0 || !decimal)
         return fail(r, "bad %s '%s' (expected a time with its unit, e.g. 12.5ms)", key, v);
     *ms = x * scale;
     if (fabs(*ms) > PLANFILE_MAX_MS)
         return fail(r, "%s = %s is out of range (expected at most %gms)", key, v,
                     PLANFILE_MAX_MS);
+    if (*ms < 0)       /* every operation starts at or after the first */
+        return fail(r, "%s = %s is negative (expected a time from 0)", key, v);
     return 0;
 }
 

@@ -118,6 +118,12 @@ for v in 1e20ms 0x1p4ms; do
     esac
     expect_stderr "$want" "plan file, period $v: FILE:LINE and why"
 done
+# a negative start: refused on its own line, not by the simulator at the period's
+line=$(grep -n '^backward_start = ' dp.plan | head -1 | cut -d: -f1)
+sed "${line}s/^backward_start = .*/backward_start = -23ms/" dp.plan >bad.plan
+run solve gpt.ini four.ini --plan bad.plan
+expect_stderr "bad.plan:$line: backward_start = -23ms is negative (expected a time from 0)" \
+    "plan file, a negative start: its own line"
 
 # ---- formats ----
 run solve gpt.ini four.ini --planner dp --format csv

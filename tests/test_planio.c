@@ -520,12 +520,17 @@ static void test_planfile_round_trip(void **state)
         assert_string_equal(err, edits[k].want);
         free(bad);
     }
-    /* a schedule that breaks a dependency: the simulator says so, at the period's line */
-    char *bad = strdup(text);
-    char *bs = strstr(bad, "[layer output]");
-    assert_non_null(bs);
-    bs = strstr(bs, "backward_start = ");
-    memcpy(bs + strlen("backward_start = "), "-1", 2);
+    /* a schedule that breaks a dependency (the last layer's forward at 0,
+     * before the layers it follows): the simulator says so, at the
+     * period's line */
+    char *bad = malloc(strlen(text) + 8);
+    assert_non_null(bad);
+    const char *fs = strstr(strstr(text, "[layer output]"), "forward_start = ");
+    assert_non_null(fs);
+    size_t head = (size_t)(fs - text) + strlen("forward_start = ");
+    memcpy(bad, text, head);
+    strcpy(bad + head, "0ms");
+    strcat(bad, strchr(text + head, '\n'));
     struct plan *pl = planfile_parse(bad, "a.plan", pb, err, sizeof err);
     assert_null(pl);
     assert_non_null(strstr(err, "a.plan:13: the schedule does not pass the simulator: "));
