@@ -183,6 +183,10 @@ static int check_text(const char *text, const char *label, struct checked *c)
         if (strspn(text, " \t\r\n") == strlen(text))
             text_eprintf("%s:1: empty file (expected a network or a platform file)\n",
                     label);
+        else if (strstr(text, "\n[plan]") || strncmp(text, "[plan]", 6) == 0)
+            text_eprintf("%s:%d: a plan file, which needs its network and GPUs (expected "
+                         "a network or a platform file; check a plan with pipeplan solve "
+                         "NETWORK.ini PLATFORM.ini --plan %s)\n", label, line, label);
         else
             text_eprintf("%s:%d: not a spec file (expected a [network] or [platform] "
                     "section first)\n", label, line);

@@ -118,6 +118,9 @@ for v in 1e20ms 0x1p4ms; do
     esac
     expect_stderr "$want" "plan file, period $v: FILE:LINE and why"
 done
+run check dp.plan
+expect_stderr "dp.plan:$(grep -n '^\[plan\]' dp.plan | cut -d: -f1): a plan file, which needs its network and GPUs (expected a network or a platform file; check a plan with pipeplan solve NETWORK.ini PLATFORM.ini --plan dp.plan)" \
+    "check of a plan file: says how to check one"
 # a negative start: refused on its own line, not by the simulator at the period's
 line=$(grep -n '^backward_start = ' dp.plan | head -1 | cut -d: -f1)
 sed "${line}s/^backward_start = .*/backward_start = -23ms/" dp.plan >bad.plan
