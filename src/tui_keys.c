@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "units.h"
+
 #define CTRL(c) ((c) & 0x1f)
 
 static void knob(struct tui *t, enum tui_knob k, int dir, const char *what)
@@ -244,6 +246,7 @@ static void frontier_key(struct tui *t, int ch)
 {
     struct tui_frontier *f = &t->front;
     int n = f->fr.ncap;
+    char b[32];
     switch (ch) {
     case 27:
     case 'F':
@@ -286,6 +289,13 @@ static void frontier_key(struct tui *t, int ch)
     case KEY_ENTER: {
         if (n == 0) {
             tui_message(t, MSG_INFO, "no caps yet: the range is still being computed");
+            break;
+        }
+        if (!(f->fr.cap[f->cursor] <= (double)TUI_MAX_CAP)) {
+            /* the frontier may reach past what the cap knob takes (and
+             * past 64 bits): say so rather than apply a wrapped value */
+            tui_message(t, MSG_INFO, "a cap of %s is beyond the largest the explorer sets "
+                        "(4 TiB)", units_format_size(f->fr.cap[f->cursor], b, sizeof b));
             break;
         }
         uint64_t cap = (uint64_t)f->fr.cap[f->cursor];

@@ -189,4 +189,16 @@ else
     not_ok "Ctrl-C: terminal modes"; cat "$TMP/asc.stty"
 fi
 
+# ---- a frontier past the largest cap the explorer sets: Enter says so ----
+printf '[network]\nname = huge\nmicro_batch = 1\n[layer a]\nforward = 1ms\nbackward = 2ms\nweights = 18446744073709551615B\nactivation = 1MB\n[layer b]\nforward = 1ms\nbackward = 2ms\nweights = 1MB\nactivation = 1MB\n' >"$TMP/huge.ini"
+tui_start big 100 30 -- "$TMP/huge.ini" "$PIPEPLAN_SRCDIR/$PLAT" --work-limit 20
+expect_screen big "a network no cap of 4 TiB fits: explorer up" "ILP infeasible"
+keys big F
+expect_screen big "its frontier reaches past 64 bits of bytes" "65536 PiB *$" " done "
+keys big Enter
+expect_screen big "Enter on such a cap: said so, the view kept" \
+    "^a cap of 65536 PiB is beyond the largest the explorer sets \(4 TiB\)" "^.. frontier "
+keys big C-c
+expect_screen big "quits" "^EXITED:0$"
+
 finish
