@@ -309,6 +309,8 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
         if (ev.kind == WORKER_RESULT && next < n) {
             struct planner_result *res = &results[next++];
             res->status = ev.status;
+            /* a solver that died keeps the last plan it streamed; one that
+             * failed sends its best plan before that with its error */
             bool kept = ev.status == PLAN_ERROR && !ev.plan && res->plan;
             if (!kept) {
                 planner_result_clear(res);
@@ -320,7 +322,7 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
             res->seconds = ev.seconds;
             res->believed_fit = ev.believed_fit;
             res->blocks = ev.blocks;
-            res->kept = kept;
+            res->kept = kept || (ev.status == PLAN_ERROR && res->plan);
             snprintf(res->message, sizeof res->message, "%.280s%s", ev.message,
                      kept ? "; kept its best plan before that" : "");
             /* a failed or dead solver: one line, the other plans still shown */

@@ -157,6 +157,8 @@ struct search {
     bool stopped;              /* limit or cancel: no optimality claim */
     bool warmed;               /* the baselines have been offered */
     bool failed;               /* CBC failed */
+    bool net_failed;           /* CBC failed in the relaxation of 5.3: the
+                                * network's bound stays what was proven */
     struct cut *cuts;
     int ncuts, cuts_cap;
     struct interval *iv;
@@ -2463,8 +2465,14 @@ static bool relaxed_run(struct search *r, struct search *s, long work)
     if (r->iv && !r->failed)
         search_loop(r);
     s->work = r->work;
-    if (r->failed)
-        s->failed = true;
+    if (r->failed && !s->net_failed) {
+        /* the block search's plan and bound stand; only the network's
+         * bound loses what the relaxation would have added (a network of
+         * no compute drove Clp into a failed assertion here) */
+        s->net_failed = true;
+        trace(s, "network: the relaxation stopped after a solver failure; the network's "
+              "bound stays %.6g ms", s->net_bound);
+    }
     if (r->bound > s->net_bound) {
         s->net_bound = r->bound;
         report(s, NULL);
@@ -3310,8 +3318,13 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         if (s.failed) {
             /* an error all the same: the plan is the best before it */
             res->status = PLAN_ERROR;
+            res->kept = true;
             snprintf(res->message, sizeof res->message,
                      "the MIP solver failed; kept its best plan before that");
+        } else if (s.net_failed && !res->message[0]) {
+            snprintf(res->message, sizeof res->message,
+                     "the MIP solver failed in the search for the network's bound, which "
+                     "stays what was proven before");
         }
     } else if (net_infeasible || (!s.stopped && !s.failed && exact && searched_out(&s))) {
         res->status = PLAN_INFEASIBLE;

@@ -851,6 +851,8 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
         if (plan_accept(pb, ev->plan, r->message, sizeof r->message)) {
             row_set_plan(t, r, ev->plan);
             ev->plan = NULL;
+            /* a solver failure that came with its best plan before it */
+            r->kept = r->status == PLAN_ERROR;
         } else {
             row_clear(r);
             r->status = PLAN_ERROR;

@@ -294,4 +294,19 @@ if grep -q "pipeplan ilp: .*master 1 on T in" "$TMP/log" && grep -q "pipeplan il
    && grep -qi "cbc\|coin" "$TMP/log"; then
     ok "--log has the search trace and CBC's log"; else not_ok "--log content"; head -5 "$TMP/log"; fi
 
+# layers of no compute, more of them than the blocks: the search for the
+# network's bound made CBC fail, which made the ILP's row an error whose
+# plan was neither counted (exit 1) nor exported
+{ printf '[network]\nname = z\nmicro_batch = 1\n'
+  for i in 0 1 2 3 4 5 6 7 8 9 10 11 12; do
+      printf '[layer l%s]\nforward = 0ms\nbackward = 0ms\nweights = 0B\nactivation = 0B\n' $i
+  done; } >"$TMP/zero.ini"
+printf '[platform]\nname = p\ngpus = 1\nmemory = 1GB\nreserved = 0B\nbandwidth = 1GB/s\nlatency = 0us\n[training]\nmicro_batches = 2\nschedule = 1f1b\noptimizer = adam\n' >"$TMP/one.ini"
+run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 200 --planner ilp --json
+expect_status 0 "no compute: a plan fits"
+if [ "$(jq -r '.plans[0].status' "$TMP/out")" != error ]; then
+    ok "no compute: the ILP's row is no error"; else not_ok "no compute: $(jq -r '.plans[0].message' "$TMP/out")"; fi
+run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 200 --planner ilp --format plan
+expect_status 0 "no compute: its plan exports"
+
 finish
