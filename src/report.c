@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "text.h"
@@ -31,14 +32,23 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-/* Numbers: finite values with enough digits to round-trip ms figures,
- * null for NaN/inf (JSON has no such values). */
+/* Numbers: finite values in the fewest digits that read back to the same
+ * double (a schedule re-checked from the JSON must see the start times
+ * the simulator saw: 10 digits lost 0.5 us at 10^6 ms), null for NaN/inf
+ * (JSON has no such values). */
 static void json_number(FILE *out, double v)
 {
-    if (isfinite(v))
-        fprintf(out, "%.10g", v);
-    else
+    if (!isfinite(v)) {
         fputs("null", out);
+        return;
+    }
+    char buf[40];
+    for (int prec = 10; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    fputs(buf, out);
 }
 
 static void json_plan(FILE *out, const struct problem *pb, const struct planner_result *res)
