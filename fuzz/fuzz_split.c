@@ -1,8 +1,8 @@
-/* fuzz_split: --split (split_parse: the list of first layers and
- * "megatron:LAYOUT"), against three problems. An allocation it accepts
- * is written as a Megatron layout and as DeepSpeed parts; a layout
- * written must read back as the same allocation, its GPUs renumbered as
- * the writer says. */
+/* fuzz_split: --split (split_parse: the list of first layers,
+ * "megatron:LAYOUT", "deepspeed:PARTS" and "torchtitan:FQNS"), against
+ * three problems. An allocation it accepts is written as a Megatron
+ * layout and as DeepSpeed parts; each written must read back as the same
+ * allocation, its GPUs renumbered as the writer says. */
 #include "fuzz.h"
 #include "fuzz_problem.h"
 #include "split.h"
@@ -36,6 +36,22 @@ static void check(const struct problem *pb, const int *gpu)
                     "%d stages", stages);
         for (int s = 0; s < stages; s++)
             FUZZ_ASSERT(parts[s] < parts[s + 1], "parts %d", s);
+        /* read back as DeepSpeed prints it: stage s on GPU s */
+        size_t cap = 16 * ((size_t)stages + 2), n = 0;
+        char *text = malloc(cap);
+        int *again = malloc((size_t)L * sizeof *again);
+        FUZZ_ASSERT(text && again, "malloc");
+        n += (size_t)snprintf(text + n, cap - n, "[");
+        for (int s = 0; s <= stages; s++)
+            n += (size_t)snprintf(text + n, cap - n, "%s%d", s ? ", " : "", parts[s]);
+        snprintf(text + n, cap - n, "]");
+        FUZZ_ASSERT(split_deepspeed_parse(text, L, P, again, err, sizeof err) == 0,
+                    "parts '%s' written do not read back: %s", text, err);
+        for (int i = 0; i < L; i++)
+            FUZZ_ASSERT(again[i] == rank[gpu[i]], "parts '%s': layer %d on GPU %d, expected %d",
+                        text, i, again[i], rank[gpu[i]]);
+        free(text);
+        free(again);
     }
     free(parts);
     free(rank);

@@ -81,6 +81,18 @@ printf '%s' '0' >"$c/split/list-one"
 printf '%s' 'megatron:Et|t|t|t|t|t|t|tL' >"$c/split/megatron-virtual"
 printf '%s' 'megatron:E(t|)*7tL' >"$c/split/megatron-repeat"
 printf '%s' 'megatron:Et*3,|t*3|(t|)*2L' >"$c/split/megatron-commas"
+# DeepSpeed's parts and torchtitan's module lists, as the exports write them
+for planner in dp uniform; do
+    # shellcheck disable=SC2086
+    "$pp" solve $prob --planner "$planner" --format deepspeed 2>/dev/null |
+        sed -n 's/^parts = \(.*\)$/deepspeed:\1/p' | tr -d '\n' >"$c/split/deepspeed-$planner"
+    # shellcheck disable=SC2086
+    "$pp" solve $prob --planner "$planner" --format torch 2>/dev/null |
+        sed -n '/^module_fqns_per_model_part = \[/,/^\]/p' |
+        sed '1s/^module_fqns_per_model_part = /torchtitan:/' >"$c/split/torchtitan-$planner"
+done
+printf '%s' 'deepspeed:0,1,1,2' >"$c/split/deepspeed-empty-stage"
+printf '%s' "torchtitan:v:[['a'], ['b'] ,]" >"$c/split/torchtitan-v"
 # identical seeds are one
 for d in "$c"/*; do
     md5sum "$d"/* | sort | awk 'seen[$1]++ { print $2 }' | xargs -r rm -f
