@@ -1267,7 +1267,8 @@ static void draw_keys(const struct tui *t, int y)
         { "g/G", "GPUs", 1 }, { "m/M", "cap", 1 }, { "b/B", "micro-batches", 2 },
         { "s", "schedule", 2 }, { "c", "layout", 3 }, { "[]{}", "GPU cap", 5 },
         { "k/K", "blocks", 5 }, { "t/T", "limit", 5 }, { "u", "undo", 4 },
-        { "r/R", "reload", 6 }, { "e", "export", 3 }, { "p", "load plan", 4 }, { "F", "frontier", 3 },
+        { "r/R", "reload", 6 }, { "e", "export", 3 }, { "p", "load plan", 4 },
+        { "S", "your split", 6 }, { "F", "frontier", 3 },
         { "?", "help", 0 }, { "q", "quit", 0 },
     };
     static const struct keyhint prompt_keys[] = {
@@ -1275,6 +1276,9 @@ static void draw_keys(const struct tui *t, int y)
     };
     static const struct keyhint load_keys[] = {
         { "Enter", "load", 0 }, { "Esc", "cancel", 0 }, { "^U", "clear", 1 },
+    };
+    static const struct keyhint split_keys[] = {
+        { "Enter", "judge", 0 }, { "Esc", "cancel", 0 }, { "^U", "clear", 1 },
     };
     static const struct keyhint confirm_keys[] = {
         { "y", "overwrite", 0 }, { "n", "pick another name", 0 },
@@ -1298,7 +1302,8 @@ static void draw_keys(const struct tui *t, int y)
     const struct keyhint *k = knobs;
     int n = (int)(sizeof main_keys / sizeof main_keys[0]);
     if (t->mode == MODE_PROMPT) {
-        k = t->prompt == PROMPT_LOAD ? load_keys : prompt_keys;
+        k = t->prompt == PROMPT_LOAD ? load_keys : t->prompt == PROMPT_SPLIT ? split_keys
+            : prompt_keys;
         n = 3;
     } else if (t->mode == MODE_CONFIRM) {
         k = confirm_keys;
@@ -1421,7 +1426,7 @@ static void draw_status(struct tui *t, int y, int lines)
         return;
     }
     if (t->mode == MODE_PROMPT || t->mode == MODE_CONFIRM) {
-        char path[1100], what[96];
+        char path[sizeof t->input + 100], what[96];
         text_clean(t->input, path, sizeof path, t->unicode);
         if (t->mode == MODE_CONFIRM) {
             put(&pn, roles[R_WARN], path);
@@ -1430,6 +1435,8 @@ static void draw_status(struct tui *t, int y, int lines)
         }
         if (t->prompt == PROMPT_LOAD)
             snprintf(buf, sizeof buf, "Load a plan file: ");
+        else if (t->prompt == PROMPT_SPLIT)
+            snprintf(buf, sizeof buf, "Your split (as --split): ");
         else
             snprintf(buf, sizeof buf, "Export %s (%s) to: ",
                      plan_phrase(t->export_res.planner, planner_title(t->export_res.planner),
@@ -1894,6 +1901,7 @@ static const char *const help_text[] = {
     "#Other",
     "  e            export the plan on screen: pick a format (1 table, 2 json, 3 csv, 4 plan file, 5 megatron, 6 deepspeed, 7 torch, 8 torch schedule, as solve --format; or Enter for the highlighted one, json at first), then the file",
     "  p            load a plan file (written by e or solve --format plan) as your plan: the row \"your split\", judged like the others",
+    "  S            type your split as --split takes it (0,12,24,36, megatron:LAYOUT, deepspeed:[PARTS], torchtitan:[[...]], on one line): the row \"your split\"",
     "  Ctrl-L       redraw the screen",
     "  F            the frontier view: the best iteration time (1f1b) or period (pipedream) of each planner against a memory cap on every GPU, for these GPUs and schedule; computed in the background, the baselines first, then the ILP with a short limit per cap",
     "  ?            this help",

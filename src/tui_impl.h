@@ -49,7 +49,7 @@ enum tui_knob {
 
 enum tui_mode { MODE_MAIN, MODE_HELP, MODE_PROMPT, MODE_CONFIRM, MODE_FORMAT, MODE_FRONTIER };
 /* What the prompt line asks for: a file to export to, or a plan file to load. */
-enum tui_prompt { PROMPT_EXPORT, PROMPT_LOAD };
+enum tui_prompt { PROMPT_EXPORT, PROMPT_LOAD, PROMPT_SPLIT };
 enum tui_msg { MSG_NONE, MSG_INFO, MSG_ERROR };
 enum tui_replan { REPLAN_NONE, REPLAN_ILP, REPLAN_ALL };
 
@@ -136,7 +136,7 @@ struct tui {
     int sel;                     /* row pinned with up/down, -1: the best */
     enum tui_mode mode;
     enum tui_prompt prompt;
-    char input[1024];            /* prompt line */
+    char input[4096];            /* prompt line (a split of many layers is long) */
     size_t input_len;
     const struct export_format *export_fmt;   /* chosen in MODE_FORMAT */
     int format_sel;              /* highlighted format in the chooser */

@@ -85,6 +85,22 @@ static void export_commit(struct tui *t, bool force)
     t->dirty = true;
 }
 
+/* S: the split typed on the prompt line as your split, judged as
+ * --split's would be. */
+static void split_commit(struct tui *t)
+{
+    t->mode = MODE_MAIN;
+    curs_set(0);
+    char err[SPEC_ERR_LEN + 4200];
+    if (tui_user_split(t, t->input, err, sizeof err) < 0) {
+        tui_message(t, MSG_ERROR, "%s", err);
+        return;
+    }
+    t->sel = t->user;
+    tui_message(t, MSG_INFO, "judged your split %.80s%s (selected)", t->input,
+                strlen(t->input) > 80 ? "..." : "");
+}
+
 /* p: load the plan file named on the prompt line as your plan. */
 static void load_commit(struct tui *t)
 {
@@ -107,10 +123,10 @@ static void prompt_key(struct tui *t, int ch)
     switch (ch) {
     case 27:
     case CTRL('G'):
-        if (t->prompt == PROMPT_LOAD) {
+        if (t->prompt == PROMPT_LOAD || t->prompt == PROMPT_SPLIT) {
             t->mode = MODE_MAIN;
             curs_set(0);
-            tui_message(t, MSG_INFO, "load cancelled");
+            tui_message(t, MSG_INFO, "%s cancelled", t->prompt == PROMPT_LOAD ? "load" : "split");
             return;
         }
         tui_export_end(t);
@@ -127,6 +143,8 @@ static void prompt_key(struct tui *t, int ch)
         }
         if (t->prompt == PROMPT_LOAD)
             load_commit(t);
+        else if (t->prompt == PROMPT_SPLIT)
+            split_commit(t);
         else
             export_commit(t, false);
         return;
@@ -434,6 +452,16 @@ static void main_key(struct tui *t, int ch)
                     t->format_sel = i;
             t->dirty = true;
         }
+        break;
+    case 'S':
+        t->prompt = PROMPT_SPLIT;
+        t->mode = MODE_PROMPT;
+        t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s",
+                                        t->user_split ? t->user_split : "");
+        if (t->input_len >= sizeof t->input)
+            t->input_len = sizeof t->input - 1;
+        curs_set(1);
+        t->dirty = true;
         break;
     case 'p':
         t->prompt = PROMPT_LOAD;

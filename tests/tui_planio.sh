@@ -1,6 +1,7 @@
 #!/bin/sh
 # The explorer with your plan: --split at start shows the "your split"
-# row; p loads a plan file into it; e offers the formats and writes one.
+# row; p loads a plan file into it; S takes a split typed; e offers the
+# formats and writes one.
 . "$PIPEPLAN_SRCDIR/tests/lib.sh"
 . "$PIPEPLAN_SRCDIR/tests/tui_lib.sh"
 cd "$TMP" || exit 1
@@ -28,6 +29,27 @@ keys sp C-u
 keys_literal sp "$TMP/missing.plan"
 keys sp Enter
 expect_screen sp "p: a file that is not there says so" "missing\.plan: cannot open"
+
+# ---- S: a split typed, judged as solve --split judges it ----
+pp solve "$NET" "$PLAT" --planner user --split 'deepspeed:[0, 5, 10, 15, 23]' --json >"$TMP/ds.json"
+ds_iter=$(jq -r '.plans[0].iteration_ms' "$TMP/ds.json")
+ds_text=$(awk -v ms="$ds_iter" 'BEGIN { printf "%.1f ms", ms }')
+keys sp S
+expect_screen sp "S: asks for a split" "Your split \(as --split\):" "Enter judge"
+keys sp C-u
+keys_literal sp 'deepspeed:[0, 5, 10, 15, 23]'
+keys sp Enter
+expect_screen sp "S: judged, selected, at solve's iteration ($ds_text)" \
+    "judged your split deepspeed:\[0, 5, 10, 15, 23\] \(selected\)" "^▶ your split .* $ds_text "
+keys sp S
+keys sp C-u
+keys_literal sp 'deepspeed:[0, 5, 99]'
+keys sp Enter
+expect_screen sp "S: a bad split says why, and the row stays" \
+    "bad --split 'deepspeed:\[0, 5, 99\]': boundary 99 out of range" "^▶ your split .* $ds_text "
+keys sp S
+keys sp Escape
+expect_screen sp "S, Esc: cancelled" "split cancelled"
 
 # ---- e: the format chooser, then the file ----
 keys sp e
