@@ -92,6 +92,12 @@ for planner in dp uniform; do
         sed '1s/^module_fqns_per_model_part = /torchtitan:/' >"$c/split/torchtitan-$planner"
 done
 printf '%s' 'deepspeed:0,1,1,2' >"$c/split/deepspeed-empty-stage"
+printf '%s' 'megatron:--decoder-first-pipeline-num-layers 1 --decoder-last-pipeline-num-layers=3' \
+    >"$c/split/megatron-args-uneven"
+printf '%s' "megatron:--num-layers 8 --pipeline-model-parallel-layout 'Et*4|t*4L'" \
+    >"$c/split/megatron-args-layout"
+printf '%s' 'megatron: --account-for-embedding-in-pipeline-split --num-virtual-stages-per-pipeline-rank 2' \
+    >"$c/split/megatron-args-account"
 printf '%s' "torchtitan:v:[['a'], ['b'] ,]" >"$c/split/torchtitan-v"
 # identical seeds are one
 for d in "$c"/*; do

@@ -94,7 +94,9 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
     "                           split\", planner name user): the first layer of\n" \
     "                           each stage, 0-based, stage i on GPU i\n" \
     "  --split megatron:LAYOUT  the same as Megatron-Core's pipeline layout, e.g.\n" \
-    "                           \"Et*3|t*4|t*4|t*3L\" (transformer networks)\n" \
+    "                           \"Et*3|t*4|t*4|t*3L\" (transformer networks), or\n" \
+    "                           its arguments: \"megatron:--decoder-first-pipeline-\n" \
+    "                           num-layers 7 --decoder-last-pipeline-num-layers 7\"\n" \
     "  --split deepspeed:PARTS  the same as DeepSpeed's PipelineModule parts,\n" \
     "                           e.g. \"[0, 12, 24, 36, 48]\" (the layer count last)\n" \
     "  --split torchtitan:FQNS  the same as torchtitan's module_fqns_per_model_part,\n" \

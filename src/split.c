@@ -461,6 +461,275 @@ int split_megatron_write(const int *gpu, char *const *names, int L, int P, const
     return 0;
 }
 
+/* ---- Megatron's arguments ---- */
+
+/* The next argument of a command line into buf: blanks split, and a
+ * value in single or double quotes (the export quotes the layout) is one
+ * argument without them. Returns the text after it, or NULL at the end
+ * or on a quote not closed (*bad set). */
+static const char *next_arg(const char *p, char *buf, size_t len, bool *bad)
+{
+    while (isspace((unsigned char)*p))
+        p++;
+    if (!*p)
+        return NULL;
+    size_t n = 0;
+    while (*p && !isspace((unsigned char)*p)) {
+        if (*p == '"' || *p == '\'') {
+            const char *end = strchr(p + 1, *p);
+            if (!end) {
+                *bad = true;
+                return NULL;
+            }
+            for (const char *q = p + 1; q < end; q++)
+                if (n + 1 < len)
+                    buf[n++] = *q;
+            p = end + 1;
+        } else {
+            if (n + 1 < len)
+                buf[n++] = *p;
+            p++;
+        }
+    }
+    buf[n] = '\0';
+    return p;
+}
+
+/* A whole number argument's value: the rest of "--flag=V", or the next
+ * argument. Returns 0, or -1 with why in err. */
+static int arg_count(const char *flag, const char *eq, const char **p, long lo, long *out,
+                     char *err, size_t errlen)
+{
+    char buf[64];
+    bool bad = false;
+    const char *v = eq;
+    if (!v) {
+        *p = next_arg(*p, buf, sizeof buf, &bad);
+        v = *p ? buf : "";
+    }
+    if (!*v) {
+        snprintf(err, errlen, "%s has no value (expected a whole number from %ld)", flag, lo);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (*end || errno || n < lo || n > SPLIT_MAX_EXPANDED) {
+        snprintf(err, errlen, "%s '%.20s' (expected a whole number from %ld)", flag, v, lo);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+/* The stages Megatron-Core's get_num_layers_to_build gives N transformer
+ * layers on P ranks: the first (last) rank first (last) layers when given
+ * (-1: not), the others an even share; or all an even share of N plus the
+ * embedding and the loss when they are accounted for, the first (last)
+ * virtual stage building one fewer; each rank's share split evenly over
+ * its vp virtual stages (per_vp: layers per virtual stage instead),
+ * stage k = v P + r. As a layout, read by split_megatron_parse. */
+int split_megatron_counts(int N, int P, long first, long last, bool emb, bool loss, long vp,
+                          long per_vp, char *const *names, int L, int *gpu, char *err,
+                          size_t errlen)
+{
+    bool uneven = first >= 0 || last >= 0;
+    if (uneven && (emb || loss)) {
+        snprintf(err, errlen, "--decoder-first/last-pipeline-num-layers with "
+                 "--account-for-embedding/loss-in-pipeline-split (expected one or the other: "
+                 "Megatron does not support both)");
+        return -1;
+    }
+    if (uneven && P < 2) {
+        snprintf(err, errlen, "an uneven first or last stage on 1 rank (expected 2 or more "
+                 "ranks)");
+        return -1;
+    }
+    long *share = malloc((size_t)P * sizeof *share);
+    if (!share) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = -1;
+    long even = 0;
+    if (uneven) {
+        long rest = N - (first >= 0 ? first : 0) - (last >= 0 ? last : 0);
+        long left = P - (first >= 0) - (last >= 0);
+        if (rest < 0 || (left == 0 && rest != 0) || (left > 0 && rest % left != 0)) {
+            snprintf(err, errlen, "%ld layer%s left for %ld middle rank%s (expected the %d "
+                     "transformer layers less the first and last stages' to divide evenly "
+                     "over the other ranks)", rest, rest == 1 ? "" : "s", left,
+                     left == 1 ? "" : "s", N);
+            goto out;
+        }
+        even = left > 0 ? rest / left : 0;
+    } else {
+        long n = N + emb + loss;
+        if (n % P != 0) {
+            snprintf(err, errlen, "%ld layers%s on %d ranks (expected a multiple of the ranks: "
+                     "Megatron splits them evenly)", n, emb || loss ? " with the embedding "
+                     "and loss accounted for" : "", P);
+            goto out;
+        }
+        even = n / P;
+    }
+    for (int r = 0; r < P; r++)
+        share[r] = r == 0 && first >= 0 ? first : r == P - 1 && last >= 0 ? last : even;
+    if (per_vp) {
+        if (uneven || even % per_vp != 0) {
+            snprintf(err, errlen, "--num-layers-per-virtual-pipeline-stage %ld (expected a "
+                     "divisor of the %ld layers per rank, and no uneven stage beside it)",
+                     per_vp, even);
+            goto out;
+        }
+        vp = even / per_vp;
+    }
+    if (vp <= 0)
+        vp = 1;
+    for (int r = 0; r < P; r++)
+        if (share[r] % vp != 0) {
+            snprintf(err, errlen, "rank %d's %ld layers over %ld virtual stages (expected a "
+                     "multiple of them)", r, share[r], vp);
+            goto out;
+        }
+    /* the layout: E, then each stage's t, | between stages, L */
+    long S = vp * P;
+    if (S > SPLIT_MAX_EXPANDED || (long)N + S + 2 > SPLIT_MAX_EXPANDED) {
+        snprintf(err, errlen, "%ld stages (expected fewer)", S);
+        goto out;
+    }
+    char *lay = malloc((size_t)N + (size_t)S + 3);
+    if (!lay) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    size_t at = 0;
+    lay[at++] = 'E';
+    for (long k = 0; k < S; k++) {
+        long c = share[k % P] / vp;
+        if (k == 0 && emb)
+            c--;
+        if (k == S - 1 && loss)
+            c--;
+        if (c < 0) {
+            snprintf(err, errlen, "the %s virtual stage has no layer to give the %s (expected "
+                     "more layers per stage)", k == 0 ? "first" : "last",
+                     k == 0 ? "embedding" : "loss");
+            free(lay);
+            goto out;
+        }
+        if (k > 0)
+            lay[at++] = '|';
+        while (c-- > 0)
+            lay[at++] = 't';
+    }
+    lay[at++] = 'L';
+    lay[at] = '\0';
+    rc = split_megatron_parse(lay, names, L, P, gpu, err, errlen);
+    free(lay);
+out:
+    free(share);
+    return rc;
+}
+
+/* Megatron's pipeline arguments (split_parse's "megatron:--..."): the
+ * stages its get_num_layers_to_build gives, as a layout. */
+static int megatron_args(const char *args, const struct problem *pb, int *gpu, char *err,
+                         size_t errlen)
+{
+    char why[256];
+    int N = split_transformer_layers(pb->names, pb->L, why, sizeof why);
+    if (N < 0) {
+        snprintf(err, errlen, "not a transformer network: %s", why);
+        return -1;
+    }
+    long first = -1, last = -1, vp = 0, per_vp = 0, v;
+    bool emb = false, loss = false, bad = false;
+    char *layout = NULL;
+    char arg[SPLIT_MAX_EXPANDED > 4096 ? 4096 : SPLIT_MAX_EXPANDED];
+    int rc = 0;
+    for (const char *p = next_arg(args, arg, sizeof arg, &bad); p && rc == 0;
+         p = next_arg(p, arg, sizeof arg, &bad)) {
+        char *eq = strchr(arg, '=');
+        if (eq)
+            *eq++ = '\0';
+        if (!strcmp(arg, "--account-for-embedding-in-pipeline-split") && !eq)
+            emb = true;
+        else if (!strcmp(arg, "--account-for-loss-in-pipeline-split") && !eq)
+            loss = true;
+        else if (!strcmp(arg, "--decoder-first-pipeline-num-layers"))
+            rc = arg_count(arg, eq, &p, 0, &first, err, errlen);
+        else if (!strcmp(arg, "--decoder-last-pipeline-num-layers"))
+            rc = arg_count(arg, eq, &p, 0, &last, err, errlen);
+        else if (!strcmp(arg, "--num-virtual-stages-per-pipeline-rank"))
+            rc = arg_count(arg, eq, &p, 1, &vp, err, errlen);
+        else if (!strcmp(arg, "--num-layers-per-virtual-pipeline-stage"))
+            rc = arg_count(arg, eq, &p, 1, &per_vp, err, errlen);
+        else if (!strcmp(arg, "--pipeline-model-parallel-size")) {
+            if ((rc = arg_count(arg, eq, &p, 1, &v, err, errlen)) == 0 && v != pb->P) {
+                snprintf(err, errlen, "--pipeline-model-parallel-size %ld (expected %d, the "
+                         "GPUs; --gpus changes them)", v, pb->P);
+                rc = -1;
+            }
+        } else if (!strcmp(arg, "--num-layers")) {
+            if ((rc = arg_count(arg, eq, &p, 1, &v, err, errlen)) == 0 && v != N) {
+                snprintf(err, errlen, "--num-layers %ld (expected %d, the network's "
+                         "transformer layers)", v, N);
+                rc = -1;
+            }
+        } else if (!strcmp(arg, "--tensor-model-parallel-size")) {
+            if ((rc = arg_count(arg, eq, &p, 1, &v, err, errlen)) == 0 && v != pb->tp) {
+                snprintf(err, errlen, "--tensor-model-parallel-size %ld (expected %d, the "
+                         "network's tensor_parallel)", v, pb->tp);
+                rc = -1;
+            }
+        } else if (!strcmp(arg, "--pipeline-model-parallel-layout")) {
+            char val[sizeof arg];
+            const char *from = eq;
+            if (!from) {
+                p = next_arg(p, val, sizeof val, &bad);
+                from = p ? val : "";
+            }
+            free(layout);
+            layout = strdup(from);
+            if (!layout) {
+                snprintf(err, errlen, "out of memory");
+                rc = -1;
+            }
+        } else {
+            snprintf(err, errlen, "'%.40s' is not read (expected Megatron's pipeline split "
+                     "arguments: --decoder-first-pipeline-num-layers, "
+                     "--decoder-last-pipeline-num-layers, --account-for-embedding-in-pipeline-"
+                     "split, --account-for-loss-in-pipeline-split, "
+                     "--num-virtual-stages-per-pipeline-rank, --pipeline-model-parallel-layout, "
+                     "and the sizes to check)", arg);
+            rc = -1;
+        }
+        if (!p)
+            break;
+    }
+    if (rc == 0 && bad) {
+        snprintf(err, errlen, "a quote not closed (expected arguments as a shell passes them)");
+        rc = -1;
+    }
+    if (rc == 0 && layout) {
+        if (first >= 0 || last >= 0 || emb || loss || vp || per_vp) {
+            snprintf(err, errlen, "--pipeline-model-parallel-layout with other split arguments "
+                     "(expected the layout alone: Megatron refuses the others beside it)");
+            rc = -1;
+        } else {
+            rc = split_megatron_parse(layout, pb->names, pb->L, pb->P, gpu, err, errlen);
+        }
+        free(layout);
+        return rc;
+    }
+    free(layout);
+    if (rc != 0)
+        return -1;
+    return split_megatron_counts(N, pb->P, first, last, emb, loss, vp, per_vp, pb->names, pb->L,
+                                 gpu, err, errlen);
+}
+
 /* ---- DeepSpeed ---- */
 
 int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
@@ -719,9 +988,15 @@ int split_torchtitan_parse(const char *text, char *const *names, int L, int P, i
 int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen)
 {
     static const char prefix[] = "megatron:", ds[] = "deepspeed:", titan[] = "torchtitan:";
-    if (strncmp(spec, prefix, sizeof prefix - 1) == 0)
+    if (strncmp(spec, prefix, sizeof prefix - 1) == 0) {
+        const char *rest = spec + sizeof prefix - 1;
+        while (isspace((unsigned char)*rest))
+            rest++;
+        if (rest[0] == '-' && rest[1] == '-')
+            return megatron_args(rest, pb, gpu, err, errlen);
         return split_megatron_parse(spec + sizeof prefix - 1, pb->names, pb->L, pb->P, gpu,
                                     err, errlen);
+    }
     if (strncmp(spec, ds, sizeof ds - 1) == 0)
         return split_deepspeed_parse(spec + sizeof ds - 1, pb->L, pb->P, gpu, err, errlen);
     if (strncmp(spec, titan, sizeof titan - 1) == 0)

@@ -144,6 +144,17 @@ run solve gpt.ini four.ini --planner user --split "megatron:$layout" --json
 if [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "$dp_assign" ]; then
     ok "megatron round trip: the layout read back gives the same allocation"; else
     not_ok "megatron round trip ($layout)"; fi
+# the export's whole argument line, quotes and sizes too
+run solve gpt.ini four.ini --planner dp --format megatron
+args=$(grep '^--pipeline-model-parallel-size' "$TMP/out")
+run solve gpt.ini four.ini --planner user --split "megatron:$args" --json
+if [ -n "$args" ] && [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "$dp_assign" ]; then
+    ok "megatron round trip of the argument line"; else not_ok "megatron argument line ($args)"; fi
+# Megatron's uneven first and last stages: 1 and 3 of the 8 layers, 2 each between
+run solve gpt.ini four.ini --planner user --json --split \
+    'megatron:--decoder-first-pipeline-num-layers 1 --decoder-last-pipeline-num-layers 3'
+if [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "[0,0,1,1,2,2,3,3,3,3,3]" ]; then
+    ok "megatron's first/last stage arguments"; else not_ok "megatron first/last"; cat "$TMP/err"; fi
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format megatron
 expect_stdout_has '"Et|t|t|t|t|t|t|tL"' "megatron: virtual stages written back"
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format deepspeed

@@ -174,6 +174,78 @@ static void test_megatron_parse(void **state)
 
 /* megatron -> allocation -> megatron, and allocation -> megatron ->
  * allocation up to the renumbering. */
+static void expect_args(const struct problem *pb, const char *args, const int *want)
+{
+    int gpu[64];
+    char err[512] = "";
+    if (split_parse(args, pb, gpu, err, sizeof err) != 0)
+        fail_msg("%s: %s", args, err);
+    assert_memory_equal(gpu, want, (size_t)pb->L * sizeof *want);
+}
+
+static void expect_args_error(const struct problem *pb, const char *args, const char *want)
+{
+    int gpu[64];
+    char err[512] = "";
+    assert_int_equal(split_parse(args, pb, gpu, err, sizeof err), -1);
+    assert_string_equal(err, want);
+}
+
+/* Megatron's other split arguments, counted as get_num_layers_to_build
+ * counts them (worked by hand: 8 layers on 4 ranks; 10 with the
+ * embedding and the loss accounted for, 12 / 4 = 3 a rank, 2 built on
+ * the first and the last). */
+static void test_megatron_args(void **state)
+{
+    (void)state;
+    struct problem *pb = transformer(8, 4);   /* E l0..l7 norm output */
+    const int even[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3 };
+    expect_args(pb, "megatron:--num-layers 8 --pipeline-model-parallel-size 4", even);
+    expect_args(pb, "megatron: --tensor-model-parallel-size=2", even);
+    /* first 1, last 3: the 4 left over the 2 middle ranks */
+    const int uneven[11] = { 0, 0, 1, 1, 2, 2, 3, 3, 3, 3, 3 };
+    expect_args(pb, "megatron:--decoder-first-pipeline-num-layers 1 "
+                "--decoder-last-pipeline-num-layers=3", uneven);
+    /* two virtual stages a rank: stage k on rank k mod 4 */
+    const int v[11] = { 0, 0, 1, 2, 3, 0, 1, 2, 3, 3, 3 };
+    expect_args(pb, "megatron:--num-virtual-stages-per-pipeline-rank 2", v);
+    expect_args(pb, "megatron:--num-layers-per-virtual-pipeline-stage 1", v);
+    /* the layout, quoted as the export writes it */
+    expect_args(pb, "megatron:--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "
+                "\"Et*2|t*2|t*2|t*2L\" --tensor-model-parallel-size 2", even);
+    expect_args_error(pb, "megatron:--decoder-first-pipeline-num-layers 2 "
+                      "--decoder-last-pipeline-num-layers 1", "5 layers left for 2 middle ranks "
+                      "(expected the 8 transformer layers less the first and last stages' to "
+                      "divide evenly over the other ranks)");
+    expect_args_error(pb, "megatron:--account-for-embedding-in-pipeline-split", "9 layers with "
+                      "the embedding and loss accounted for on 4 ranks (expected a multiple of "
+                      "the ranks: Megatron splits them evenly)");
+    expect_args_error(pb, "megatron:--decoder-first-pipeline-num-layers 2 "
+                      "--account-for-loss-in-pipeline-split", "--decoder-first/last-pipeline-"
+                      "num-layers with --account-for-embedding/loss-in-pipeline-split (expected "
+                      "one or the other: Megatron does not support both)");
+    expect_args_error(pb, "megatron:--pipeline-model-parallel-size 8", "--pipeline-model-"
+                      "parallel-size 8 (expected 4, the GPUs; --gpus changes them)");
+    expect_args_error(pb, "megatron:--num-layers 80", "--num-layers 80 (expected 8, the "
+                      "network's transformer layers)");
+    expect_args_error(pb, "megatron:--decoder-last-pipeline-num-layers", "--decoder-last-"
+                      "pipeline-num-layers has no value (expected a whole number from 0)");
+    expect_args_error(pb, "megatron:--num-virtual-stages-per-pipeline-rank 4", "rank 0's 2 "
+                      "layers over 4 virtual stages (expected a multiple of them)");
+    expect_args_error(pb, "megatron:--pipeline-model-parallel-layout 'Et*8L", "a quote not "
+                      "closed (expected arguments as a shell passes them)");
+    expect_args_error(pb, "megatron:--pipeline-model-parallel-layout Et*8L "
+                      "--num-virtual-stages-per-pipeline-rank 2", "--pipeline-model-parallel-"
+                      "layout with other split arguments (expected the layout alone: Megatron "
+                      "refuses the others beside it)");
+    problem_free(pb);
+    pb = transformer(10, 4);                  /* E l0..l9 norm output */
+    const int acc[13] = { 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3 };
+    expect_args(pb, "megatron:--account-for-embedding-in-pipeline-split "
+                "--account-for-loss-in-pipeline-split", acc);
+    problem_free(pb);
+}
+
 static void test_megatron_round_trip(void **state)
 {
     (void)state;
@@ -598,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_split_list),
         cmocka_unit_test(test_megatron_parse),
         cmocka_unit_test(test_megatron_round_trip),
+        cmocka_unit_test(test_megatron_args),
         cmocka_unit_test(test_deepspeed_parts),
         cmocka_unit_test(test_deepspeed_parse),
         cmocka_unit_test(test_torchtitan_parse),
