@@ -171,6 +171,31 @@ static void megatron_idle(FILE *out, const struct split_megatron *m, const struc
     fputs("\"\n", out);
 }
 
+/* The same split in the arguments Megatron had before the layout, when
+ * they can say it: one stage a rank, every rank holding layers, the
+ * ranks between the first and the last holding as many (what
+ * --decoder-first/last-pipeline-num-layers leave to them). gpu is the
+ * plan's, a transformer network's (E, t..., norm, output). */
+static void megatron_uneven(FILE *out, const struct split_megatron *m, const int *gpu, int L,
+                            int P)
+{
+    if (P < 2)
+        return;
+    int *count = calloc((size_t)P, sizeof *count);
+    if (!count)
+        return;
+    for (int i = 1; i < L - 2; i++)
+        count[m->rank[gpu[i]]]++;
+    bool ok = true;
+    for (int r = 0; r < P; r++)
+        ok = ok && count[r] > 0 && (r == 0 || r == P - 1 || count[r] == count[1]);
+    if (ok)
+        fprintf(out, "# the same split in the arguments of Megatron before the layout: "
+                "--pipeline-model-parallel-size %d --decoder-first-pipeline-num-layers %d "
+                "--decoder-last-pipeline-num-layers %d\n", P, count[0], count[P - 1]);
+    free(count);
+}
+
 static int write_megatron(FILE *out, const struct export_input *in)
 {
     const struct problem *pb = in->rep->pb;
@@ -208,8 +233,10 @@ static int write_megatron(FILE *out, const struct export_input *in)
                     "(the torch-schedule export runs the plan's own order)\n", r, fewest,
                     fewest == 1 ? "" : "es", want);
     }
-    if (m.virtual_stages == 1)
+    if (m.virtual_stages == 1) {
         megatron_idle(out, &m, pl, pb->P);
+        megatron_uneven(out, &m, pl->gpu, pb->L, pb->P);
+    }
     runtime_note(out, in, "Megatron");
     fprintf(out, "--pipeline-model-parallel-size %d --pipeline-model-parallel-layout \"%s\"",
             pb->P, m.layout);

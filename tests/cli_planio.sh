@@ -155,6 +155,10 @@ run solve gpt.ini four.ini --planner user --json --split \
     'megatron:--decoder-first-pipeline-num-layers 1 --decoder-last-pipeline-num-layers 3'
 if [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "[0,0,1,1,2,2,3,3,3,3,3]" ]; then
     ok "megatron's first/last stage arguments"; else not_ok "megatron first/last"; cat "$TMP/err"; fi
+run solve gpt.ini four.ini --planner user --format megatron --split \
+    'megatron:--decoder-first-pipeline-num-layers 1 --decoder-last-pipeline-num-layers 3'
+expect_stdout_has "# the same split in the arguments of Megatron before the layout: --pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 1 --decoder-last-pipeline-num-layers 3" \
+    "megatron export: the same split in first/last stage arguments"
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format megatron
 expect_stdout_has '"Et|t|t|t|t|t|t|tL"' "megatron: virtual stages written back"
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format deepspeed
