@@ -17,12 +17,17 @@ enum file_kind { FILE_UNKNOWN, FILE_NETWORK, FILE_PLATFORM, FILE_SCHEDULE };
  * hand): named .csv, or its first line starts with an action like 0F0. */
 static bool is_schedule(const char *text, const char *label)
 {
+    const char *p = text_skip_bom(text);
+    /* what the text is decides first: a spec file's first line is a
+     * section or a comment (a file named .csv too), a schedule's a cell */
+    const char *q = p + strspn(p, " \t\r\n");
+    if (*q == '[' || *q == ';' || *q == '#')
+        return false;
     size_t n = strlen(label);
     if (n >= 4 && strcmp(label + n - 4, ".csv") == 0)
         return true;
-    const char *p = text_skip_bom(text);
-    p += strspn(p, " \t,");
-    return *p >= '0' && *p <= '9';
+    q = p + strspn(p, " \t\r\n,");
+    return *q >= '0' && *q <= '9';
 }
 
 /* The schedule's rows: after a byte order mark, without the blank lines

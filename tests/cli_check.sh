@@ -59,6 +59,11 @@ bad long.ini "[network]\nname = $long\n" '@long.ini:2: line too long (207 bytes;
 run check "$TMP/does-not-exist.ini"
 expect_status 2 "missing file"
 expect_stderr "$TMP/does-not-exist.ini: cannot open: No such file or directory" "missing file message"
+# a network file named .csv is still a network file
+cp data/networks/alexnet.ini "$TMP/alexnet.csv"
+run check "$TMP/alexnet.csv"
+expect_status 0 "a network file named .csv"
+expect_stdout_has "network alexnet, 23 layers" "a network file named .csv: read as one"
 run check ''
 expect_status 2 "an empty file name"
 expect_stderr "'': an empty file name (expected the path of a file)" "an empty file name: said so"
