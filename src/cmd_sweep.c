@@ -126,6 +126,42 @@ static int row_cmp(const void *x, const void *y)
     return a->key < b->key ? -1 : a->key > b->key;
 }
 
+/* Whether a resumed row's figures read as a run writes them: a known
+ * status, fits true, false or empty, numbers or empty; else why, so that
+ * a row edited or damaged is refused rather than carried into the result. */
+static bool row_fields_ok(char **f, char *why, size_t len)
+{
+    bool known = false;
+    for (int s = PLAN_OPTIMAL; s <= PLAN_RUNNING && !known; s++)
+        known = strcmp(f[SWEEP_COL_STATUS], planner_status_name((enum plan_status)s)) == 0;
+    if (!known) {
+        snprintf(why, len, "status '%.40s' (expected one a planner reports)",
+                 f[SWEEP_COL_STATUS]);
+        return false;
+    }
+    const char *fits = f[SWEEP_COL_FITS];
+    if (*fits && strcmp(fits, "true") != 0 && strcmp(fits, "false") != 0) {
+        snprintf(why, len, "fits '%.40s' (expected true, false or nothing)", fits);
+        return false;
+    }
+    static const int num[] = { SWEEP_COL_PERIOD, SWEEP_COL_ITERATION, SWEEP_COL_THROUGHPUT,
+                               SWEEP_COL_BOUND, SWEEP_COL_BLOCK_BOUND, SWEEP_COL_GAP,
+                               SWEEP_COL_PEAK_MEMORY, SWEEP_COL_PEAK_GPU, SWEEP_COL_SECONDS };
+    static const char *const name[] = { "period_ms", "iteration_ms", "throughput", "bound_ms",
+                                         "block_bound_ms", "gap", "peak_memory", "peak_gpu",
+                                         "seconds" };
+    for (size_t k = 0; k < sizeof num / sizeof *num; k++) {
+        const char *v = f[num[k]];
+        char *end;
+        double x = *v ? strtod(v, &end) : 0;
+        if (*v && (*end || !isfinite(x) || x < 0)) {
+            snprintf(why, len, "%s '%.40s' (expected a number from 0, or nothing)", name[k], v);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Read a sweep CSV made for grid g: the header, the column line, then
  * rows of nshards' shard (shard < 0: any); with g NULL the header and
  * the column line only. A last line without its newline or with the
@@ -217,8 +253,12 @@ static int csv_load(const char *path, const struct sweep_grid *g, long size, lon
             else if (shard >= 0 && !sweep_shard_has(setting, shard, nshards))
                 snprintf(err, errlen, "%s:%d: setting %ld is not in shard %ld/%ld", path,
                          line, setting, shard, nshards);
+            bool fields_ok = nf != SWEEP_NCOLUMNS || key < 0 || row_fields_ok(fields, why,
+                                                                               sizeof why);
+            if (!fields_ok)
+                snprintf(err, errlen, "%s:%d: %s", path, line, why);
             free(copy);
-            if (nf != SWEEP_NCOLUMNS || setting < 0 || key < 0 ||
+            if (nf != SWEEP_NCOLUMNS || setting < 0 || key < 0 || !fields_ok ||
                 (shard >= 0 && !sweep_shard_has(setting, shard, nshards))) {
                 rc = -1;
                 break;

@@ -115,6 +115,15 @@ if cmp -s "$TMP/bad.csv" "$TMP/bad.before"; then ok "the broken file is left alo
 run sweep $NET $PLAT $GRID -o "$TMP/wide.csv"
 expect_stderr "pipeplan sweep: $TMP/wide.csv:13: more than 21 fields, or a quote not closed (expected 21 fields) (use --force to start over)" \
     "a row of too many fields: said so, not '0 fields'"
+# a row whose figures no run writes: refused with its line, not carried on
+awk -F, -v OFS=, 'NR == 13 { $10 = "bogus" } { print }' "$TMP/full.csv" >"$TMP/bogus.csv"
+run sweep $NET $PLAT $GRID -o "$TMP/bogus.csv"
+expect_stderr "pipeplan sweep: $TMP/bogus.csv:13: status 'bogus' (expected one a planner reports) (use --force to start over)" \
+    "a row of an unknown status: FILE:LINE and why"
+awk -F, -v OFS=, 'NR == 13 { $11 = "nan" } { print }' "$TMP/full.csv" >"$TMP/nan.csv"
+run sweep $NET $PLAT $GRID -o "$TMP/nan.csv"
+expect_stderr "pipeplan sweep: $TMP/nan.csv:13: period_ms 'nan' (expected a number from 0, or nothing) (use --force to start over)" \
+    "a row of a period nan: FILE:LINE and why"
 # saved again by a spreadsheet: a BOM and CRLF line ends, half the rows
 { printf '\357\273\277'; head -n 32 "$TMP/full.csv" | sed 's/$/\r/'; } >"$TMP/crlf.csv"
 run sweep $NET $PLAT $GRID -o "$TMP/crlf.csv"
