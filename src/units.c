@@ -167,6 +167,8 @@ static const struct unit size_units[] = {
     { "TB", 1e12, 1000000000000ULL },
     { "KiB", 1024.0, 1ULL << 10 }, { "MiB", 1048576.0, 1ULL << 20 },
     { "GiB", 1073741824.0, 1ULL << 30 }, { "TiB", 1099511627776.0, 1ULL << 40 },
+    /* what units_format_size writes past 1024 TiB reads back */
+    { "PB", 1e15, 1000000000000000ULL }, { "PiB", 1125899906842624.0, 1ULL << 50 },
     { NULL, 0, 0 }
 };
 
@@ -174,7 +176,7 @@ int units_parse_size(const char *text, uint64_t *bytes, char *err, size_t errlen
 {
     struct number num;
     const struct unit *u;
-    if (parse_with_unit(text, size_units, "B, KB, MB, GB, TB, KiB, MiB, GiB or TiB",
+    if (parse_with_unit(text, size_units, "B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB",
                         &num, &u, err, errlen) < 0)
         return -1;
     /* exact: mantissa * unit / 10^decimals, rounded half up */

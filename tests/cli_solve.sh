@@ -176,7 +176,7 @@ for bad in "|an empty list" ",|an empty item" "dp,|an empty item" "dp,,time|an e
 done
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --memory 16
 expect_status 2 "memory without a unit"
-expect_stderr "pipeplan: bad --memory '16': missing unit (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)" \
+expect_stderr "pipeplan: bad --memory '16': missing unit (expected B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB)" \
     "memory without a unit message"
 printf '[network]\nname = x\nmicro_batch = 1\n[layer a]\nforward = 1ms\n' >"$TMP/bad.ini"
 run solve "$TMP/bad.ini" data/platforms/dgx-h100.ini

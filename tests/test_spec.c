@@ -179,7 +179,7 @@ static void test_network_errors_name_the_line(void **state)
         { NET_HEAD "[layer a]\nweights = 20000000000GB\n",
           "n.ini:5: bad weights '20000000000GB': size does not fit in 64 bits" },
         { NET_HEAD "[layer a]\nweights = 12\n",
-          "n.ini:5: bad weights '12': missing unit (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)" },
+          "n.ini:5: bad weights '12': missing unit (expected B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB)" },
         { NET_HEAD "[layer a]\nforward = 1ms\nforward = 2ms\n",
           "n.ini:6: 'forward' given twice in [layer a]" },
         { NET_HEAD "[layer a]\nforward = 1ms\n   2ms\n",

@@ -79,7 +79,7 @@ static void test_memory_range_is_exact(void **state)
         { "0GB:2GB:1GB", "START must be positive" },
         { "1GB:2GB", "expected START:STOP:STEP, e.g. 40GB:141GB:10GB" },
         { "1GB:2GB:1GB:1GB", "expected START:STOP:STEP, e.g. 40GB:141GB:10GB" },
-        { "1:2:1", "START missing unit (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)" },
+        { "1:2:1", "START missing unit (expected B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB)" },
         { "1B:1MB:1B", "more than 4096 values" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

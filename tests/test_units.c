@@ -58,6 +58,11 @@ static void test_size_decimal_and_binary_are_exact(void **state)
     assert_int_equal(b, 1000);
     assert_int_equal(units_parse_size("512B", &b, err, sizeof err), 0);
     assert_int_equal(b, 512);
+    /* what the screen writes past 1024 TiB reads back */
+    assert_int_equal(units_parse_size("2 PiB", &b, err, sizeof err), 0);
+    assert_int_equal(b, 1ULL << 51);
+    assert_int_equal(units_parse_size("1.5PB", &b, err, sizeof err), 0);
+    assert_int_equal(b, 1500000000000000ULL);
     /* 0.1 KiB is 102.4 bytes: rounds to the nearest byte */
     assert_int_equal(units_parse_size("0.1KiB", &b, err, sizeof err), 0);
     assert_int_equal(b, 102);
@@ -86,9 +91,9 @@ static void test_size_rejects_overflow_and_bad_units(void **state)
     assert_int_equal(units_parse_size("20000000000GB", &b, err, sizeof err), -1);
     assert_string_equal(err, "size does not fit in 64 bits");
     assert_int_equal(units_parse_size("12", &b, err, sizeof err), -1);
-    assert_string_equal(err, "missing unit (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)");
+    assert_string_equal(err, "missing unit (expected B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB)");
     assert_int_equal(units_parse_size("12 gb", &b, err, sizeof err), -1);
-    assert_string_equal(err, "unknown unit 'gb' (expected B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)");
+    assert_string_equal(err, "unknown unit 'gb' (expected B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB)");
     assert_int_equal(units_parse_size("-3MB", &b, err, sizeof err), -1);
     assert_int_equal(units_parse_size("1234567890123456789012345678901234567B", &b, err,
                                       sizeof err), -1);
