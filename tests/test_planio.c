@@ -58,12 +58,26 @@ static struct problem *transformer(int N, int P)
     return pb;
 }
 
-static void expect_list_error(const char *list, int L, int P, const char *want)
+/* A parser of the list forms (split_parse_list, split_deepspeed_parse)
+ * refuses text for L layers on P GPUs with the message want. */
+static void expect_refused(int (*parse)(const char *, int, int, int *, char *, size_t),
+                           const char *text, int L, int P, const char *want)
 {
     int gpu[64];
     char err[320];
-    assert_int_equal(split_parse_list(list, L, P, gpu, err, sizeof err), -1);
+    assert_int_equal(parse(text, L, P, gpu, err, sizeof err), -1);
     assert_string_equal(err, want);
+}
+
+/* ... for 11 layers on 4 GPUs, the tests' shape */
+static void list_refused(const char *text, const char *want)
+{
+    expect_refused(split_parse_list, text, 11, 4, want);
+}
+
+static void parts_refused(const char *text, const char *want)
+{
+    expect_refused(split_deepspeed_parse, text, 11, 4, want);
 }
 
 static void test_split_list(void **state)
@@ -77,24 +91,24 @@ static void test_split_list(void **state)
     assert_int_equal(split_parse_list("0", 11, 4, gpu, err, sizeof err), 0);
     for (int i = 0; i < 11; i++)
         assert_int_equal(gpu[i], 0);
-    expect_list_error("", 11, 4, "empty (expected the first layer of each stage, e.g. 0,12,24)");
-    expect_list_error("1,4", 11, 4, "the first stage starts at layer 1 (expected 0: stage 0 "
+    list_refused("", "empty (expected the first layer of each stage, e.g. 0,12,24)");
+    list_refused("1,4", "the first stage starts at layer 1 (expected 0: stage 0 "
                       "starts with the first layer)");
-    expect_list_error("0,5,3", 11, 4, "layer 3 after 5 (expected strictly increasing layer "
+    list_refused("0,5,3", "layer 3 after 5 (expected strictly increasing layer "
                       "indices)");
-    expect_list_error("0,5,5", 11, 4, "layer 5 after 5 (expected strictly increasing layer "
+    list_refused("0,5,5", "layer 5 after 5 (expected strictly increasing layer "
                       "indices)");
-    expect_list_error("0,11", 11, 4, "layer 11 out of range (expected 0 to 10: the network has "
+    list_refused("0,11", "layer 11 out of range (expected 0 to 10: the network has "
                       "11 layers)");
-    expect_list_error("0,1,2,3,4", 11, 4, "more than 4 stages (expected at most one stage per "
+    list_refused("0,1,2,3,4", "more than 4 stages (expected at most one stage per "
                       "GPU; --gpus changes the GPUs)");
-    expect_list_error("0,x", 11, 4, "'x' is not a layer index (expected 0-based layer indices "
+    list_refused("0,x", "'x' is not a layer index (expected 0-based layer indices "
                       "separated by commas, e.g. 0,12,24)");
-    expect_list_error("0,", 11, 4, "',' after layer 0 (expected a comma and the next layer "
+    list_refused("0,", "',' after layer 0 (expected a comma and the next layer "
                       "index)");
-    expect_list_error("0;4", 11, 4, "';4' after layer 0 (expected a comma and the next layer "
+    list_refused("0;4", "';4' after layer 0 (expected a comma and the next layer "
                       "index)");
-    expect_list_error("-1", 11, 4, "'-1' is not a layer index (expected 0-based layer indices "
+    list_refused("-1", "'-1' is not a layer index (expected 0-based layer indices "
                       "separated by commas, e.g. 0,12,24)");
 }
 
@@ -356,14 +370,6 @@ static void test_deepspeed_parts(void **state)
                         "GPUs 0 and 3 have different memory, so they cannot be renumbered");
 }
 
-static void expect_parts_error(const char *parts, int L, int P, const char *want)
-{
-    int gpu[64];
-    char err[320];
-    assert_int_equal(split_deepspeed_parse(parts, L, P, gpu, err, sizeof err), -1);
-    assert_string_equal(err, want);
-}
-
 /* DeepSpeed's parts read back: the list test_deepspeed_parts writes gives
  * its allocation again; brackets and spaces optional; empty stages idle. */
 static void test_deepspeed_parse(void **state)
@@ -390,51 +396,33 @@ static void test_deepspeed_parse(void **state)
     static const char ex[] = "expected DeepSpeed's parts: the first layer of each stage, then "
                              "the layer count, e.g. [0, 12, 24, 36]";
     char buf[320];
-    expect_parts_error("[0, 3, 10]", 11, 4, "the last boundary is 10 (expected 11, the layer "
+    parts_refused("[0, 3, 10]", "the last boundary is 10 (expected 11, the layer "
                        "count: DeepSpeed's parts end with it)");
-    expect_parts_error("[0]", 11, 4, "the last boundary is 0 (expected 11, the layer count: "
+    parts_refused("[0]", "the last boundary is 0 (expected 11, the layer count: "
                        "DeepSpeed's parts end with it)");
-    expect_parts_error("[2, 11]", 11, 4, "the parts start at 2 (expected 0: stage 0 starts with "
+    parts_refused("[2, 11]", "the parts start at 2 (expected 0: stage 0 starts with "
                        "the first layer)");
-    expect_parts_error("[0, 5, 3, 11]", 11, 4, "boundary 3 after 5 (expected non-decreasing "
+    parts_refused("[0, 5, 3, 11]", "boundary 3 after 5 (expected non-decreasing "
                        "boundaries)");
-    expect_parts_error("[0, 12]", 11, 4, "boundary 12 out of range (expected 0 to 11: the "
+    parts_refused("[0, 12]", "boundary 12 out of range (expected 0 to 11: the "
                        "network has 11 layers)");
-    expect_parts_error("[0, 1, 2, 3, 4, 11]", 11, 4, "more than 4 stages (expected at most one "
+    parts_refused("[0, 1, 2, 3, 4, 11]", "more than 4 stages (expected at most one "
                        "stage per GPU; --gpus changes the GPUs)");
     snprintf(buf, sizeof buf, "no ']' after 11 (%s)", ex);
-    expect_parts_error("[0, 11", 11, 4, buf);
-    expect_parts_error("[0, 11] 4", 11, 4, "'4' after ']' (expected nothing more)");
-    expect_parts_error("0, 11]", 11, 4, "']' after 11 (expected a comma and the next "
+    parts_refused("[0, 11", buf);
+    parts_refused("[0, 11] 4", "'4' after ']' (expected nothing more)");
+    parts_refused("0, 11]", "']' after 11 (expected a comma and the next "
                        "boundary)");
-    expect_parts_error("[0; 11]", 11, 4, "'; 11]' after 0 (expected a comma and the next "
+    parts_refused("[0; 11]", "'; 11]' after 0 (expected a comma and the next "
                        "boundary, or the closing ']')");
     snprintf(buf, sizeof buf, "no boundary where one was due (%s)", ex);
-    expect_parts_error("", 11, 4, buf);
+    parts_refused("", buf);
     snprintf(buf, sizeof buf, "']' is not a layer boundary (%s)", ex);
-    expect_parts_error("[0, 11, ]", 11, 4, buf);
+    parts_refused("[0, 11, ]", buf);
     snprintf(buf, sizeof buf, "'-1, 11]' is not a layer boundary (%s)", ex);
-    expect_parts_error("[-1, 11]", 11, 4, buf);
+    parts_refused("[-1, 11]", buf);
     snprintf(buf, sizeof buf, "'1.5, 11]' is not a layer boundary (%s)", ex);
-    expect_parts_error("[0, 1.5, 11]", 11, 4, buf);
-}
-
-static void expect_fqns(const struct problem *pb, const char *text, const int *want)
-{
-    int gpu[64];
-    char err[320] = "";
-    if (split_torchtitan_parse(text, pb->names, pb->L, pb->P, gpu, err, sizeof err) != 0)
-        fail_msg("%s: %s", text, err);
-    assert_memory_equal(gpu, want, (size_t)pb->L * sizeof *want);
-}
-
-static void expect_fqns_error(const struct problem *pb, const char *text, const char *want)
-{
-    int gpu[64];
-    char err[320] = "";
-    assert_int_equal(split_torchtitan_parse(text, pb->names, pb->L, pb->P, gpu, err,
-                                            sizeof err), -1);
-    assert_string_equal(err, want);
+    parts_refused("[0, 1.5, 11]", buf);
 }
 
 /* torchtitan's module_fqns_per_model_part read back: loop and V
@@ -444,44 +432,53 @@ static void test_torchtitan_parse(void **state)
     (void)state;
     struct problem *pb = transformer(8, 4);  /* tok_embeddings, layers.0-7, norm, output */
     const int a[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3 };
-    expect_fqns(pb, "[[\"tok_embeddings\", \"layers.0\", \"layers.1\"], [\"layers.2\", "
+    expect_args(pb, "torchtitan:[[\"tok_embeddings\", \"layers.0\", \"layers.1\"], [\"layers.2\", "
                 "\"layers.3\"], [\"layers.4\", \"layers.5\"], [\"layers.6\", \"layers.7\", "
                 "\"norm\", \"output\"]]", a);
-    expect_fqns(pb, "[\n    ['tok_embeddings','layers.0','layers.1'],  # stage 0\n"
+    expect_args(pb, "torchtitan:[\n    ['tok_embeddings','layers.0','layers.1'],  # stage 0\n"
                 "    ['layers.2','layers.3'],\n    ['layers.4','layers.5'],\n"
                 "    ['layers.6','layers.7','norm','output'],  # stage 3: rank 3\n]", a);
     /* 8 parts on 4 ranks: part s on rank s mod 4 */
     const int loop[11] = { 0, 0, 1, 2, 3, 0, 1, 2, 3, 3, 3 };
-    expect_fqns(pb, "[[\"tok_embeddings\", \"layers.0\"], [\"layers.1\"], [\"layers.2\"], "
+    expect_args(pb, "torchtitan:[[\"tok_embeddings\", \"layers.0\"], [\"layers.1\"], "
+                "[\"layers.2\"], "
                 "[\"layers.3\"], [\"layers.4\"], [\"layers.5\"], [\"layers.6\"], "
                 "[\"layers.7\", \"norm\", \"output\"],]", loop);
     /* the V placement: parts r and 7 - r on rank r */
     const int v[11] = { 0, 0, 1, 2, 3, 3, 2, 1, 0, 0, 0 };
-    expect_fqns(pb, "v:[[\"tok_embeddings\", \"layers.0\"], [\"layers.1\"], [\"layers.2\"], "
+    expect_args(pb, "torchtitan:v:[[\"tok_embeddings\", \"layers.0\"], [\"layers.1\"], "
+                "[\"layers.2\"], "
                 "[\"layers.3\"], [\"layers.4\"], [\"layers.5\"], [\"layers.6\"], "
                 "[\"layers.7\", \"norm\", \"output\"]]", v);
-    expect_fqns_error(pb, "[[\"tok_embeddings\"], [\"layers.1\"]]", "'layers.1' in part 1 "
+    expect_args_error(pb, "torchtitan:[[\"tok_embeddings\"], [\"layers.1\"]]", "'layers.1' in "
+                      "part 1 "
                       "where 'layers.0' is due (expected every layer once, in the network's "
                       "order)");
-    expect_fqns_error(pb, "[[\"tok_embeddings\", \"tok_embeddings\"]]", "'tok_embeddings' in "
+    expect_args_error(pb, "torchtitan:[[\"tok_embeddings\", "
+                      "\"tok_embeddings\"]]", "'tok_embeddings' in "
                       "part 0 where 'layers.0' is due (expected every layer once, in the "
                       "network's order)");
-    expect_fqns_error(pb, "[[\"embed\"]]", "'embed' in part 0 is no layer of the network "
+    expect_args_error(pb, "torchtitan:[[\"embed\"]]", "'embed' in part 0 is no layer of the "
+                      "network "
                       "(expected its layers' names, e.g. 'tok_embeddings')");
-    expect_fqns_error(pb, "[[\"tok_embeddings\"], []]", "part 1 is empty (expected the "
+    expect_args_error(pb, "torchtitan:[[\"tok_embeddings\"], []]", "part 1 is empty (expected the "
                       "modules of each part)");
-    expect_fqns_error(pb, "[[\"tok_embeddings\", \"layers.0\"]]", "the parts end before "
+    expect_args_error(pb, "torchtitan:[[\"tok_embeddings\", \"layers.0\"]]", "the parts end before "
                       "'layers.1' (expected every layer once, through 'output')");
-    expect_fqns_error(pb, "[[\"tok_embeddings\" \"layers.0\"]]", "'\"layers.0\"]]' after "
+    expect_args_error(pb, "torchtitan:[[\"tok_embeddings\" \"layers.0\"]]", "'\"layers.0\"]]' "
+                      "after "
                       "'tok_embeddings' (expected a comma or the ']' closing part 0)");
-    expect_fqns_error(pb, "[[\"tok_embeddings\"]", "nothing after part 0 (expected a comma "
+    expect_args_error(pb, "torchtitan:[[\"tok_embeddings\"]", "nothing after part 0 (expected a "
+                      "comma "
                       "or the ']' closing the list)");
-    expect_fqns_error(pb, "[[\"tok_embeddings\", \"layers.0\", \"layers.1\"], [\"layers.2\", "
+    expect_args_error(pb, "torchtitan:[[\"tok_embeddings\", \"layers.0\", \"layers.1\"], "
+                      "[\"layers.2\", "
                       "\"layers.3\", \"layers.4\", \"layers.5\", \"layers.6\", \"layers.7\", "
                       "\"norm\", \"output\"]]", "2 parts on 4 GPUs (expected a multiple of 4: "
                       "torchtitan runs part s on pipeline rank s mod the degree; --gpus changes "
                       "the GPUs)");
-    expect_fqns_error(pb, "v:[[\"tok_embeddings\", \"layers.0\", \"layers.1\"], [\"layers.2\", "
+    expect_args_error(pb, "torchtitan:v:[[\"tok_embeddings\", \"layers.0\", \"layers.1\"], "
+                      "[\"layers.2\", "
                       "\"layers.3\"], [\"layers.4\", \"layers.5\"], [\"layers.6\", \"layers.7\", "
                       "\"norm\", \"output\"]]", "4 parts on 4 GPUs (expected 8: the V schedules "
                       "put parts r and 7 - r on pipeline rank r)");
@@ -490,13 +487,14 @@ static void test_torchtitan_parse(void **state)
                              "\"output\"]]";
     char buf[320];
     snprintf(buf, sizeof buf, "'tok_embeddings' where the list opens (%s)", ex);
-    expect_fqns_error(pb, "tok_embeddings", buf);
+    expect_args_error(pb, "torchtitan:tok_embeddings", buf);
     snprintf(buf, sizeof buf, "nothing in part 0 where a quoted module name is due (%s)", ex);
-    expect_fqns_error(pb, "[[", buf);
+    expect_args_error(pb, "torchtitan:[[", buf);
     snprintf(buf, sizeof buf, "'\"norm]]' in part 0 where a quoted module name is due (%s)",
              ex);
-    expect_fqns_error(pb, "[[\"norm]]", buf);
-    expect_fqns_error(pb, "[[\"tok_embeddings\"]] x", "'x' after the list (expected nothing "
+    expect_args_error(pb, "torchtitan:[[\"norm]]", buf);
+    expect_args_error(pb, "torchtitan:[[\"tok_embeddings\"]] x", "'x' after the list (expected "
+                      "nothing "
                       "more)");
     problem_free(pb);
 }
