@@ -773,7 +773,7 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
     static const char expect[] = "expected DeepSpeed's parts: the first layer of each stage, "
                                  "then the layer count, e.g. [0, 12, 24, 36]";
     const char *p = text;
-    while (*p == ' ')
+    while (isspace((unsigned char)*p))
         p++;
     bool bracket = *p == '[';
     if (bracket)
@@ -781,8 +781,18 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
     long prev = -1;
     int n = 0;                    /* boundaries read; stage n - 1 ends at the last */
     for (;;) {
-        while (*p == ' ')
+        while (isspace((unsigned char)*p))
             p++;
+        if (bracket && n > 0 && *p == ']' && p[-1] != '[') {
+            /* a comma before the ']' (Python's lists allow one) */
+            for (p++; isspace((unsigned char)*p); p++)
+                ;
+            if (*p) {
+                snprintf(err, errlen, "'%.20s' after ']' (expected nothing more)", p);
+                return -1;
+            }
+            break;
+        }
         if (!*p) {
             snprintf(err, errlen, "no boundary where one was due (%s)", expect);
             return -1;
@@ -824,14 +834,14 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
             gpu[i] = n - 1;
         prev = v;
         n++;
-        for (p = end; *p == ' '; p++)
+        for (p = end; isspace((unsigned char)*p); p++)
             ;
         if (*p == ',') {
             p++;
             continue;
         }
         if (bracket && *p == ']') {
-            for (p++; *p == ' '; p++)
+            for (p++; isspace((unsigned char)*p); p++)
                 ;
             if (*p) {
                 snprintf(err, errlen, "'%.20s' after ']' (expected nothing more)", p);
@@ -880,6 +890,85 @@ static const char *here(const char *p, char *buf, size_t n)
     return buf;
 }
 
+/* The closing quote of the string opening at p (backslash escapes
+ * skipped), or NULL. */
+static const char *quoted_end(const char *p)
+{
+    for (const char *c = p + 1; *c; c++) {
+        if (*c == '\\' && c[1])
+            c++;
+        else if (*c == *p)
+            return c;
+    }
+    return NULL;
+}
+
+/* UTF-8 of code point u into out (room for 4); its length. */
+static size_t utf8_put(unsigned long u, char *out)
+{
+    if (u < 0x80) {
+        out[0] = (char)u;
+        return 1;
+    }
+    if (u < 0x800) {
+        out[0] = (char)(0xc0 | u >> 6);
+        out[1] = (char)(0x80 | (u & 0x3f));
+        return 2;
+    }
+    if (u < 0x10000) {
+        out[0] = (char)(0xe0 | u >> 12);
+        out[1] = (char)(0x80 | ((u >> 6) & 0x3f));
+        out[2] = (char)(0x80 | (u & 0x3f));
+        return 3;
+    }
+    out[0] = (char)(0xf0 | (u >> 18 & 0x07));
+    out[1] = (char)(0x80 | ((u >> 12) & 0x3f));
+    out[2] = (char)(0x80 | ((u >> 6) & 0x3f));
+    out[3] = (char)(0x80 | (u & 0x3f));
+    return 4;
+}
+
+/* The text of a Python or TOML string [s, end) with its escapes undone
+ * (\\ \" \' \n \t \r \xNN \uNNNN \UNNNNNNNN; others stay as written)
+ * into out (cut to fit len, NUL-terminated); its length. */
+static size_t unquote(const char *s, const char *end, char *out, size_t len)
+{
+    size_t n = 0;
+    while (s < end && n + 5 < len) {
+        if (*s != '\\' || s + 1 >= end) {
+            out[n++] = *s++;
+            continue;
+        }
+        char e = s[1];
+        int hex = e == 'x' ? 2 : e == 'u' ? 4 : e == 'U' ? 8 : 0;
+        if (hex && end - (s + 2) >= hex) {
+            unsigned long u = 0;
+            int k = 0;
+            for (; k < hex && isxdigit((unsigned char)s[2 + k]); k++)
+                u = u * 16 + (unsigned long)(isdigit((unsigned char)s[2 + k]) ? s[2 + k] - '0'
+                                             : (tolower((unsigned char)s[2 + k]) - 'a' + 10));
+            if (k == hex && u <= 0x10ffff) {
+                if (e == 'x')
+                    out[n++] = (char)u;
+                else
+                    n += utf8_put(u, out + n);
+                s += 2 + hex;
+                continue;
+            }
+        }
+        const char *from = "\\\"'ntr", *to = "\\\"'\n\t\r";
+        const char *at = strchr(from, e);
+        if (e && at) {
+            out[n++] = to[at - from];
+            s += 2;
+        } else {
+            out[n++] = *s++;
+        }
+    }
+    out[n] = '\0';
+    return n;
+}
+
 /* module_fqns_per_model_part: see split.h. */
 int split_torchtitan_parse(const char *text, char *const *names, int L, int P, int *gpu,
                            char *err, size_t errlen)
@@ -908,14 +997,15 @@ int split_torchtitan_parse(const char *text, char *const *names, int L, int P, i
         int first = next;
         for (p = skip_space(p + 1); *p != ']';) {
             char q = *p;
-            const char *end = q == '"' || q == '\'' ? strchr(p + 1, q) : NULL;
+            const char *end = q == '"' || q == '\'' ? quoted_end(p) : NULL;
             if (!end) {
                 snprintf(err, errlen, "%s in part %d where a quoted module name is due (%s)",
                          here(p, shown, sizeof shown), part, expect);
                 return -1;
             }
-            size_t n = (size_t)(end - p - 1);
-            const char *name = p + 1;
+            /* the export writes Python's escapes (\", \\, \u0009) */
+            char name[1024];
+            size_t n = unquote(p + 1, end, name, sizeof name);
             bool due = next < L && strlen(names[next]) == n && !strncmp(names[next], name, n);
             if (!due) {
                 int at = -1;

@@ -417,8 +417,13 @@ static void test_deepspeed_parse(void **state)
                        "boundary, or the closing ']')");
     snprintf(buf, sizeof buf, "no boundary where one was due (%s)", ex);
     parts_refused("", buf);
-    snprintf(buf, sizeof buf, "']' is not a layer boundary (%s)", ex);
-    parts_refused("[0, 11, ]", buf);
+    /* as Python allows and a pretty printer writes: a trailing comma,
+     * newlines and tabs */
+    assert_int_equal(split_deepspeed_parse("[0, 3,\n\t5, 7, 11,\n]\n", 11, 4, gpu, err,
+                                           sizeof err), 0);
+    assert_memory_equal(gpu, want, sizeof want);
+    snprintf(buf, sizeof buf, "',]' is not a layer boundary (%s)", ex);
+    parts_refused("[0, 11,,]", buf);
     snprintf(buf, sizeof buf, "'-1, 11]' is not a layer boundary (%s)", ex);
     parts_refused("[-1, 11]", buf);
     snprintf(buf, sizeof buf, "'1.5, 11]' is not a layer boundary (%s)", ex);
@@ -496,6 +501,29 @@ static void test_torchtitan_parse(void **state)
     expect_args_error(pb, "torchtitan:[[\"tok_embeddings\"]] x", "'x' after the list (expected "
                       "nothing "
                       "more)");
+    problem_free(pb);
+    /* names with quotes, backslashes and controls, escaped as the torch
+     * export escapes them */
+    char text[] = "[network]\nname = odd\nmicro_batch = 1\n"
+                  "[layer q\"uo'te]\nforward = 1ms\nbackward = 1ms\nweights = 1B\nactivation = 1B\n"
+                  "[layer b\\s]\nforward = 1ms\nbackward = 1ms\nweights = 1B\nactivation = 1B\n"
+                  "[layer t\tab\xc3\xa9]\nforward = 1ms\nbackward = 1ms\nweights = 1B\n"
+                  "activation = 1B\n";
+    char err[SPEC_ERR_LEN];
+    struct spec_network *net = spec_network_parse(text, "odd.ini", err, sizeof err);
+    assert_non_null(net);
+    struct spec_platform *plat = spec_platform_parse(platform_text, "four.ini", err, sizeof err);
+    assert_non_null(plat);
+    struct knobs k;
+    knobs_init(&k);
+    k.gpus = 2;
+    pb = problem_create(net, plat, &k, err, sizeof err);
+    spec_network_free(net);
+    spec_platform_free(plat);
+    assert_non_null(pb);
+    const int odd[3] = { 0, 1, 1 };
+    expect_args(pb, "torchtitan:[[\"q\\\"uo'te\"], ['b\\\\s', \"t\\u0009ab\\u00e9\"]]", odd);
+    expect_args(pb, "torchtitan:[['q\"uo\\'te'], [\"b\\\\s\", 't\\x09ab\xc3\xa9']]", odd);
     problem_free(pb);
 }
 
