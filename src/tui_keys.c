@@ -456,10 +456,13 @@ static void main_key(struct tui *t, int ch)
     case 'S':
         t->prompt = PROMPT_SPLIT;
         t->mode = MODE_PROMPT;
-        t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s",
-                                        t->user_split ? t->user_split : "");
-        if (t->input_len >= sizeof t->input)
-            t->input_len = sizeof t->input - 1;
+        t->input_len = 0;
+        if (t->user_split && strlen(t->user_split) < sizeof t->input)
+            t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s", t->user_split);
+        else if (t->user_split)
+            tui_message(t, MSG_INFO, "your split is too long to edit here (%zu bytes): type "
+                        "another, or Esc to keep it", strlen(t->user_split));
+        t->input[t->input_len] = '\0';
         curs_set(1);
         t->dirty = true;
         break;

@@ -696,7 +696,10 @@ int tui_user_split(struct tui *t, const char *spec, char *err, size_t errlen)
     int *gpu = malloc((size_t)pb->L * sizeof *gpu);
     char why[SPEC_ERR_LEN];
     if (!gpu || split_parse(spec, pb, gpu, why, sizeof why) < 0) {
-        snprintf(err, errlen, "bad --split '%s': %s", spec, gpu ? why : "out of memory");
+        /* the reason first, the split cut short: a typed split of a
+         * thousand characters would push the reason off the status lines */
+        snprintf(err, errlen, "bad split: %s ('%.40s%s')", gpu ? why : "out of memory", spec,
+                 strlen(spec) > 40 ? "..." : "");
         free(gpu);
         return -1;
     }

@@ -45,8 +45,9 @@ keys sp S
 keys sp C-u
 keys_literal sp 'deepspeed:[0, 5, 99]'
 keys sp Enter
-expect_screen sp "S: a bad split says why, and the row stays" \
-    "bad --split 'deepspeed:\[0, 5, 99\]': boundary 99 out of range" "^▶ your split .* $ds_text "
+expect_screen sp "S: a bad split says why first, and the row stays" \
+    "^bad split: boundary 99 out of range \(expected 0 to 23: the network has 23" \
+    "^▶ your split .* $ds_text "
 keys sp S
 keys sp Escape
 expect_screen sp "S, Esc: cancelled" "split cancelled"
