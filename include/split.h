@@ -6,7 +6,6 @@
 #ifndef PIPEPLAN_SPLIT_H
 #define PIPEPLAN_SPLIT_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include "problem.h"
 
@@ -15,8 +14,10 @@
 #define SPLIT_MAX_EXPANDED 1000000
 
 /* A --split value: "0,12,24,36" (the first layer of each stage, 0-based,
- * strictly increasing, the first 0; stage i on GPU i), "megatron:LAYOUT"
- * or "deepspeed:PARTS". Fills gpu[pb->L]. Returns 0, or -1 with the reason
+ * strictly increasing, the first 0; stage i on GPU i), "megatron:LAYOUT",
+ * "megatron:--ARG ..." (Megatron's other pipeline arguments, counted as
+ * its get_num_layers_to_build counts them), "deepspeed:PARTS" or
+ * "torchtitan:FQNS". Fills gpu[pb->L]. Returns 0, or -1 with the reason
  * in err, which says what was expected ("layer indices must increase
  * (expected ...)"), without the option's name. */
 int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen);
@@ -39,19 +40,6 @@ int split_transformer_layers(char *const *names, int L, char *err, size_t errlen
  * each t the next layers.i, L covers norm and output. Fills gpu[L]. */
 int split_megatron_parse(const char *layout, char *const *names, int L, int P, int *gpu,
                          char *err, size_t errlen);
-
-/* The stages Megatron-Core builds from its other pipeline arguments
- * (--decoder-first/last-pipeline-num-layers, first/last -1 when not
- * given; --account-for-embedding/loss-in-pipeline-split;
- * --num-virtual-stages-per-pipeline-rank vp or
- * --num-layers-per-virtual-pipeline-stage per_vp, 0 when not given), as
- * its get_num_layers_to_build counts them, for the N transformer layers
- * of a network as above on P ranks. split_parse reads them as
- * "megatron:--ARG ..." (the arguments as on Megatron's command line).
- * Fills gpu[L]. Returns 0, or -1 with the reason in err. */
-int split_megatron_counts(int N, int P, long first, long last, bool emb, bool loss, long vp,
-                          long per_vp, char *const *names, int L, int *gpu, char *err,
-                          size_t errlen);
 
 /* An allocation as a Megatron layout. */
 struct split_megatron {

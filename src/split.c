@@ -529,9 +529,9 @@ static int arg_count(const char *flag, const char *eq, const char **p, long lo, 
  * virtual stage building one fewer; each rank's share split evenly over
  * its vp virtual stages (per_vp: layers per virtual stage instead),
  * stage k = v P + r. As a layout, read by split_megatron_parse. */
-int split_megatron_counts(int N, int P, long first, long last, bool emb, bool loss, long vp,
-                          long per_vp, char *const *names, int L, int *gpu, char *err,
-                          size_t errlen)
+static int megatron_counts(int N, int P, long first, long last, bool emb, bool loss, long vp,
+                           long per_vp, char *const *names, int L, int *gpu, char *err,
+                           size_t errlen)
 {
     bool uneven = first >= 0 || last >= 0;
     if (uneven && (emb || loss)) {
@@ -726,8 +726,8 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
     free(layout);
     if (rc != 0)
         return -1;
-    return split_megatron_counts(N, pb->P, first, last, emb, loss, vp, per_vp, pb->names, pb->L,
-                                 gpu, err, errlen);
+    return megatron_counts(N, pb->P, first, last, emb, loss, vp, per_vp, pb->names, pb->L, gpu,
+                           err, errlen);
 }
 
 /* ---- DeepSpeed ---- */
@@ -783,7 +783,7 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
     for (;;) {
         while (isspace((unsigned char)*p))
             p++;
-        if (bracket && n > 0 && *p == ']' && p[-1] != '[') {
+        if (bracket && n > 0 && *p == ']') {
             /* a comma before the ']' (Python's lists allow one) */
             for (p++; isspace((unsigned char)*p); p++)
                 ;
