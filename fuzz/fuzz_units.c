@@ -15,7 +15,8 @@ static double size_oracle(const char *text)
     static const struct { const char *name; double factor; } units[] = {
         { "B", 1 }, { "KB", 1e3 }, { "kB", 1e3 }, { "MB", 1e6 }, { "GB", 1e9 },
         { "TB", 1e12 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 },
-        { "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 }
+        { "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 }, { "PB", 1e15 },
+        { "PiB", 1125899906842624.0 }
     };
     char *end;
     double x = strtod(text, &end);
