@@ -52,5 +52,9 @@ char *units_format_ratio(double ratio, char *buf, size_t len);
 char *units_write_size(uint64_t bytes, char *buf, size_t len);
 /* Milliseconds with up to 6 decimals, trailing zeros trimmed ("1.9ms"). */
 char *units_write_time(double ms, char *buf, size_t len);
+/* v ("%.Ng") with the fewest digits N, from min_digits up to 17, that
+ * read back (strtod) to v exactly: for writers whose numbers are read
+ * again (plan files, JSON). */
+char *units_write_exact(double v, int min_digits, char *buf, size_t len);
 
 #endif

@@ -17,11 +17,7 @@
 /* The shortest decimal that reads back as exactly v, with "ms". */
 static void ms_exact(double v, char *buf, size_t len)
 {
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(buf, len, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
+    units_write_exact(v, 6, buf, len);
     size_t n = strlen(buf);
     snprintf(buf + n, len - n, "ms");
 }

@@ -2,7 +2,6 @@
 #include "report.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "text.h"
@@ -43,12 +42,7 @@ static void json_number(FILE *out, double v)
         return;
     }
     char buf[40];
-    for (int prec = 10; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    fputs(buf, out);
+    fputs(units_write_exact(v, 10, buf, sizeof buf), out);
 }
 
 static void json_plan(FILE *out, const struct problem *pb, const struct planner_result *res)

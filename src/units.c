@@ -404,3 +404,13 @@ char *units_write_time(double ms, char *buf, size_t len)
     snprintf(buf, len, "%sms", tmp);
     return buf;
 }
+
+char *units_write_exact(double v, int min_digits, char *buf, size_t len)
+{
+    for (int prec = min_digits; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}

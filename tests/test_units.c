@@ -170,6 +170,19 @@ static void test_write_then_parse_round_trips(void **state)
     assert_string_equal(units_write_time(0, buf, sizeof buf), "0ms");
 }
 
+/* The fewest digits that read back exactly, from the digits asked. */
+static void test_write_exact(void **state)
+{
+    (void)state;
+    char buf[40];
+    assert_string_equal(units_write_exact(28.721, 6, buf, sizeof buf), "28.721");
+    assert_string_equal(units_write_exact(0.1 + 0.2, 6, buf, sizeof buf), "0.30000000000000004");
+    assert_string_equal(units_write_exact(1e7, 6, buf, sizeof buf), "1e+07");
+    assert_string_equal(units_write_exact(1e7, 10, buf, sizeof buf), "10000000");
+    assert_string_equal(units_write_exact(1600000.0000005, 10, buf, sizeof buf),
+                        "1600000.0000005");
+}
+
 static void test_human_formats(void **state)
 {
     (void)state;
@@ -204,6 +217,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_time_units_scale_to_ms),
+        cmocka_unit_test(test_write_exact),
         cmocka_unit_test(test_time_rejects_bare_negative_and_nonfinite),
         cmocka_unit_test(test_size_decimal_and_binary_are_exact),
         cmocka_unit_test(test_size_rejects_overflow_and_bad_units),
