@@ -437,27 +437,58 @@ int allocset_search(const struct problem *pb, const int *sym, const struct alloc
  * for any dual feasible function u (Fekete and Schepers): here u_e(y) = 1
  * above 1 - e, y in [e, 1 - e], 0 below e. Over the GPUs the runs' sum is
  * at most P. Each run counts u in units of 1/D rounded down; D = 0 is the
- * plain chain, which counts nothing. With the contiguous layout a GPU
- * holds one run, so every run counts a whole unit (each): at most P runs,
- * which the memory counts cannot add to. */
+ * plain chain, which counts nothing. The same holds for the runs' compute
+ * against the period (load: y = compute / t2, the runs a GPU holds sum to
+ * at most T <= t2): near the loads' bound runs over half the period
+ * cannot share a GPU, and those a little under it cannot take each
+ * other's leftovers. With the contiguous layout a GPU holds one run, so
+ * every run counts a whole unit (each): at most P runs, which neither
+ * measure can add to. */
 struct count {
     double eps;
     int D;
     bool each;
+    bool load;                 /* u of the run's compute, not its memory */
 };
-static const struct count COUNTS_ANY[] = {{0, 0, false}, {0.5, 2, false}, {1.0 / 3, 6, false},
-                                          {0.25, 8, false}};
-static const struct count COUNTS_CONTIGUOUS[] = {{0, 0, false}, {0, 1, true}};
+static const struct count COUNTS_ANY[] = {
+    {0, 0, false, false},
+    {0.5, 2, false, false}, {0.5, 2, false, true},
+    {1.0 / 3, 6, false, false}, {1.0 / 3, 6, false, true},
+    {0.25, 8, false, false}, {0.25, 8, false, true},
+};
+static const struct count COUNTS_CONTIGUOUS[] = {{0, 0, false, false}, {0, 1, true, false}};
+#define MAX_COUNTS (int)(sizeof COUNTS_ANY / sizeof COUNTS_ANY[0])
 
-/* The counts for pb's layout, plain chain first; their number in *n. */
-static const struct count *counts_for(const struct problem *pb, int *n)
+/* The counts for pb's layout, plain chain first, into out; returns their
+ * number. A memory count is left out where no run can reach its e of the
+ * roomiest GPU (1f1b: every element's weights and m copies, and buffers of
+ * the largest cut at both ends, together below it): there it counts
+ * nothing and would only take the budget of a count that can. */
+static int counts_for(const struct problem *pb, struct count *out)
 {
     if (pb->layout == LAYOUT_CONTIGUOUS) {
-        *n = (int)(sizeof COUNTS_CONTIGUOUS / sizeof COUNTS_CONTIGUOUS[0]);
-        return COUNTS_CONTIGUOUS;
+        memcpy(out, COUNTS_CONTIGUOUS, sizeof COUNTS_CONTIGUOUS);
+        return (int)(sizeof COUNTS_CONTIGUOUS / sizeof COUNTS_CONTIGUOUS[0]);
     }
-    *n = (int)(sizeof COUNTS_ANY / sizeof COUNTS_ANY[0]);
-    return COUNTS_ANY;
+    double most = INFINITY, room = 0;
+    if (pb->schedule == SPEC_SCHEDULE_1F1B) {
+        double amax = 0;
+        most = 0;
+        for (int i = 0; i < pb->L; i++) {
+            most += pb->phi * pb->w[i] + (double)pb->m * pb->s[i];
+            if (i + 1 < pb->L)
+                amax = fmax(amax, pb->a[i]);
+        }
+        most += 4 * amax;
+    }
+    for (int p = 0; p < pb->P; p++)
+        room = fmax(room, pb->cap[p] - pb->reserved[p]);
+    int n = 0;
+    for (int c = 0; c < MAX_COUNTS; c++)
+        if (COUNTS_ANY[c].D == 0 || COUNTS_ANY[c].load ||
+            !(most < COUNTS_ANY[c].eps * room * (1 + SLACK)))
+            out[n++] = COUNTS_ANY[c];
+    return n;
 }
 
 /* A count's levels on P GPUs: 0..D P units. */
@@ -470,7 +501,7 @@ struct chain {
     struct walk w;             /* for copies(), base_of(), per_copy() */
     int K;                     /* count levels of the count being run: D P + 1 */
     struct count cnt;
-    const struct count *counts; /* the layout's counts (counts_for()) */
+    struct count counts[MAX_COUNTS]; /* the layout's counts (counts_for()) */
     int ncounts;               /* counts run (counts[0..ncounts-1]), as the budget allows */
     /* [(L+1) K], by (r, k): the least over the plans in which i (i+1) is in
      * a run ending at r - 1 and the runs after it count at most k */
@@ -494,14 +525,15 @@ struct chain {
     double free_sum, free_max;
 };
 
-/* Units of a run with memory mem (a lower bound of it: u is monotone). */
-static int run_units(const struct chain *ch, double mem)
+/* Units of a run with memory mem, or for a count of the load its compute
+ * over periods up to t2 (lower bounds of them: u is monotone). */
+static int run_units(const struct chain *ch, double mem, double load, double t2)
 {
     if (ch->cnt.each)
         return ch->cnt.D;
-    if (ch->cnt.D == 0 || !(ch->free_max > 0))
+    if (ch->cnt.D == 0 || !(ch->cnt.load ? t2 > 0 : ch->free_max > 0))
         return 0;
-    double y = mem / ch->free_max, e = ch->cnt.eps;
+    double y = ch->cnt.load ? load / t2 : mem / ch->free_max, e = ch->cnt.eps;
     if (y > (1 - e) * (1 + SLACK))
         return ch->cnt.D;
     if (y < e * (1 + SLACK))
@@ -603,7 +635,8 @@ static double chain_count(struct chain *ch, double t1, double t2)
                 double life = ch->cur[at];
                 if (!isfinite(life) || ch->mcur[at] + in > room)
                     continue;
-                int kk = k + run_units(ch, ch->mcur[at] + in);
+                int kk = k + run_units(ch, ch->mcur[at] + in,
+                                       ch->sf[q] - ch->sf[i] + ch->sb[q] - ch->sb[i], t2);
                 if (kk >= K)
                     continue;
                 ch->cand[kk] = fmin(ch->cand[kk], life);
@@ -673,8 +706,8 @@ static double chain_piece(void *ctx, double t1, double t2, double *lat)
 /* The count levels of pb's counts 0..n-1, summed. */
 static long count_levels(const struct problem *pb, int n)
 {
-    int avail;
-    const struct count *counts = counts_for(pb, &avail);
+    struct count counts[MAX_COUNTS];
+    int avail = counts_for(pb, counts);
     long sum = 0;
     for (int c = 0; c < n && c < avail; c++)
         sum += (long)count_k(&counts[c], pb->P);
@@ -696,8 +729,7 @@ static int chain_init(struct chain *ch, const struct problem *pb, int ncounts)
         ch->free_sum += fmax(0, free);
         ch->free_max = fmax(ch->free_max, free);
     }
-    int avail;
-    ch->counts = counts_for(pb, &avail);
+    int avail = counts_for(pb, ch->counts);
     ch->ncounts = ncounts < avail ? ncounts : avail;
     ch->least = INFINITY;
     size_t K = 1;
@@ -758,8 +790,8 @@ static void chain_free(struct chain *ch)
  * budget; 0 when not even the plain chain does. */
 static int counts_within(const struct problem *pb, long span, double budget)
 {
-    int n = 0, avail;
-    counts_for(pb, &avail);
+    struct count counts[MAX_COUNTS];
+    int n = 0, avail = counts_for(pb, counts);
     while (n < avail && (double)span * (double)count_levels(pb, n + 1) <= budget)
         n++;
     return n;

@@ -312,6 +312,38 @@ static void chain_bound_run_zone(void **state)
     fx_problem_free(pb);
 }
 
+/* The count of the runs' compute. Three layers of f = b = 1 ms, no
+ * memory, no transfers, on two GPUs (1f1b, m = 10): below a period of 4
+ * no plan fits (three 2 ms layers on two GPUs), and at 4 layers 0 and 2
+ * share a GPU, layer 1 has the other, and a micro-batch runs with no wait
+ * (GPU 0 mod 4: F_0 [0, 1], B_0 [1, 2], F_2 [2, 3], B_2 [3, 4]): latency
+ * 6, 9 x 4 + 6 = 42. At T = 3 every layer alone fits the period, and
+ * the plain chain's three runs (L_0 = 8) give 9 x 3 + 8 = 35; but each is
+ * over half the period, and two GPUs hold two such runs at most. */
+static void chain_bound_compute_count(void **state)
+{
+    (void)state;
+    struct problem *pb = fx_problem(3, 2, 1, LAYOUT_ANY);
+    for (int i = 0; i < 3; i++) {
+        pb->f[i] = pb->b[i] = 1;
+        pb->w[i] = pb->s[i] = pb->a[i] = pb->c[i] = 0;
+    }
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->m = 10;
+    caps(pb, GB);
+    double life[3];
+    assert_int_equal(allocset_chain_lifetimes(pb, 3, 3, life), 1);
+    assert_int_equal(allocset_chain_lifetimes(pb, 3.9, 3.9, life), 1);
+    assert_int_equal(allocset_chain_lifetimes(pb, 4, 4, life), 0);
+    assert_true(fabs(life[0] - 6) < 1e-6 && life[0] <= 6);
+    double v = allocset_chain_bound(pb, 100, 3);
+    assert_true(fabs(v - 42) < 1e-6 && v <= 42);
+    long nodes;
+    v = allocset_chain_packed(pb, 100, 3, NULL, &nodes);
+    assert_true(fabs(v - 42) < 1e-6 && v <= 42);
+    fx_problem_free(pb);
+}
+
 /* Symmetry and layout: three layers on three identical GPUs give the 5
  * set partitions in order of first use; contiguous drops {0,1,0}. */
 static void identical_gpus_and_contiguity(void **state)
@@ -863,6 +895,7 @@ int main(void)
         FX_TEST(chain_bound_packing),
         FX_TEST(chain_bound_contiguous_runs),
         FX_TEST(chain_bound_run_zone),
+        FX_TEST(chain_bound_compute_count),
         FX_TEST(bounds_between_wait_free_and_schedules),
         FX_TEST(baselines_never_below_their_bound),
         FX_TEST(budget_and_bad_arguments),
