@@ -118,8 +118,24 @@ static void load_commit(struct tui *t)
                 planner_title(planner_given()));
 }
 
+/* Whether more input is already waiting (getch() does not block here). */
+static bool input_pending(void)
+{
+    int c = getch();
+    if (c == ERR)
+        return false;
+    ungetch(c);
+    return true;
+}
+
 static void prompt_key(struct tui *t, int ch)
 {
+    /* A newline with more input right behind it is inside pasted text
+     * (torchtitan's lists and DeepSpeed's parts span lines): a blank, so
+     * the paste is taken whole. One typed, or a paste's last, commits. */
+    if (t->prompt == PROMPT_SPLIT && (ch == '\n' || ch == '\r' || ch == KEY_ENTER) &&
+        input_pending())
+        ch = ' ';
     switch (ch) {
     case 27:
     case CTRL('G'):

@@ -51,6 +51,14 @@ expect_screen sp "S: a bad split says why first, and the row stays" \
 keys sp S
 keys sp Escape
 expect_screen sp "S, Esc: cancelled" "split cancelled"
+# a paste over several lines (as DeepSpeed's log prints a long list) is
+# taken whole: its newlines are blanks, its last one commits
+keys sp S
+keys sp C-u
+printf 'deepspeed:[0, 5,\n 10, 15,\n 23]\n' | TM load-buffer -
+TM paste-buffer -t sp
+expect_screen sp "S: a pasted split of three lines, judged whole" \
+    "judged your split deepspeed:\[0, 5,  10, 15,  23\] \(selected\)" "^▶ your split .* $ds_text "
 
 # ---- e: the format chooser, then the file ----
 keys sp e
