@@ -653,9 +653,15 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
         char *eq = strchr(arg, '=');
         if (eq)
             *eq++ = '\0';
-        if (!strcmp(arg, "--account-for-embedding-in-pipeline-split") && !eq)
+        bool is_emb = !strcmp(arg, "--account-for-embedding-in-pipeline-split");
+        if ((is_emb || !strcmp(arg, "--account-for-loss-in-pipeline-split")) && eq) {
+            /* Megatron's argparse (store_true) refuses a value too */
+            snprintf(err, errlen, "%s=%.20s: the flag takes no value (expected %s alone)",
+                     arg, eq, arg);
+            rc = -1;
+        } else if (is_emb)
             emb = true;
-        else if (!strcmp(arg, "--account-for-loss-in-pipeline-split") && !eq)
+        else if (!strcmp(arg, "--account-for-loss-in-pipeline-split"))
             loss = true;
         else if (!strcmp(arg, "--decoder-first-pipeline-num-layers"))
             rc = arg_count(arg, eq, &p, 0, &first, err, errlen);
@@ -697,11 +703,12 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
                 rc = -1;
             }
         } else {
-            snprintf(err, errlen, "'%.40s' is not read (expected Megatron's pipeline split "
+            snprintf(err, errlen, "'%.60s' is not read (expected Megatron's pipeline split "
                      "arguments: --decoder-first-pipeline-num-layers, "
                      "--decoder-last-pipeline-num-layers, --account-for-embedding-in-pipeline-"
                      "split, --account-for-loss-in-pipeline-split, "
-                     "--num-virtual-stages-per-pipeline-rank, --pipeline-model-parallel-layout, "
+                     "--num-virtual-stages-per-pipeline-rank, "
+                     "--num-layers-per-virtual-pipeline-stage, --pipeline-model-parallel-layout, "
                      "and the sizes to check)", arg);
             rc = -1;
         }

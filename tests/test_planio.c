@@ -252,6 +252,19 @@ static void test_megatron_args(void **state)
                       "--num-virtual-stages-per-pipeline-rank 2", "--pipeline-model-parallel-"
                       "layout with other split arguments (expected the layout alone: Megatron "
                       "refuses the others beside it)");
+    /* a flag with a value, as Megatron's argparse refuses it; an argument
+     * no split depends on, named whole */
+    expect_args_error(pb, "megatron:--account-for-loss-in-pipeline-split=true",
+                      "--account-for-loss-in-pipeline-split=true: the flag takes no value "
+                      "(expected --account-for-loss-in-pipeline-split alone)");
+    expect_args_error(pb, "megatron:--sequence-parallel", "'--sequence-parallel' is not read "
+                      "(expected Megatron's pipeline split arguments: "
+                      "--decoder-first-pipeline-num-layers, --decoder-last-pipeline-num-layers, "
+                      "--account-for-embedding-in-pipeline-split, "
+                      "--account-for-loss-in-pipeline-split, "
+                      "--num-virtual-stages-per-pipeline-rank, "
+                      "--num-layers-per-virtual-pipeline-stage, --pipeline-model-parallel-layout, "
+                      "and the sizes to check)");
     problem_free(pb);
     pb = transformer(10, 4);                  /* E l0..l9 norm output */
     const int acc[13] = { 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3 };
