@@ -317,9 +317,11 @@ static void chain_bound_run_zone(void **state)
  * no plan fits (three 2 ms layers on two GPUs), and at 4 layers 0 and 2
  * share a GPU, layer 1 has the other, and a micro-batch runs with no wait
  * (GPU 0 mod 4: F_0 [0, 1], B_0 [1, 2], F_2 [2, 3], B_2 [3, 4]): latency
- * 6, 9 x 4 + 6 = 42. At T = 3 every layer alone fits the period, and
- * the plain chain's three runs (L_0 = 8) give 9 x 3 + 8 = 35; but each is
- * over half the period, and two GPUs hold two such runs at most. */
+ * 6, 9 x 4 + 6 = 42. Asked from T = 3 (below the loads' bound, which
+ * says 4 by itself, so that the counts alone must find it): there every
+ * layer alone fits the period, and the plain chain's three runs (L_0 = 8)
+ * give 9 x 3 + 8 = 35; but each is over half the period, and two GPUs
+ * hold two such runs at most. */
 static void chain_bound_compute_count(void **state)
 {
     (void)state;
