@@ -703,17 +703,6 @@ static double chain_piece(void *ctx, double t1, double t2, double *lat)
     return v;
 }
 
-/* The count levels of pb's counts 0..n-1, summed. */
-static long count_levels(const struct problem *pb, int n)
-{
-    struct count counts[MAX_COUNTS];
-    int avail = counts_for(pb, counts);
-    long sum = 0;
-    for (int c = 0; c < n && c < avail; c++)
-        sum += (long)count_k(&counts[c], pb->P);
-    return sum;
-}
-
 /* Set up for the counts 0..ncounts-1. */
 static int chain_init(struct chain *ch, const struct problem *pb, int ncounts)
 {
@@ -792,8 +781,10 @@ static int counts_within(const struct problem *pb, long span, double budget)
 {
     struct count counts[MAX_COUNTS];
     int n = 0, avail = counts_for(pb, counts);
-    while (n < avail && (double)span * (double)count_levels(pb, n + 1) <= budget)
-        n++;
+    long levels = 0;           /* of counts 0..n-1, summed */
+    while (n < avail &&
+           (double)span * (double)(levels + (long)count_k(&counts[n], pb->P)) <= budget)
+        levels += (long)count_k(&counts[n++], pb->P);
     return n;
 }
 

@@ -654,14 +654,15 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
         if (eq)
             *eq++ = '\0';
         bool is_emb = !strcmp(arg, "--account-for-embedding-in-pipeline-split");
-        if ((is_emb || !strcmp(arg, "--account-for-loss-in-pipeline-split")) && eq) {
+        bool is_loss = !strcmp(arg, "--account-for-loss-in-pipeline-split");
+        if ((is_emb || is_loss) && eq) {
             /* Megatron's argparse (store_true) refuses a value too */
             snprintf(err, errlen, "%s=%.20s: the flag takes no value (expected %s alone)",
                      arg, eq, arg);
             rc = -1;
         } else if (is_emb)
             emb = true;
-        else if (!strcmp(arg, "--account-for-loss-in-pipeline-split"))
+        else if (is_loss)
             loss = true;
         else if (!strcmp(arg, "--decoder-first-pipeline-num-layers"))
             rc = arg_count(arg, eq, &p, 0, &first, err, errlen);
