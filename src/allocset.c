@@ -541,19 +541,56 @@ static int run_units(const struct chain *ch, double mem, double load, double t2)
     return (int)floor(ch->cnt.D * y * (1 - SLACK));
 }
 
+/* The least y >= base with y = k T + (pre[q] - pre[i]) for some k >= 0,
+ * some period T in [t1, t2] and some q in (i, r): a gap of a nested arc
+ * after the run's first q - i operations. The least such prefix at or
+ * above base - k t2, for the least k at which the largest one is, gives
+ * it (a larger k puts y at least t1 - sF later). INFINITY when the run
+ * has no inner gap (one element). Rounded down (a bound). */
+static double nest_phase(const double *pre, int i, int r, double base, double t1, double t2)
+{
+    if (r - i < 2)
+        return INFINITY;
+    double lo = base * (1 - SLACK), top = pre[r - 1] - pre[i];
+    double k = max2(0, ceil((lo - top) / t2));
+    int a = i + 1, b = r - 1;          /* least q in [a, b] with pre[q] - pre[i] >= lo - k t2 */
+    if (pre[b] - pre[i] < lo - k * t2) {
+        k += 1;                        /* only by rounding */
+        b = a;
+    }
+    while (a < b) {
+        int mid = a + (b - a) / 2;
+        if (pre[mid] - pre[i] >= lo - k * t2)
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    return max2(base, (k * t1 + pre[a] - pre[i]) * (1 - SLACK));
+}
+
 /* The least lifetime of i when i..r-1 are on one GPU and the rest of the
  * chain takes down from the end of F_{r-1} to the start of B_{r-1}: the
  * run's own pair zone (section 5.5). Its forwards span an arc of the
  * period (their times sF and the waits between them), its backwards
  * another (sB and waits); mod T the two overlap by no more than the waits,
  * so the phase of the backwards' start is in [sF - waits, T - sB]: a wait
- * there costs what a later start would. Unless one arc holds the other,
- * which takes waits of min(sF, sB) at least. So the lifetime is in
- * [k T + sF + sB, (k + 1) T], or min(sF, sB) above the waitless one. */
+ * there costs what a later start would. So the lifetime is in
+ * [k T + sF + sB, (k + 1) T], unless one arc holds the other, or an arc
+ * spans the whole period (waits of T - sF or T - sB). The backwards
+ * inside the forwards' arc start in a gap after the run's first j
+ * forwards, at a phase of their times P_j plus the waits before the gap,
+ * and those waits count in the lifetime: it is sB + y with y >= sF + sB +
+ * down and y = P_j mod T; likewise the forwards inside the backwards'
+ * arc, sF + y with y = (the last j backwards' times) mod T. */
 static double run_zone(const struct chain *ch, int i, int r, double down, double t1, double t2)
 {
     double sF = ch->sf[r] - ch->sf[i], sB = ch->sb[r] - ch->sb[i], base = sF + sB + down;
-    return min2(zone(base, sF + sB, 0, t1, t2), base + min2(sF, sB));
+    double z = zone(base, sF + sB, 0, t1, t2);
+    if (z <= base + min2(sF, sB))
+        return z;                      /* every other way waits more */
+    double v = min2(z, base + t1 - max2(sF, sB));
+    v = min2(v, sB + nest_phase(ch->sf, i, r, base, t1, t2));
+    return min2(v, sF + nest_phase(ch->sb, i, r, base, t1, t2));
 }
 
 /* Least lifetimes over every allocation at periods in [t1, t2] under the
@@ -675,8 +712,10 @@ static bool chain_fits(struct chain *ch, double t1, double t2, int from, int to)
     for (int c = from; c < to; c++) {
         ch->cnt = ch->counts[c];
         ch->K = (int)count_k(&ch->cnt, ch->w.P);
-        if (!isfinite(chain_count(ch, t1, t2)))
+        double whole = chain_count(ch, t1, t2);
+        if (!isfinite(whole))
             return false;
+        ch->lcnt[0] = max2(ch->lcnt[0], whole);
         for (int i = 0; i < L; i++)
             ch->lmin[i] = c == 0 ? ch->lcnt[i] : fmax(ch->lmin[i], ch->lcnt[i]);
     }

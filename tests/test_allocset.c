@@ -17,6 +17,7 @@
 #include "plan.h"
 #include "planner.h"
 #include "schedule.h"
+#include "simulate.h"
 
 #define MAXL 7
 
@@ -309,6 +310,58 @@ static void chain_bound_run_zone(void **state)
     pb->b[0] = pb->b[1] = 0.5;
     assert_int_equal(allocset_chain_lifetimes(pb, 10, 10, life), 0);
     assert_true(fabs(life[0] - 12) < 1e-6 && life[0] <= 12);
+    fx_problem_free(pb);
+}
+
+/* One arc of a run inside the other costs the phase of the gap it sits
+ * in. Layers 0 (f = 1, b = 2) and 1 (f = 2, b = 3) on one GPU, layer 2
+ * (f = 3, b = 6) on the other (a 100 ms transfer after layer 0; a run of
+ * 1 and 2 or of all three is over the period), 1.75 ms after layer 1, at
+ * T = 10: from F_1's end to B_1's start at least 1.75 + 9 + 1.75 = 12.5,
+ * so layer 0 lives 3 + 5 + 12.5 = 20.5 with no wait. Its run's arcs: the
+ * backwards starting in [3, 5] mod 10 after the forwards give 28.
+ * Backwards inside the forwards' gap, which follows F_0: B_1 starts 1 mod
+ * 10 after F_0, 21, and layer 0 lives 26; forwards inside the backwards'
+ * gap, which precedes B_0: the gap starts 0 mod 10 after F_0, 20, and
+ * layer 0 lives 20 + 3 + 2 = 25 (the plan below); an arc over the whole
+ * period, 20.5 + 10 - 5 = 25.5. Without the phases the nesting was charged min(sF, sB) = 3:
+ * 23.5. */
+static void chain_bound_nested_phase(void **state)
+{
+    (void)state;
+    struct problem *pb = fx_problem(3, 2, 1, LAYOUT_ANY);
+    const double f[3] = { 1, 2, 3 }, b[3] = { 2, 3, 6 };
+    for (int i = 0; i < 3; i++) {
+        pb->f[i] = f[i];
+        pb->b[i] = b[i];
+        pb->w[i] = pb->s[i] = pb->a[i] = 0;
+    }
+    pb->c[0] = 100;
+    pb->c[1] = 1.75;
+    pb->c[2] = 0;
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->m = 2;
+    caps(pb, GB);
+    double life[3];
+    assert_int_equal(allocset_chain_lifetimes(pb, 10, 10, life), 0);
+    if (!(fabs(life[0] - 25) < 1e-6 && life[0] <= 25))
+        fail_msg("layer 0 lives %.9g (expected 25)", life[0]);
+    /* 25 is a plan's: GPU 0 mod 10 runs F_0 [0, 1], F_1 [1, 3], B_0
+     * [3, 5] (from 23) and B_1 [7, 10] (from 17); GPU 1 F_2 [4.75, 7.75]
+     * and B_2 [7.75, 13.75] */
+    struct plan *pl = plan_new(3, 2);
+    assert_non_null(pl);
+    const int gpu[3] = { 0, 0, 1 };
+    const double start[6] = { 0, 1, 4.75, 23, 17, 7.75 };
+    memcpy(pl->gpu, gpu, sizeof gpu);
+    memcpy(pl->start, start, sizeof start);
+    pl->T = 10;
+    assert_int_equal(plan_evaluate(pl, pb), 0);
+    assert_true(fabs(pl->latency - 25) < 1e-9);
+    struct sim_report rep;
+    if (simulate_plan(pl, pb, &rep) != SIM_OK)
+        fail_msg("the plan of latency 25 does not replay: %s", rep.reason);
+    plan_free(pl);
     fx_problem_free(pb);
 }
 
@@ -897,6 +950,7 @@ int main(void)
         FX_TEST(chain_bound_packing),
         FX_TEST(chain_bound_contiguous_runs),
         FX_TEST(chain_bound_run_zone),
+        FX_TEST(chain_bound_nested_phase),
         FX_TEST(chain_bound_compute_count),
         FX_TEST(bounds_between_wait_free_and_schedules),
         FX_TEST(baselines_never_below_their_bound),
