@@ -88,6 +88,8 @@ struct ilp_stats {
     long allocs;                 /* allocations it found that could beat the
                                   * incumbent, -1 when it did not finish */
     long splits;                 /* the packed chain's splits scheduled */
+    long polished;               /* schedules of the local search from its
+                                  * splits of least value */
     double first_better_seconds; /* first plan better than the warm start, or -1 */
     double master_seconds, sub_seconds, refine_seconds;   /* where the time went */
 };
