@@ -540,11 +540,15 @@ static int measure_memory(struct sim *s)
                 int i = j == 0 ? layers[e / 2] : ev[e].layer;
                 bool acquire = j == 0 ? e % 2 == 0 : ev[e].kind == MEM_ACQUIRE;
                 double from = pl->start[i] + (double)j * s->T;
-                double to = pl->start[s->L + i] + (double)j * s->T + pb->b[i];
+                double to = pl->start[s->L + i] + (double)j * s->T + pb->b[i] - s->tol;
+                /* compared as computed: a lifetime near the tolerance,
+                 * shifted by j periods, may round either way, and a
+                 * release before its own acquire would leave the copy
+                 * counted for ever */
                 if (acquire)
                     ev[k++] = (struct mem_event){ from, j, i, MEM_ACQUIRE };
-                else if (to - from > s->tol)
-                    ev[k++] = (struct mem_event){ to - s->tol, j, i, MEM_RELEASE };
+                else if (to > from)
+                    ev[k++] = (struct mem_event){ to, j, i, MEM_RELEASE };
                 else
                     ev[k++] = (struct mem_event){ from, j, i, MEM_RELEASE_EMPTY };
             }

@@ -549,6 +549,28 @@ static void test_empty_operations(void **state)
     pb_free(pb);
 }
 
+/* A lifetime at the tolerance: F_0 empty, B_0 of 1e-6 ms, period 1e-3 ms
+ * (pipedream, weights stashed per micro-batch in flight). Shifted by j
+ * periods the release (its end less the tolerance) fell on the instant of
+ * its own acquire and was sorted before it, releasing the copy before;
+ * the last copy then stayed counted, and micro-batch 8 found two: 1,000 B
+ * over the model. */
+static void test_lifetime_at_the_tolerance(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_new(1, 3, 8, SPEC_SCHEDULE_PIPEDREAM);   /* 9 replayed */
+    pb->f[0] = 0;
+    pb->b[0] = 1e-6;
+    pb->w[0] = 1000;
+    static const int gpu[1] = { 0 };
+    static const double start[2] = { 0, 0 };
+    struct plan *pl = plan_make(pb, gpu, 0.001, start);
+    struct sim_report rep;
+    expect(pl, pb, SIM_OK, &rep);
+    plan_free(pl);
+    pb_free(pb);
+}
+
 /* Two layers per GPU, GPU k holding layers 2k and 2k+1 (f = 1, b = 2,
  * transfers c), period 6 = a GPU's load: each GPU runs its forwards at
  * phase a and its backwards 2 ms later mod 6, waiting up to a period for
@@ -644,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_claims_fit_over_cap),
         cmocka_unit_test(test_malformed_plans),
         cmocka_unit_test(test_empty_operations),
+        cmocka_unit_test(test_lifetime_at_the_tolerance),
         cmocka_unit_test(test_long_pipeline_replays_one_gpu_at_a_time),
         cmocka_unit_test(test_verdict_names_are_distinct),
     };
