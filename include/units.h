@@ -35,7 +35,7 @@ int units_parse_count(const char *text, long min, long max, long *value,
 int units_parse_real(const char *text, double *value, char *err, size_t errlen);
 
 /* Human formatting into buf; returns buf. Sizes in binary units
- * ("11.2 GiB", "37.6 KiB", "512 B"), times in ms/s/us. */
+ * ("11.2 GiB", "37.6 KiB", "512 B"), times in s/ms/us/ns. */
 char *units_format_size(double bytes, char *buf, size_t len);
 char *units_format_time(double ms, char *buf, size_t len);
 char *units_format_bandwidth(double bytes_per_s, char *buf, size_t len);

@@ -299,7 +299,12 @@ char *units_format_size(double bytes, char *buf, size_t len)
 char *units_format_time(double ms, char *buf, size_t len)
 {
     double a = fabs(ms);
-    if (a < 1.0 && a > 0)
+    /* below a microsecond "0 us" or "1 us" would say little: nanoseconds */
+    if (a < 0.5e-6 && a > 0)
+        snprintf(buf, len, "%.2g ns", ms * 1e6);
+    else if (a < 0.9995e-3 && a > 0)
+        snprintf(buf, len, "%.0f ns", ms * 1e6);
+    else if (a < 1.0 && a > 0)
         snprintf(buf, len, "%.0f us", ms * 1e3);
     else if (a < 10.0)
         snprintf(buf, len, "%.2f ms", ms);

@@ -192,6 +192,11 @@ static void test_human_formats(void **state)
     assert_string_equal(units_format_size(1536, buf, sizeof buf), "1.50 KiB");
     assert_string_equal(units_format_time(61.25, buf, sizeof buf), "61.2 ms");
     assert_string_equal(units_format_time(0.25, buf, sizeof buf), "250 us");
+    assert_string_equal(units_format_time(0.0005, buf, sizeof buf), "500 ns");
+    assert_string_equal(units_format_time(0.001, buf, sizeof buf), "1 us");
+    assert_string_equal(units_format_time(0.00042, buf, sizeof buf), "420 ns");
+    assert_string_equal(units_format_time(1e-6, buf, sizeof buf), "1 ns");
+    assert_string_equal(units_format_time(2.5e-8, buf, sizeof buf), "0.025 ns");
     assert_string_equal(units_format_time(1500, buf, sizeof buf), "1.50 s");
     assert_string_equal(units_format_time(9999990, buf, sizeof buf), "9999.99 s");
     assert_string_equal(units_format_time(2e12, buf, sizeof buf), "2e+09 s");
