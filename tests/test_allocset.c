@@ -287,22 +287,33 @@ static void chain_bound_contiguous_runs(void **state)
  * neighbouring layers alone give 13). With b = 0.5 the backwards (1 ms)
  * can sit between the two forwards instead: F_0 [0, 1], B_1 [11, 11.5],
  * B_0 [11.5, 12], F_1 [2, 3]: 12, where the zone alone would say 13. */
-static void chain_bound_run_zone(void **state)
+/* Three layers on two GPUs of 1 GB, 1f1b with two micro-batches, nothing
+ * stored or sent but the weights and the transfers c0, c1 after layers 0
+ * and 1. */
+static struct problem *three_layers(const double *f, const double *b, const double *w,
+                                    double c0, double c1)
 {
-    (void)state;
     struct problem *pb = fx_problem(3, 2, 1, LAYOUT_ANY);
-    double w[3] = { 0.3 * GB, 0.3 * GB, 0.6 * GB };
     for (int i = 0; i < 3; i++) {
-        pb->f[i] = pb->b[i] = i < 2 ? 1 : 3;
+        pb->f[i] = f[i];
+        pb->b[i] = b[i];
         pb->w[i] = w[i];
         pb->s[i] = pb->a[i] = 0;
     }
-    pb->c[0] = 5;
-    pb->c[1] = 1;
+    pb->c[0] = c0;
+    pb->c[1] = c1;
     pb->c[2] = 0;
     pb->schedule = SPEC_SCHEDULE_1F1B;
     pb->m = 2;
     caps(pb, GB);
+    return pb;
+}
+
+static void chain_bound_run_zone(void **state)
+{
+    (void)state;
+    const double fb[3] = { 1, 1, 3 }, w[3] = { 0.3 * GB, 0.3 * GB, 0.6 * GB };
+    struct problem *pb = three_layers(fb, fb, w, 5, 1);
     double life[3];
     assert_int_equal(allocset_chain_lifetimes(pb, 10, 10, life), 0);
     assert_true(fabs(life[0] - 14) < 1e-6 && life[0] <= 14);
@@ -329,19 +340,8 @@ static void chain_bound_run_zone(void **state)
 static void chain_bound_nested_phase(void **state)
 {
     (void)state;
-    struct problem *pb = fx_problem(3, 2, 1, LAYOUT_ANY);
-    const double f[3] = { 1, 2, 3 }, b[3] = { 2, 3, 6 };
-    for (int i = 0; i < 3; i++) {
-        pb->f[i] = f[i];
-        pb->b[i] = b[i];
-        pb->w[i] = pb->s[i] = pb->a[i] = 0;
-    }
-    pb->c[0] = 100;
-    pb->c[1] = 1.75;
-    pb->c[2] = 0;
-    pb->schedule = SPEC_SCHEDULE_1F1B;
-    pb->m = 2;
-    caps(pb, GB);
+    const double f[3] = { 1, 2, 3 }, b[3] = { 2, 3, 6 }, w[3] = { 0, 0, 0 };
+    struct problem *pb = three_layers(f, b, w, 100, 1.75);
     double life[3];
     assert_int_equal(allocset_chain_lifetimes(pb, 10, 10, life), 0);
     if (!(fabs(life[0] - 25) < 1e-6 && life[0] <= 25))
