@@ -117,9 +117,8 @@
  * SPLIT_POLISH_SHARE of what its phase has left. The schedule MIP keeps a
  * run's layers back to back and a split is rarely good as it stands;
  * moving layers from it is what finds the plan (resnet50 on the DGX-1:
- * from a split of value 1,077.6 ms whose list schedule is 1,515 ms, 1,122
- * ms after some 700 schedules, where every plan found before was 1,150 ms
- * at best). */
+ * 1,122 ms after 1,159 schedules from the split of least value, where
+ * every plan found before was 1,150 ms at best). */
 #define SPLIT_POOL 4
 #define SPLIT_POLISH_SHARE 0.6
 
@@ -963,6 +962,20 @@ static void schedule_memory_rows(const struct problem *bp, const struct schedule
     }
 }
 
+/* Pairs of operations of one GPU that schedule_pair_rows() orders. */
+static double same_gpu_pairs(const struct problem *bp, const int *gpu)
+{
+    double *ops = calloc((size_t)bp->P, sizeof *ops), pairs = 0;
+    if (!ops)
+        return 0;
+    for (int i = 0; i < bp->L; i++)
+        ops[gpu[i]] += (bp->f[i] > 0) + (bp->b[i] > 0);
+    for (int p = 0; p < bp->P; p++)
+        pairs += ops[p] * (ops[p] - 1) / 2;
+    free(ops);
+    return pairs;
+}
+
 /* The schedule MIP of one block allocation over the periods tau in
  * [ta, tb] (ta = tb: a fixed period): start times, an integer per pair of
  * operations on one GPU for how many periods apart they are (products
@@ -978,20 +991,6 @@ static void schedule_memory_rows(const struct problem *bp, const struct schedule
  * the time left), at a fixed period at the time left; under a work limit
  * at `nodes`. CBC's path depends on the order of rows and columns: keep
  * the order of the families. */
-/* Pairs of operations of one GPU that schedule_pair_rows() orders. */
-static double same_gpu_pairs(const struct problem *bp, const int *gpu)
-{
-    double *ops = calloc((size_t)bp->P, sizeof *ops), pairs = 0;
-    if (!ops)
-        return 0;
-    for (int i = 0; i < bp->L; i++)
-        ops[gpu[i]] += (bp->f[i] > 0) + (bp->b[i] > 0);
-    for (int p = 0; p < bp->P; p++)
-        pairs += ops[p] * (ops[p] - 1) / 2;
-    free(ops);
-    return pairs;
-}
-
 static int schedule_exact(struct search *s, struct plan *pl, double ta, double tb,
                           double obj_cap, double *obj_lb, double range_secs, long nodes)
 {
@@ -3110,8 +3109,9 @@ static void pool_add(struct search *s, const int *gpu, double value)
 }
 
 /* The local search from the packed chain's kept splits, least value
- * first, each until it stops improving, on SPLIT_POLISH_SHARE of the
- * phase's time left (of `work` under a work limit, a schedule a unit). */
+ * first, while SPLIT_POLISH_SHARE of the phase's time left lasts (of
+ * `work` under a work limit, a schedule a unit): the next split only when
+ * the search from one ends before that. */
 static void pool_polish(struct search *s, long work)
 {
     if (s->npool == 0 || limit_reached(s))
