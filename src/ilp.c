@@ -120,7 +120,7 @@
  * 1,122 ms after 1,159 schedules from the split of least value, where
  * every plan found before was 1,150 ms at best). */
 #define SPLIT_POOL 4
-#define SPLIT_POLISH_SHARE 0.6
+#define SPLIT_POLISH_SHARE 0.8
 
 /* ------------------------------------------------------------- search */
 
