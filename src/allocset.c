@@ -693,6 +693,9 @@ static double chain_count(struct chain *ch, double t1, double t2)
         ch->tcur = t;
     }
     ch->tmin = fmax(ch->tmin, tnext);
+    /* element 0's states leave its own run out of the count: the chains
+     * counted whole bound it (nine runs on eight GPUs otherwise) */
+    ch->lcnt[0] = max2(ch->lcnt[0], ch->next[K - 1]);
     return ch->next[K - 1];
 }
 
@@ -712,10 +715,8 @@ static bool chain_fits(struct chain *ch, double t1, double t2, int from, int to)
     for (int c = from; c < to; c++) {
         ch->cnt = ch->counts[c];
         ch->K = (int)count_k(&ch->cnt, ch->w.P);
-        double whole = chain_count(ch, t1, t2);
-        if (!isfinite(whole))
+        if (!isfinite(chain_count(ch, t1, t2)))
             return false;
-        ch->lcnt[0] = max2(ch->lcnt[0], whole);
         for (int i = 0; i < L; i++)
             ch->lmin[i] = c == 0 ? ch->lcnt[i] : fmax(ch->lmin[i], ch->lcnt[i]);
     }

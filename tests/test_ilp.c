@@ -1857,6 +1857,18 @@ static void plan_meeting_network_bound_ends_search(void **state)
     fx_problem_free(pb);
 }
 
+/* The chain bound of a real pair from the loads' bound on, below the
+ * memory-aware DP's plan (run into dp, which fits). */
+static double real_chain_bound(const struct problem *pb, struct planner_result *dp)
+{
+    assert_int_equal(planner_run("dp", pb, dp), 0);
+    fx_track_result(dp);
+    assert_non_null(dp->plan);
+    assert_true(dp->plan->fits);
+    double t_lo = fmax(problem_lower_bound(pb), problem_load_bound(pb));
+    return allocset_chain_bound(pb, dp->plan->objective, t_lo);
+}
+
 /* The runs' compute counts (doc/model.md section 5.5) on real data:
  * resnet50 on the H100 nodes, where memory is loose and the period binds.
  * The plain chain's least at the loads' bound (55.43 ms) has ten runs
@@ -1867,12 +1879,7 @@ static void chain_bound_counts_compute(void **state)
     (void)state;
     struct problem *pb = fx_track(load_pair("resnet50", "h100-ib-8nodes", LAYOUT_ANY));
     struct planner_result dp;
-    assert_int_equal(planner_run("dp", pb, &dp), 0);
-    fx_track_result(&dp);
-    assert_non_null(dp.plan);
-    assert_true(dp.plan->fits);
-    double t_lo = fmax(problem_lower_bound(pb), problem_load_bound(pb));
-    double v = allocset_chain_bound(pb, dp.plan->objective, t_lo);
+    double v = real_chain_bound(pb, &dp);
     if (!(v > 2299.4 && v < 2299.5))
         fail_msg("chain bound %.6f ms (expected 2299.4 ms)", v);
     assert_true(v <= dp.plan->objective);
@@ -1890,13 +1897,10 @@ static void chain_bound_contiguous_real(void **state)
     (void)state;
     struct problem *pb = fx_track(load_pair("resnet50", "h100-ib-8nodes", LAYOUT_CONTIGUOUS));
     struct planner_result dp, pd;
-    assert_int_equal(planner_run("dp", pb, &dp), 0);
-    fx_track_result(&dp);
+    double v = real_chain_bound(pb, &dp);
     assert_int_equal(planner_run("pipedream", pb, &pd), 0);
     fx_track_result(&pd);
-    assert_true(dp.plan && dp.plan->fits && pd.plan && pd.plan->fits);
-    double t_lo = fmax(problem_lower_bound(pb), problem_load_bound(pb));
-    double v = allocset_chain_bound(pb, dp.plan->objective, t_lo);
+    assert_true(pd.plan && pd.plan->fits);
     if (!(v > 2449.8 && v < 2449.9))
         fail_msg("chain bound %.6f ms (expected 2449.8 ms)", v);
     assert_true(v <= pd.plan->objective);
