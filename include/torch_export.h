@@ -5,7 +5,10 @@
  * (`torch-schedule`). Pure C: writes to the stream it is given, no other
  * I/O.
  *
- * A stage is a maximal run of consecutive layers on one GPU; stages are
+ * A stage is a maximal run of consecutive layers on one GPU, but for a
+ * V-shaped plan's middle run (R GPUs in 2R-1 runs, runs s and 2R-2-s on
+ * one GPU), which is two stages, cut where its compute halves, so that
+ * torchtitan's V schedules (two stages a rank) take the plan; stages are
  * numbered 0.. in chain order. The pipeline ranks are the GPUs that hold a
  * layer, numbered in the order of their first stage (rank 0 holds stage 0).
  * The schedule is one iteration: micro-batches 0..m-1 at the plan's start

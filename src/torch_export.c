@@ -59,7 +59,64 @@ static bool plan_shape_ok(const struct plan *pl)
     return true;
 }
 
-static int split_build(struct split *sp, const struct plan *pl, char *err, size_t errlen)
+/* A V-shaped plan (rank r holds stages r and 2R-1-r of 2R) has its two
+ * middle stages on one GPU, next to each other in the chain: as maximal
+ * runs they are one, 2R-1 runs in all, where run s and run 2R-2-s share a
+ * GPU. When the plan is so and that middle run can be cut (two layers or
+ * more), its layers [*a, *e) and true. Walks the runs from both ends. */
+static bool v_middle(const struct plan *pl, int *a, int *e)
+{
+    int L = pl->L, R = plan_gpus_used(pl), S = 1;
+    for (int i = 1; i < L; i++)
+        S += pl->gpu[i] != pl->gpu[i - 1];
+    if (R < 2 || S != 2 * R - 1)
+        return false;
+    int lo = 0, hi = L - 1;          /* run s from the front, run S-1-s from the back */
+    for (int s = 0; s < R - 1; s++) {
+        if (pl->gpu[lo] != pl->gpu[hi])
+            return false;
+        for (int g = pl->gpu[lo]; pl->gpu[lo] == g; lo++) {}
+        for (int g = pl->gpu[hi]; pl->gpu[hi] == g; hi--) {}
+    }
+    /* R GPUs in 2R-1 runs mirrored about the middle: the first R distinct */
+    *a = lo;
+    *e = hi + 1;
+    return hi > lo;
+}
+
+/* Cut a V-shaped plan's middle run where its compute halves (the first
+ * such layer on a tie), so that the V schedules, which want two stages a
+ * rank, take the plan: on one GPU the two halves run as the one run did.
+ * pb NULL: anywhere (the stages counted, not written). */
+static void v_unfold(struct split *sp, const struct problem *pb, const struct plan *pl)
+{
+    int a, e;
+    if (!v_middle(pl, &a, &e))
+        return;
+    int mid = sp->R - 1, cut = a + 1;
+    if (pb) {
+        double total = 0, part = 0, best = INFINITY;
+        for (int i = a; i < e; i++)
+            total += pb->f[i] + pb->b[i];
+        for (int k = a + 1; k < e; k++) {
+            part += pb->f[k - 1] + pb->b[k - 1];
+            double d = fabs(2 * part - total);
+            if (d < best) {
+                best = d;
+                cut = k;
+            }
+        }
+    }
+    for (int s = sp->S; s > mid; s--) {
+        sp->first[s + 1] = sp->first[s];
+        sp->rank_of[s] = sp->rank_of[s - 1];
+    }
+    sp->first[mid + 1] = cut;
+    sp->S++;
+}
+
+static int split_build(struct split *sp, const struct problem *pb, const struct plan *pl,
+                       char *err, size_t errlen)
 {
     memset(sp, 0, sizeof *sp);
     if (!plan_shape_ok(pl))
@@ -91,6 +148,7 @@ static int split_build(struct split *sp, const struct plan *pl, char *err, size_
     }
     sp->first[sp->S] = L;
     free(rank_of_gpu);
+    v_unfold(sp, pb, pl);
     return 0;
 }
 
@@ -98,10 +156,10 @@ int torch_stage_count(const struct plan *pl)
 {
     if (!plan_shape_ok(pl))
         return -1;
-    int S = 1;
+    int S = 1, a, e;
     for (int i = 1; i < pl->L; i++)
         S += pl->gpu[i] != pl->gpu[i - 1];
-    return S;
+    return S + v_middle(pl, &a, &e);     /* a V's middle run: two stages */
 }
 
 int torch_rank_count(const struct plan *pl)
@@ -304,7 +362,7 @@ int torch_export_schedule(FILE *out, const struct problem *pb, const struct plan
 {
     struct split sp;
     struct order od;
-    if (check_inputs(pb, pl, err, errlen) < 0 || split_build(&sp, pl, err, errlen) < 0)
+    if (check_inputs(pb, pl, err, errlen) < 0 || split_build(&sp, pb, pl, err, errlen) < 0)
         return -1;
     if (order_build(&od, &sp, pb, pl, err, errlen) < 0) {
         split_free(&sp);
@@ -465,7 +523,8 @@ static void write_header(FILE *out, const struct problem *pb, const struct plan 
 static void write_data(FILE *out, const struct problem *pb, const struct split *sp, int m)
 {
     fputs("# Stage s runs the modules module_fqns_per_model_part[s], in this order.\n"
-          "# A stage is a maximal run of consecutive layers on one GPU; stages are\n"
+          "# A stage is a maximal run of consecutive layers on one GPU (a V-shaped\n"
+          "# plan's middle run is two, cut where its compute halves); stages are\n"
           "# numbered in chain order.\n"
           "module_fqns_per_model_part = [\n", out);
     write_fqn_lists(out, pb, sp, "", true);
@@ -591,7 +650,7 @@ int torch_export_program(FILE *out, const struct problem *pb, const struct plan 
     for (int i = 0; i < pb->L; i++)
         if (!pb->names || !pb->names[i])
             return fail(err, errlen, "layer %d has no name", i);
-    if (split_build(&sp, pl, err, errlen) < 0)
+    if (split_build(&sp, pb, pl, err, errlen) < 0)
         return -1;
     if (order_build(&od, &sp, pb, pl, err, errlen) < 0) {
         split_free(&sp);

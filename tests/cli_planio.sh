@@ -185,6 +185,18 @@ run solve gpt.ini four.ini --planner user --split "torchtitan:$fqns" --json
 if [ -n "$fqns" ] && [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "$interleaved" ]; then
     ok "torchtitan round trip: the module lists read back give the same allocation"; else
     not_ok "torchtitan round trip ($fqns)"; fi
+# the V schedules' placement: the middle two parts share a GPU and make one
+# run, which the export cuts where its compute halves, so the list comes
+# back as it was given, with torchtitan's V schedule named
+vparts='[["tok_embeddings", "layers.0"], ["layers.1"], ["layers.2"], ["layers.3"], ["layers.4"], ["layers.5"], ["layers.6"], ["layers.7", "norm", "output"]]'
+run solve gpt.ini four.ini --planner user --split "torchtitan:v:$vparts" --format torch
+expect_status 0 "torchtitan V parts: exported"
+titan=$(sed -n '/^# module_fqns_per_model_part = \[/,/^# \]/p' "$TMP/out" | sed 's/^# *//; s/^module_fqns_per_model_part = //' | tr -d ' \n' | sed 's/,]/]/g')
+if [ "$titan" = "$(printf '%s' "$vparts" | tr -d ' ')" ]; then
+    ok "torchtitan V round trip: the export writes the eight parts given"; else
+    not_ok "torchtitan V round trip: got $titan"; fi
+expect_stdout_has '# pipeline_parallel_schedule = "ZBVZeroBubble"' "torchtitan V: names the V schedule"
+expect_stdout_has 'stage_to_rank = [0, 1, 2, 3, 3, 2, 1, 0]' "torchtitan V: rank r holds stages r and 7-r"
 run solve gpt.ini four.ini --planner user --split 'torchtitan:[["tok_embeddings"], ["layers.1"]]'
 expect_status 2 "torchtitan parts out of order"
 expect_stderr "pipeplan: bad --split 'torchtitan:[[\"tok_embeddings\"], [\"layers.1\"]]': 'layers.1' in part 1 where 'layers.0' is due (expected every layer once, in the network's order)" \

@@ -16,6 +16,7 @@
 #include "fixture.h"
 #include "schedule.h"
 #include "simulate.h"
+#include "split.h"
 #include "torch_export.h"
 
 typedef int (*export_fn)(FILE *, const struct problem *, const struct plan *, char *, size_t);
@@ -109,10 +110,13 @@ static void test_schedule_contiguous(void **state)
     fx_result_clear(&res);
 }
 
-/* {0,3 | 1,2}, starts F 0 1 2 3, B 13 11 9 4: stages 0 and 2 on rank 0.
- * Rank 0: F of stage 0 at 0 6 12, of stage 2 at 3 9 15, B of stage 2 at
- * 4 10 16, of stage 0 at 13 19 25; rank 1: F at 1 7 13, B (of layer 2,
- * its stage's first backward) at 9 15 21. */
+/* {0,3 | 1,2}, starts F 0 1 2 3, B 13 11 9 4: a V (rank 0 holds layers 0
+ * and 3, rank 1 the middle run 1-2), whose middle run is cut in two
+ * stages, 1 and 2, where its compute halves: stages 0 and 3 on rank 0,
+ * 1 and 2 on rank 1. Rank 0: F of stage 0 at 0 6 12, of stage 3 at 3 9
+ * 15, B of stage 3 at 4 10 16, of stage 0 at 13 19 25; rank 1: F of
+ * stage 1 at 1 7 13, of stage 2 at 2 8 14, B of stage 2 at 9 15 21, of
+ * stage 1 at 11 17 23. */
 static void test_schedule_noncontiguous(void **state)
 {
     (void)state;
@@ -123,11 +127,78 @@ static void test_schedule_noncontiguous(void **state)
     struct plan *pl = tracked_plan(&res, 4, 2);
     plan_set(pl, pb, gpu, start);
     const char *csv = export_text(torch_export_schedule, pb, pl);
-    assert_string_equal(csv, "0F0,2F0,2B0,0F1,2F1,2B1,0F2,0B0,2F2,2B2,0B1,0B2\n"
-                             "1F0,1F1,1B0,1F2,1B1,1B2\n");
-    assert_valid(csv, 3, 2, 3);
-    assert_int_equal(torch_stage_count(pl), 3);
+    assert_string_equal(csv, "0F0,3F0,3B0,0F1,3F1,3B1,0F2,0B0,3F2,3B2,0B1,0B2\n"
+                             "1F0,2F0,1F1,2F1,2B0,1B0,1F2,2F2,2B1,1B1,2B2,1B2\n");
+    assert_valid(csv, 4, 2, 3);
+    assert_int_equal(torch_stage_count(pl), 4);
     assert_int_equal(torch_rank_count(pl), 2);
+    fx_result_clear(&res);
+}
+
+/* Stages are maximal runs, but for a V's middle run (runs s and 2R-2-s
+ * on one GPU, R GPUs, 2R-1 runs), which counts two when it can be cut. */
+static void test_stage_count_v(void **state)
+{
+    (void)state;
+    static const struct {
+        int gpu[4], stages;
+    } cases[] = {
+        { { 0, 1, 1, 0 }, 4 },      /* a V: its middle run cut */
+        { { 1, 0, 0, 1 }, 4 },      /* the same on the other GPUs */
+        { { 0, 1, 0, 1 }, 4 },      /* four runs, no V */
+        { { 0, 1, 0, 0 }, 3 },      /* a V whose middle run is one layer */
+        { { 0, 0, 1, 0 }, 3 },      /* likewise */
+        { { 0, 1, 1, 1 }, 2 },      /* contiguous */
+        { { 0, 0, 0, 0 }, 1 },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        struct planner_result res;
+        struct plan *pl = tracked_plan(&res, 4, 2);
+        memcpy(pl->gpu, cases[k].gpu, sizeof cases[k].gpu);
+        if (torch_stage_count(pl) != cases[k].stages)
+            fail_msg("case %zu: %d stages, expected %d", k, torch_stage_count(pl),
+                     cases[k].stages);
+        fx_result_clear(&res);
+    }
+}
+
+/* A V on two GPUs, layers 0 and 5 on GPU 0, 1-4 on GPU 1: the middle run
+ * is cut where its compute halves (layer 1 holds 8 of its 14 ms: stages
+ * {1} and {2, 3, 4}, not two layers each), and the program places the
+ * four stages as torchtitan's V schedules do; torchtitan's own list for
+ * the V placement reads back as the same plan and is written as it was
+ * given. */
+static void test_program_v(void **state)
+{
+    (void)state;
+    static const int gpu[6] = { 0, 1, 1, 1, 1, 0 };
+    struct problem *pb = fx_problem(6, 2, 4, LAYOUT_ANY);
+    for (int i = 0; i < 6; i++) {
+        pb->f[i] = i == 1 ? 4 : 1;
+        pb->b[i] = pb->f[i];
+        pb->cap[i % 2] = 100 * GB;
+    }
+    pb->m = 4;
+    struct planner_result res;
+    struct plan *pl = tracked_plan(&res, 6, 2);
+    memcpy(pl->gpu, gpu, sizeof gpu);
+    assert_int_equal(schedule_build(pl, pb), 0);
+    const char *py = export_text(torch_export_program, pb, pl);
+    assert_contains(py, "    [\"l0\"],  # stage 0: rank 0 (pipeplan GPU 0)\n"
+                        "    [\"l1\"],  # stage 1: rank 1 (pipeplan GPU 1)\n"
+                        "    [\"l2\", \"l3\", \"l4\"],  # stage 2: rank 1 (pipeplan GPU 1)\n"
+                        "    [\"l5\"],  # stage 3: rank 0 (pipeplan GPU 0)\n]\n");
+    assert_contains(py, "stage_to_rank = [0, 1, 1, 0]\n");
+    assert_contains(py, "# pipeline_parallel_schedule = \"ZBVZeroBubble\"\n");
+    const char *csv = export_text(torch_export_schedule, pb, pl);
+    assert_valid(csv, 4, 2, 4);
+
+    int back[6];
+    char err[256] = "";
+    if (split_torchtitan_parse("v:[[\"l0\"], [\"l1\"], [\"l2\", \"l3\", \"l4\"], [\"l5\"]]",
+                               pb->names, 6, 2, back, err, sizeof err) != 0)
+        fail_msg("%s", err);
+    assert_memory_equal(back, gpu, sizeof gpu);
     fx_result_clear(&res);
 }
 
@@ -187,13 +258,26 @@ static void test_program_noncontiguous(void **state)
     struct plan *pl = tracked_plan(&res, 4, 2);
     plan_set(pl, pb, gpu, start);
     const char *py = export_text(torch_export_program, pb, pl);
-    assert_contains(py, "stage_to_rank = [0, 1, 0]\n");
+    assert_contains(py, "stage_to_rank = [0, 1, 1, 0]\n");
     assert_contains(py, "split_spec = {\n    \"l1\": SplitPoint.BEGINNING,\n"
+                        "    \"l2\": SplitPoint.BEGINNING,\n"
                         "    \"l3\": SplitPoint.BEGINNING,\n}\n");
     assert_contains(py, "schedule_class = \"_PipelineScheduleRuntime\"\n");
     assert_contains(py, "schedule._load_csv(schedule_csv)");
     assert_contains(py, "This is a pipedream plan");
-    assert_contains(py, "this plan's stage_to_rank is neither");
+    assert_contains(py, "# pipeline_parallel_schedule = \"ZBVZeroBubble\"\n");
+    fx_result_clear(&res);
+
+    /* stages 0 and 2 on rank 0, 1 and 3 on rank 1: neither placement */
+    static const int loop4[4] = { 0, 1, 0, 1 };
+    pl = tracked_plan(&res, 4, 2);
+    memcpy(pl->gpu, loop4, sizeof loop4);
+    pl->T = 12;
+    for (int o = 0; o < 8; o++)
+        pl->start[o] = o < 4 ? o : 4 + 2 * (7 - o);
+    py = export_text(torch_export_program, pb, pl);
+    assert_contains(py, "stage_to_rank = [0, 1, 0, 1]\n");
+    assert_contains(py, "# pipeline_parallel_schedule = \"Interleaved1F1B\"\n");
     fx_result_clear(&res);
 }
 
@@ -420,6 +504,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         FX_TEST(test_schedule_contiguous),
         FX_TEST(test_schedule_noncontiguous),
+        FX_TEST(test_stage_count_v),
+        FX_TEST(test_program_v),
         FX_TEST(test_schedule_ranks_follow_stages),
         FX_TEST(test_program_contiguous),
         FX_TEST(test_program_noncontiguous),
