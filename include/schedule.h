@@ -39,4 +39,9 @@ int schedule_stretch(struct plan *pl, const struct problem *pb);
  * op (the quadratic reference the faster search must equal to the bit). */
 void schedule_use_reference(bool on);
 
+/* Tests only: with on, each search by the faster structure is also made
+ * by the reference (the faster one's result is used). Returns how many
+ * results differed since the previous call, and starts the count again. */
+long schedule_crosscheck(bool on);
+
 #endif

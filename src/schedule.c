@@ -34,23 +34,12 @@ static inline double sched_eps(double T)
 #define SCHED_WORK 4000000L
 #define SCHED_ROUNDS 8
 #define SCHED_WAITS 6
-/* Buckets are at least this many SCHED_EPS wide, so rounding moves a
- * point by less than a bucket. */
-#define GRID_MIN_WIDTH 16.0
+/* The ordered sets look this many times the scheduler's slack beyond an
+ * interval, far more than rounding moves a point. */
+#define TREE_SLACK 16.0
 
 /* The reference search (every op against every op) everywhere, for tests. */
 static bool sched_reference;
-
-/* A node of a bucket's list: op o, valid while its version is current. */
-struct gnode {
-    int op, ver, next;
-};
-
-/* Grids: per GPU, [0, T) cut into nb[p] buckets of width T / nb[p]. The
- * cover grid lists each op in every bucket its interval touches, the ends
- * and starts grids list it in the bucket of its end and of its start.
- * An op that moves gets a new version; its old nodes are skipped. */
-enum { GRID_COVER, GRID_ENDS, GRID_STARTS, GRID_KINDS };
 
 struct sched {
     const struct problem *pb;
@@ -68,14 +57,13 @@ struct sched {
     int fail_gpu;            /* where the last place() gave up */
     double fail_dur;
     bool counting;           /* the local search counts work */
-    int *nb;                 /* [P] buckets per GPU */
-    int *hbase;              /* [P] where each GPU's buckets start */
-    int *head[GRID_KINDS];   /* [sum nb] first node of each bucket, -1 */
-    int *ver;                /* [n] current version of each op */
+    /* per GPU, the ops placed in order of offset: a treap over the ops */
+    int *root;               /* [P] the top op, -1 when none */
+    int *tcnt;               /* [P] ops in each GPU's set */
+    int *tl, *tr, *tp;       /* [n] left, right, parent, -1 when none */
+    double *tkey;            /* [n] the offset an op was filed at */
+    bool *filed;             /* [n] whether an op is in its GPU's set */
     int *nz;                 /* [P] ops with a duration placed per GPU */
-    struct gnode *pool;
-    int npool, cappool;
-    bool oom;                /* the grids are out of date: use the reference */
 };
 
 /* Offsets and their differences are within a period or two of 0, where
@@ -231,109 +219,232 @@ static void sched_set(struct sched *s, int o, double t)
     s->off[o] = mod_t(t, s->T);
 }
 
-/* ---- the grids: the same searches in time near-linear in the ops ----
+/* ---- the ordered sets: the same searches in time near-linear in the ops ----
  * The reference functions above test every candidate against every op
- * of the GPU: quadratic per op, cubic per schedule. The ops on a GPU
- * never clash with each other (each was placed where it fits), so a
- * bucket holds a few of them; a test looks only at the buckets its
- * interval touches, one more on each side for rounding, and the
- * candidates are taken bucket by bucket in order of their wait, stopping
- * once a bucket's waits exceed the best found by a whole bucket. Every
- * test is the same clash() on the same numbers, so the result is the
- * reference's to the bit (tests/test_engine.c compares them). */
+ * of the GPU: quadratic per op, cubic per schedule. Here each GPU's ops
+ * are kept in order of their offset (a treap whose priorities are hashed
+ * from the op, so the shape is deterministic). The ops on a GPU never
+ * clash with each other (each was placed where it fits), so an interval
+ * can only clash with the ops that start inside it (give or take a
+ * slack for rounding) and with the nearest op of some length that starts
+ * before it, and the empty ones between: an op of some length that
+ * starts earlier still ends before that one starts, to within the
+ * scheduler's slack. The candidates are taken in order of their wait and
+ * the search stops once the next one's wait, less the slack, is above
+ * the best found. Every test is the same clash() on the same numbers, so
+ * the result is the reference's to the bit (tests/test_engine.c compares
+ * them). Buckets of a uniform width over the period, as before, held
+ * every op of a GPU in one or two of them when the period was set by
+ * transfers of hours and the ops took milliseconds: 1000 layers on 3
+ * GPUs scanned 3.9e9 bucket entries in 22 M tests. */
 
-static int grid_bucket(const struct sched *s, int p, double x)
+static inline double tree_slack(double T)
 {
-    int nb = s->nb[p];
-    int b = (int)(x / s->T * nb);
-    return b < 0 ? 0 : b >= nb ? nb - 1 : b;
+    return TREE_SLACK * sched_eps(T);
 }
 
-static int grid_wrap(int b, int nb)
+static unsigned tree_pri(int o)
 {
-    b %= nb;
-    return b < 0 ? b + nb : b;
+    unsigned x = (unsigned)o * 2654435761u;
+    x ^= x >> 16;
+    x *= 2246822519u;
+    x ^= x >> 13;
+    return x;
 }
 
-/* Size the buckets for period s->T and empty every grid. */
-static void grid_reset(struct sched *s)
+/* The order: offset as filed, then op. */
+static bool tree_less(const struct sched *s, int a, int b)
 {
-    int total = 0;
-    double most = floor(s->T / (GRID_MIN_WIDTH * sched_eps(s->T)));
-    for (int p = 0; p < s->P; p++) {
-        int share = (p + 1 < s->P ? s->base[p + 1] : s->n) - s->base[p];
-        int want = 2 * share + 1;
-        if ((double)want > most)
-            want = most >= 1.0 ? (int)most : 1;
-        s->nb[p] = want;
-        s->hbase[p] = total;
-        total += want;
+    return s->tkey[a] < s->tkey[b] || (s->tkey[a] == s->tkey[b] && a < b);
+}
+
+/* x's parent (or GPU p's root) takes y in x's place. */
+static void tree_relink(struct sched *s, int p, int x, int y)
+{
+    int g = s->tp[x];
+    if (g < 0)
+        s->root[p] = y;
+    else if (s->tl[g] == x)
+        s->tl[g] = y;
+    else
+        s->tr[g] = y;
+    if (y >= 0)
+        s->tp[y] = g;
+}
+
+/* Rotate x above its parent. */
+static void tree_rotate_up(struct sched *s, int p, int x)
+{
+    int y = s->tp[x];
+    tree_relink(s, p, y, x);
+    if (s->tl[y] == x) {
+        s->tl[y] = s->tr[x];
+        if (s->tr[x] >= 0)
+            s->tp[s->tr[x]] = y;
+        s->tr[x] = y;
+    } else {
+        s->tr[y] = s->tl[x];
+        if (s->tl[x] >= 0)
+            s->tp[s->tl[x]] = y;
+        s->tl[x] = y;
     }
-    for (int g = 0; g < GRID_KINDS; g++)
-        memset(s->head[g], 0xff, (size_t)total * sizeof *s->head[g]);
-    memset(s->nz, 0, (size_t)s->P * sizeof *s->nz);
-    memset(s->ver, 0, (size_t)s->n * sizeof *s->ver);
-    s->npool = 0;
-    s->oom = false;
+    s->tp[y] = x;
 }
 
-static int grid_push(struct sched *s, int g, int p, int b, int o)
+static void tree_insert(struct sched *s, int p, int o)
 {
-    if (s->npool == s->cappool) {
-        int cap = s->cappool ? 2 * s->cappool : 1024;
-        struct gnode *np = s->cappool < INT_MAX / 2 ? realloc(s->pool, (size_t)cap * sizeof *np)
-                                                    : NULL;
-        if (!np)
-            return -1;
-        s->pool = np;
-        s->cappool = cap;
+    int cur = s->root[p], par = -1;
+    bool left = false;
+    s->tl[o] = s->tr[o] = -1;
+    while (cur >= 0) {
+        par = cur;
+        left = tree_less(s, o, cur);
+        cur = left ? s->tl[cur] : s->tr[cur];
     }
-    int *h = &s->head[g][s->hbase[p] + b];
-    s->pool[s->npool] = (struct gnode){ o, s->ver[o], *h };
-    *h = s->npool++;
-    return 0;
+    s->tp[o] = par;
+    if (par < 0)
+        s->root[p] = o;
+    else if (left)
+        s->tl[par] = o;
+    else
+        s->tr[par] = o;
+    while (s->tp[o] >= 0 && tree_pri(o) > tree_pri(s->tp[o]))
+        tree_rotate_up(s, p, o);
+    s->tcnt[p]++;
 }
 
-static int grid_file(struct sched *s, int p, int o)
+static void tree_remove(struct sched *s, int p, int o)
 {
-    double d = op_dur(s, o), off = s->off[o];
-    int nb = s->nb[p];
-    s->ver[o]++;
-    int b1 = grid_bucket(s, p, off), b2 = grid_bucket(s, p, mod_t(off + d, s->T));
-    int span = d <= sched_eps(s->T) ? 1 : grid_wrap(b2 - b1, nb) + 1;
-    if (d > sched_eps(s->T) && d + 2.0 * s->T / nb >= s->T)
-        span = nb;
-    for (int k = 0; k < span && k < nb; k++)
-        if (grid_push(s, GRID_COVER, p, grid_wrap(b1 + k, nb), o) != 0)
-            return -1;
-    if (grid_push(s, GRID_ENDS, p, b2, o) != 0 || grid_push(s, GRID_STARTS, p, b1, o) != 0)
-        return -1;
-    return 0;
+    while (s->tl[o] >= 0 && s->tr[o] >= 0)
+        tree_rotate_up(s, p, tree_pri(s->tl[o]) >= tree_pri(s->tr[o]) ? s->tl[o] : s->tr[o]);
+    tree_relink(s, p, o, s->tl[o] >= 0 ? s->tl[o] : s->tr[o]);
+    s->tcnt[p]--;
 }
 
-/* File op o (on GPU p) at its current offset; its older nodes go stale.
- * Out of memory, the grids are given up for the reference. */
-static void grid_add(struct sched *s, int p, int o)
+static int tree_first(const struct sched *s, int p)
 {
-    if (s->oom || grid_file(s, p, o) != 0)
-        s->oom = true;
+    int x = s->root[p];
+    while (x >= 0 && s->tl[x] >= 0)
+        x = s->tl[x];
+    return x;
 }
 
-static bool grid_free(const struct sched *s, int p, double y, double d, int skip)
+static int tree_last(const struct sched *s, int p)
 {
-    int nb = s->nb[p];
-    int b1 = grid_bucket(s, p, y), b2 = grid_bucket(s, p, mod_t(y + d, s->T));
-    int span = grid_wrap(b2 - b1, nb) + 3;
-    if (span > nb || d + 2.0 * s->T / nb >= s->T)
-        span = nb;
-    const int *head = s->head[GRID_COVER] + s->hbase[p];
-    for (int k = 0; k < span; k++) {
-        for (int i = head[grid_wrap(b1 - 1 + k, nb)]; i >= 0; i = s->pool[i].next) {
-            int o = s->pool[i].op;
-            if (o != skip && s->pool[i].ver == s->ver[o] &&
-                clash(y, d, s->off[o], op_dur(s, o), s->T))
-                return false;
+    int x = s->root[p];
+    while (x >= 0 && s->tr[x] >= 0)
+        x = s->tr[x];
+    return x;
+}
+
+static int tree_next(const struct sched *s, int x)
+{
+    if (s->tr[x] >= 0) {
+        x = s->tr[x];
+        while (s->tl[x] >= 0)
+            x = s->tl[x];
+        return x;
+    }
+    while (s->tp[x] >= 0 && s->tr[s->tp[x]] == x)
+        x = s->tp[x];
+    return s->tp[x];
+}
+
+static int tree_prev(const struct sched *s, int x)
+{
+    if (s->tl[x] >= 0) {
+        x = s->tl[x];
+        while (s->tr[x] >= 0)
+            x = s->tr[x];
+        return x;
+    }
+    while (s->tp[x] >= 0 && s->tl[s->tp[x]] == x)
+        x = s->tp[x];
+    return s->tp[x];
+}
+
+/* The first op of p filed at x or later, -1 if none. */
+static int tree_lower(const struct sched *s, int p, double x)
+{
+    int best = -1;
+    for (int c = s->root[p]; c >= 0;) {
+        if (s->tkey[c] >= x) {
+            best = c;
+            c = s->tl[c];
+        } else {
+            c = s->tr[c];
         }
+    }
+    return best;
+}
+
+/* Empty every GPU's set. */
+static void tree_reset(struct sched *s)
+{
+    for (int p = 0; p < s->P; p++) {
+        s->root[p] = -1;
+        s->tcnt[p] = 0;
+    }
+    memset(s->filed, 0, (size_t)s->n * sizeof *s->filed);
+    memset(s->nz, 0, (size_t)s->P * sizeof *s->nz);
+}
+
+/* File op o (on GPU p) at its current offset, in place of where it was. */
+static void tree_add(struct sched *s, int p, int o)
+{
+    if (s->filed[o])
+        tree_remove(s, p, o);
+    s->tkey[o] = s->off[o];
+    s->filed[o] = true;
+    tree_insert(s, p, o);
+}
+
+/* Steps around GPU p's ops in circular order; *wrap becomes T (forward)
+ * or -T (backward) once the step passes the end of [0, T). */
+static int tree_step(const struct sched *s, int p, int o, bool forward, double *wrap)
+{
+    int x = forward ? tree_next(s, o) : tree_prev(s, o);
+    if (x < 0) {
+        x = forward ? tree_first(s, p) : tree_last(s, p);
+        *wrap = forward ? s->T : -s->T;
+    }
+    return x;
+}
+
+static bool tree_clear(const struct sched *s, int p, double y, double d, int skip)
+{
+    int cnt = s->tcnt[p];
+    double T = s->T, eps = sched_eps(T), m = tree_slack(T);
+    if (cnt == 0)
+        return true;
+    if (d + 2.0 * m >= T) {
+        for (int o = tree_first(s, p); o >= 0; o = tree_next(s, o))
+            if (o != skip && clash(y, d, s->off[o], op_dur(s, o), T))
+                return false;
+        return true;
+    }
+    /* the ops that start in [y - m, y + d + m] */
+    double a = mod_t(y - m, T), end = a + d + 2.0 * m, wrap = 0.0;
+    int start = tree_lower(s, p, a), o = start, k = 0;
+    if (o < 0) {
+        o = tree_first(s, p);
+        wrap = T;
+    }
+    for (; k < cnt && s->tkey[o] + wrap <= end; k++) {
+        if (o != skip && clash(y, d, s->off[o], op_dur(s, o), T))
+            return false;
+        o = tree_step(s, p, o, true, &wrap);
+    }
+    /* then back from y - m, down to the first op of some length */
+    o = start >= 0 ? tree_prev(s, start) : tree_last(s, p);
+    for (; k < cnt; k++) {
+        if (o < 0)
+            o = tree_last(s, p);
+        if (o != skip && clash(y, d, s->off[o], op_dur(s, o), T))
+            return false;
+        if (op_dur(s, o) > eps)
+            break;
+        o = tree_prev(s, o);
     }
     return true;
 }
@@ -346,112 +457,147 @@ static void earliest_try(const struct sched *s, int p, double x0, double y, doub
     double delta = mod_t(y - x0, s->T);
     if (delta > s->T - sched_eps(s->T))
         delta = 0.0;
-    if (delta < *best && grid_free(s, p, y, d, skip))
+    if (delta < *best && tree_clear(s, p, y, d, skip))
         *best = delta;
 }
 
-static void earliest_bucket(const struct sched *s, int g, int p, int b, double x0, double d,
-                            int skip, double *best)
+/* The candidates of one kind (op ends, or op starts less d) from the op
+ * filed at a or after it, in order, while their wait from x0 (at least
+ * the op's offset less a less m) can still beat *best. */
+static void earliest_walk(const struct sched *s, int p, double a, double x0, double d, int skip,
+                          bool ends, double *best)
 {
-    const int *head = s->head[g] + s->hbase[p];
-    for (int i = head[grid_wrap(b, s->nb[p])]; i >= 0; i = s->pool[i].next) {
-        int o = s->pool[i].op;
-        if (o == skip || s->pool[i].ver != s->ver[o])
-            continue;
-        double y = g == GRID_ENDS ? mod_t(s->off[o] + op_dur(s, o), s->T)
-                                  : mod_t(s->off[o] - d, s->T);
-        earliest_try(s, p, x0, y, d, skip, best);
+    double T = s->T, m = tree_slack(T), wrap = 0.0;
+    int o = tree_lower(s, p, a);
+    if (o < 0) {
+        o = tree_first(s, p);
+        wrap = T;
+    }
+    for (int k = 0; k < s->tcnt[p] && s->tkey[o] + wrap - a - 2.0 * m <= *best; k++) {
+        if (o != skip) {
+            double y = ends ? mod_t(s->off[o] + op_dur(s, o), T) : mod_t(s->off[o] - d, T);
+            earliest_try(s, p, x0, y, d, skip, best);
+        }
+        o = tree_step(s, p, o, true, &wrap);
     }
 }
 
-static double earliest_grid(struct sched *s, int p, double ready, double d, int skip,
+static double earliest_tree(struct sched *s, int p, double ready, double d, int skip,
                             bool packed)
 {
-    double x0 = mod_t(ready, s->T);
-    int nz = s->nz[p] - (skip >= 0 && op_dur(s, skip) > sched_eps(s->T));
-    if ((!packed || nz == 0 || d <= sched_eps(s->T)) && grid_free(s, p, x0, d, skip))
+    double T = s->T, eps = sched_eps(T), m = tree_slack(T);
+    double x0 = mod_t(ready, T);
+    int cnt = s->tcnt[p];
+    int nz = s->nz[p] - (skip >= 0 && op_dur(s, skip) > eps);
+    if ((!packed || nz == 0 || d <= eps) && tree_clear(s, p, x0, d, skip))
         return ready;
-    int nb = s->nb[p];
-    double w = s->T / nb;
-    /* a start y = off - d of the starts grid lies in bucket
-     * bucket(off) - shift or one below */
-    int shift = (int)(d / w);
-    int b0 = grid_bucket(s, p, x0);
     double best = INFINITY;
-    /* step k takes the candidates in end bucket b0 + k and start bucket
-     * b0 + k + shift + 1: none seen later waits less than (k - 1) w */
-    for (int k = -2; k <= nb + 2; k++) {
-        earliest_bucket(s, GRID_ENDS, p, b0 + k, x0, d, skip, &best);
-        if (packed) {
-            if (k == -2)
-                earliest_bucket(s, GRID_STARTS, p, b0 + k + shift, x0, d, skip, &best);
-            earliest_bucket(s, GRID_STARTS, p, b0 + k + shift + 1, x0, d, skip, &best);
+    if (cnt > 0) {
+        /* an op that starts before x0 - m and ends past it is the nearest
+         * one of some length before it (the empty ones between end where
+         * they start) */
+        double a = mod_t(x0 - m, T);
+        int start = tree_lower(s, p, a);
+        int o = start >= 0 ? tree_prev(s, start) : tree_last(s, p);
+        for (int k = 0; k < cnt; k++) {
+            if (o < 0)
+                o = tree_last(s, p);
+            if (o != skip)
+                earliest_try(s, p, x0, mod_t(s->off[o] + op_dur(s, o), T), d, skip, &best);
+            if (op_dur(s, o) > eps)
+                break;
+            o = tree_prev(s, o);
         }
-        if (best < (k - 2) * w)
-            break;
+        earliest_walk(s, p, a, x0, d, skip, true, &best);
+        if (packed)
+            earliest_walk(s, p, mod_t(x0 + d - m, T), x0, d, skip, false, &best);
     }
     return isfinite(best) ? ready + best : NAN;
 }
 
-static double latest_grid(struct sched *s, int p, double lo, double hi, double d, int skip)
+static double latest_tree(struct sched *s, int p, double lo, double hi, double d, int skip)
 {
-    double xh = mod_t(hi, s->T);
-    if (grid_free(s, p, xh, d, skip))
+    double T = s->T, eps = sched_eps(T), m = tree_slack(T);
+    double xh = mod_t(hi, T);
+    if (tree_clear(s, p, xh, d, skip))
         return hi;
-    int nb = s->nb[p];
-    double w = s->T / nb;
-    int shift = (int)(d / w);
-    int b0 = grid_bucket(s, p, xh);
-    const int *head = s->head[GRID_STARTS] + s->hbase[p];
+    int cnt = s->tcnt[p];
     double best = INFINITY;
-    /* step k takes start bucket b0 - k + shift (and one above at first):
-     * its starts y = off - d lie in bucket b0 - k or one below */
-    for (int k = -2; k <= nb + 2; k++) {
-        for (int extra = k == -2 ? 1 : 0; extra >= 0; extra--) {
-            int b = grid_wrap(b0 - k + shift + extra, nb);
-            for (int i = head[b]; i >= 0; i = s->pool[i].next) {
-                int o = s->pool[i].op;
-                if (o == skip || s->pool[i].ver != s->ver[o])
-                    continue;
-                double y = mod_t(s->off[o] - d, s->T);
-                double delta = mod_t(xh - y, s->T);
-                if (delta > s->T - sched_eps(s->T))
-                    delta = 0.0;
-                if (delta >= best || hi - delta < lo)
-                    continue;
-                if (grid_free(s, p, y, d, skip))
-                    best = delta;
-            }
-        }
-        if (best < (k - 2) * w || (k - 2) * w > hi - lo)
+    /* starts y = off - d, back from an op filed below c: the wait
+     * xh - y is at least c less the op's offset less m */
+    double c = mod_t(xh + d + m, T);
+    double reach = hi - lo + 1e-15 * (fabs(hi) + fabs(lo)), wrap = 0.0;
+    int j = cnt > 0 ? tree_lower(s, p, c) : -1;
+    int o = j >= 0 ? tree_prev(s, j) : tree_last(s, p);
+    if (o < 0 && cnt > 0) {
+        o = tree_last(s, p);
+        wrap = -T;
+    }
+    for (int k = 0; k < cnt; k++) {
+        double lb = c - (s->tkey[o] + wrap) - 2.0 * m;
+        if (lb > best || lb > reach)
             break;
+        if (o != skip) {
+            double y = mod_t(s->off[o] - d, T);
+            double delta = mod_t(xh - y, T);
+            if (delta > T - eps)
+                delta = 0.0;
+            if (!(delta >= best || hi - delta < lo) && tree_clear(s, p, y, d, skip))
+                best = delta;
+        }
+        o = tree_step(s, p, o, false, &wrap);
     }
     return isfinite(best) ? hi - best : lo;
 }
 
 /* The reference while the local search still counts its work (the count
  * is the reference's comparisons, so the search stops where it always
- * did), the grids otherwise. */
+ * did), the ordered sets otherwise. */
 static bool use_ref(const struct sched *s)
 {
-    return sched_reference || s->oom || (s->counting && s->work < SCHED_WORK);
+    return sched_reference || (s->counting && s->work < SCHED_WORK);
+}
+
+/* Tests only: each search by the ordered sets done by the reference too,
+ * the results that differ counted. */
+static bool sched_crosscheck;
+static long sched_mismatches;
+
+static double crosscheck(double fast, double ref)
+{
+    if (!(fast == ref || (isnan(fast) && isnan(ref))))
+        sched_mismatches++;
+    return fast;
 }
 
 static double sched_earliest(struct sched *s, int p, double ready, double d, int skip,
                              bool packed)
 {
-    return use_ref(s) ? earliest_ref(s, p, ready, d, skip, packed)
-                      : earliest_grid(s, p, ready, d, skip, packed);
+    if (use_ref(s))
+        return earliest_ref(s, p, ready, d, skip, packed);
+    double t = earliest_tree(s, p, ready, d, skip, packed);
+    return sched_crosscheck ? crosscheck(t, earliest_ref(s, p, ready, d, skip, packed)) : t;
 }
 
 static double sched_latest(struct sched *s, int p, double lo, double hi, double d, int skip)
 {
-    return use_ref(s) ? latest_ref(s, p, lo, hi, d, skip) : latest_grid(s, p, lo, hi, d, skip);
+    if (use_ref(s))
+        return latest_ref(s, p, lo, hi, d, skip);
+    double t = latest_tree(s, p, lo, hi, d, skip);
+    return sched_crosscheck ? crosscheck(t, latest_ref(s, p, lo, hi, d, skip)) : t;
 }
 
 void schedule_use_reference(bool on)
 {
     sched_reference = on;
+}
+
+long schedule_crosscheck(bool on)
+{
+    long n = sched_mismatches;
+    sched_crosscheck = on;
+    sched_mismatches = 0;
+    return n;
 }
 
 /* Forward ops as late, backward ops as early as their neighbours allow;
@@ -470,7 +616,7 @@ static void sched_compact(struct sched *s)
             double t = sched_latest(s, op_gpu(s, i), start[i], hi, s->pb->f[i], i);
             if (t > start[i] + sched_eps(s->T)) {
                 sched_set(s, i, t);
-                grid_add(s, op_gpu(s, i), i);
+                tree_add(s, op_gpu(s, i), i);
                 moved = true;
             }
         }
@@ -482,7 +628,7 @@ static void sched_compact(struct sched *s)
             double t = sched_earliest(s, op_gpu(s, o), ready, op_dur(s, o), o, false);
             if (t < start[o] - sched_eps(s->T)) {
                 sched_set(s, o, t);
-                grid_add(s, op_gpu(s, o), o);
+                tree_add(s, op_gpu(s, o), o);
                 moved = true;
             }
         }
@@ -497,7 +643,7 @@ static int sched_place(struct sched *s, bool compact)
 {
     bool packed = s->packed;
     memset(s->count, 0, (size_t)s->P * sizeof *s->count);
-    grid_reset(s);
+    tree_reset(s);
     for (int k = 0; k < s->n; k++) {
         int o = s->order[k];
         int p = op_gpu(s, o);
@@ -511,7 +657,7 @@ static int sched_place(struct sched *s, bool compact)
         sched_set(s, o, t);
         s->slot[s->base[p] + s->count[p]++] = o;
         s->nz[p] += d > sched_eps(s->T);
-        grid_add(s, p, o);
+        tree_add(s, p, o);
     }
     if (compact)
         sched_compact(s);
@@ -688,13 +834,14 @@ static void sched_free_all(struct sched *s)
     free(s->count);
     free(s->base);
     free(s->slot);
-    free(s->nb);
-    free(s->hbase);
-    for (int g = 0; g < GRID_KINDS; g++)
-        free(s->head[g]);
-    free(s->ver);
+    free(s->root);
+    free(s->tcnt);
+    free(s->tl);
+    free(s->tr);
+    free(s->tp);
+    free(s->tkey);
+    free(s->filed);
     free(s->nz);
-    free(s->pool);
 }
 
 /* Checks the allocation and fills s; -1 if malformed or out of memory. */
@@ -718,18 +865,16 @@ static int sched_init(struct sched *s, struct plan *pl, const struct problem *pb
     s->count = calloc((size_t)s->P, sizeof *s->count);
     s->base = calloc((size_t)s->P, sizeof *s->base);
     s->slot = malloc(n * sizeof *s->slot);
-    s->nb = calloc((size_t)s->P, sizeof *s->nb);
-    s->hbase = calloc((size_t)s->P, sizeof *s->hbase);
-    s->ver = calloc(n, sizeof *s->ver);
+    s->root = calloc((size_t)s->P, sizeof *s->root);
+    s->tcnt = calloc((size_t)s->P, sizeof *s->tcnt);
+    s->tl = calloc(n, sizeof *s->tl);
+    s->tr = calloc(n, sizeof *s->tr);
+    s->tp = calloc(n, sizeof *s->tp);
+    s->tkey = calloc(n, sizeof *s->tkey);
+    s->filed = calloc(n, sizeof *s->filed);
     s->nz = calloc((size_t)s->P, sizeof *s->nz);
-    /* at most 2 share + 1 buckets per GPU (grid_reset) */
-    bool heads = true;
-    for (int g = 0; g < GRID_KINDS; g++) {
-        s->head[g] = malloc((2 * n + (size_t)s->P) * sizeof *s->head[g]);
-        heads = heads && s->head[g];
-    }
-    if (!s->order || !s->delay || !s->off || !s->count || !s->base || !s->slot || !s->nb ||
-        !s->hbase || !s->ver || !s->nz || !heads) {
+    if (!s->order || !s->delay || !s->off || !s->count || !s->base || !s->slot || !s->root ||
+        !s->tcnt || !s->tl || !s->tr || !s->tp || !s->tkey || !s->filed || !s->nz) {
         sched_free_all(s);
         return -1;
     }

@@ -596,9 +596,40 @@ static void test_schedule_random_invariants(void **state)
 }
 
 
-/* The bucketed search equals the reference (every candidate against every
- * op) to the bit: same period, same start times, on random allocations
- * with ties (integral times), zero-length ops and tight periods. */
+/* Schedules pb's allocation gpu with the ordered sets and with the
+ * reference (every candidate against every op), at the least period and
+ * at that period times stretch: the same period and start times, to the
+ * bit, and each search of the ordered sets the reference's answer. */
+static void assert_matches_reference(const struct problem *pb, const int *gpu, double stretch)
+{
+    int L = pb->L, P = pb->P;
+    struct plan *pl[2];
+    /* each search on its own too, not only the schedules they make up */
+    schedule_crosscheck(true);
+    for (int ref = 0; ref < 2; ref++) {
+        schedule_use_reference(ref == 1);
+        pl[ref] = plan_new(L, P);
+        memcpy(pl[ref]->gpu, gpu, (size_t)L * sizeof *gpu);
+        assert_int_equal(schedule_build(pl[ref], pb), 0);
+    }
+    schedule_use_reference(false);
+    assert_true(pl[0]->T == pl[1]->T);
+    assert_memory_equal(pl[0]->start, pl[1]->start, 2 * (size_t)L * sizeof *pl[0]->start);
+    double T2 = pl[0]->T * stretch;
+    for (int ref = 0; ref < 2; ref++) {
+        schedule_use_reference(ref == 1);
+        assert_int_equal(schedule_build_at(pl[ref], pb, T2), 0);
+    }
+    schedule_use_reference(false);
+    assert_int_equal(schedule_crosscheck(false), 0);
+    assert_memory_equal(pl[0]->start, pl[1]->start, 2 * (size_t)L * sizeof *pl[0]->start);
+    plan_free(pl[0]);
+    plan_free(pl[1]);
+}
+
+/* The ordered search equals the reference to the bit on random
+ * allocations with ties (integral times), zero-length ops and tight
+ * periods. */
 static void test_schedule_grid_matches_reference(void **state)
 {
     (void)state;
@@ -630,32 +661,70 @@ static void test_schedule_grid_matches_reference(void **state)
             ly->weights = (uint64_t)rnd_int(&seed, 1000000);
         }
         struct problem *pb = fixture_problem(&fx, NULL);
-        struct plan *pl[2];
         bool contiguous = rnd_int(&seed, 2);
         int gpu[64];
         for (int i = 0; i < L; i++)
             gpu[i] = contiguous ? (int)((long)i * P / L) : rnd_int(&seed, P);
-        double stretch = 1.0 + 0.5 * rnd_unit(&seed);
-        for (int ref = 0; ref < 2; ref++) {
-            schedule_use_reference(ref == 1);
-            pl[ref] = plan_new(L, P);
-            memcpy(pl[ref]->gpu, gpu, (size_t)L * sizeof *gpu);
-            assert_int_equal(schedule_build(pl[ref], pb), 0);
-        }
-        schedule_use_reference(false);
-        assert_true(pl[0]->T == pl[1]->T);
-        assert_memory_equal(pl[0]->start, pl[1]->start, 2 * (size_t)L * sizeof *pl[0]->start);
-        double T2 = pl[0]->T * stretch;
-        for (int ref = 0; ref < 2; ref++) {
-            schedule_use_reference(ref == 1);
-            assert_int_equal(schedule_build_at(pl[ref], pb, T2), 0);
-        }
-        schedule_use_reference(false);
-        assert_memory_equal(pl[0]->start, pl[1]->start, 2 * (size_t)L * sizeof *pl[0]->start);
-        plan_free(pl[0]);
-        plan_free(pl[1]);
+        assert_matches_reference(pb, gpu, 1.0 + 0.5 * rnd_unit(&seed));
         problem_free(pb);
     }
+}
+
+/* The same where the period is set by the links, a million times and more
+ * the ops' durations (activations of 10 to 70 GB at 1 MB/s: transfers of
+ * hours, layers of milliseconds), as a stress run's 1,000 layers were: a
+ * GPU's ops then sit in a few clusters far apart within the period,
+ * with ties, zero-length ops and exactly adjacent ops among them. */
+static void test_schedule_grid_long_period(void **state)
+{
+    (void)state;
+    unsigned seed = 4242;
+    int trials = valgrind_share(60, 6);
+    double least_ratio = INFINITY;
+    for (int trial = 0; trial < trials; trial++) {
+        struct fixture fx;
+        int L = 2 + rnd_int(&seed, 40);
+        int P = 2 + rnd_int(&seed, 3);
+        fixture_init(&fx, L, P);
+        fx.plat.bandwidth = 1e6;
+        fx.plat.latency_ms = rnd_int(&seed, 2) ? 0.0 : 0.005;
+        fx.plat.schedule = rnd_int(&seed, 2) ? SPEC_SCHEDULE_1F1B : SPEC_SCHEDULE_PIPEDREAM;
+        bool integral = rnd_int(&seed, 2);
+        /* equal activations make the transfers multiples of one another:
+         * ops then meet modulo the period, as in a contiguous pipeline */
+        uint64_t same = rnd_int(&seed, 3) ? (10 + (uint64_t)rnd_int(&seed, 3) * 10) * 1000000000ull : 0;
+        double longest = 0.0;
+        for (int i = 0; i < L; i++) {
+            struct spec_layer *ly = &fx.layers[i];
+            if (integral) {
+                ly->forward_ms = rnd_int(&seed, 4);
+                ly->backward_ms = rnd_int(&seed, 5);
+            } else {
+                ly->forward_ms = rnd_int(&seed, 6) == 0 ? 0.0 : 0.001 + 3 * rnd_unit(&seed);
+                ly->backward_ms = 0.001 + 5 * rnd_unit(&seed);
+            }
+            longest = fmax(longest, fmax(ly->forward_ms, ly->backward_ms));
+            ly->activation = same ? same : (10 + (uint64_t)rnd_int(&seed, 60)) * 1000000000ull;
+            ly->stored = (uint64_t)rnd_int(&seed, 1000000000);
+            ly->weights = (uint64_t)rnd_int(&seed, 1000000);
+        }
+        struct problem *pb = fixture_problem(&fx, NULL);
+        bool contiguous = rnd_int(&seed, 2);
+        int gpu[64];
+        for (int i = 0; i < L; i++)
+            gpu[i] = contiguous ? (int)((long)i * P / L) : rnd_int(&seed, P);
+        /* a cut at least, so the links set the period */
+        gpu[L - 1] = (gpu[0] + 1) % P;
+        struct plan *pl = plan_new(L, P);
+        memcpy(pl->gpu, gpu, (size_t)L * sizeof *gpu);
+        assert_int_equal(schedule_build(pl, pb), 0);
+        if (longest > 0.0)
+            least_ratio = fmin(least_ratio, pl->T / longest);
+        plan_free(pl);
+        assert_matches_reference(pb, gpu, 1.0 + 0.5 * rnd_unit(&seed));
+        problem_free(pb);
+    }
+    assert_true(least_ratio >= 1e6);
 }
 
 /* ---- plan ---- */
@@ -1097,6 +1166,7 @@ int main(void)
         cmocka_unit_test(test_schedule_extreme_times),
         cmocka_unit_test(test_schedule_random_invariants),
         cmocka_unit_test(test_schedule_grid_matches_reference),
+        cmocka_unit_test(test_schedule_grid_long_period),
         cmocka_unit_test(test_plan_inflight_count),
         cmocka_unit_test(test_plan_contiguous),
         cmocka_unit_test(test_plan_copy),
