@@ -91,17 +91,31 @@ bool planner_result_usable(const struct planner_result *res);
 /* Order: fitting plans before others, then by objective. */
 int planner_result_compare(const struct planner_result *a, const struct planner_result *b);
 
+/* The caller's limits on planner_min_cap's bisection. Under a work limit
+ * (work > 0) it tries at most `work` caps (a baseline run at a cap each)
+ * and nothing depends on the clock: the same inputs give the same cap on
+ * any machine. Otherwise it tries no cap once `seconds` have passed since
+ * it started (INFINITY: no limit; 0 or less: no cap at all); a cap begun
+ * in time runs to its end, so the search may end that run late. */
+struct min_cap_limits {
+    double seconds;
+    long work;
+};
+
 /* The smallest uniform per-GPU cap (bytes) at which some plan of the
  * baselines fits, found by bisection over the cap for the memory-aware
  * ones; *fit_plan receives that plan (owned by the caller) and
  * *fit_planner its planner. known (nknown entries, may be NULL) are
  * results already had for pb, taken rather than run again. The bisection
  * stops at 1 MiB, or earlier on networks so large that each cap tried
- * takes seconds (a budget of DP cells): *within (may be NULL) receives
- * how far above the smallest the cap may be, as the bisection left it.
- * Returns the cap, or NAN when none fits even without a cap. */
+ * takes seconds (a budget of DP cells) or at the caller's limits (lim,
+ * NULL for none): *within (may be NULL) receives how far above the
+ * smallest the cap may be, as the bisection left it. The cap returned is
+ * always the peak of a plan that fits at it (at the least a baseline's
+ * own plan, at its own peak, when no cap could be tried). Returns the
+ * cap, or NAN when none fits even without a cap. */
 double planner_min_cap(const struct problem *pb, const struct planner_result *known,
                        int nknown, struct plan **fit_plan, const char **fit_planner,
-                       double *within);
+                       double *within, const struct min_cap_limits *lim);
 
 #endif

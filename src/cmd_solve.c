@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "fileio.h"
@@ -624,11 +625,19 @@ static const struct planner_result *export_choice(const struct planner_result *r
     return best;
 }
 
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Run the planners on a problem and write the chosen format; the exit
  * status of solve. */
 static int solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
                          const struct ilp_args *ilp, const struct solve_args *sa)
 {
+    double t0 = seconds_now();
     /* the registry's planners run; the user's plan is judged here */
     const char *order[16];
     int nrun = 0;
@@ -667,8 +676,13 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
     };
     struct plan *cap_plan = NULL;
     if (!any_fits && memory_failed && !sa->format->one_plan) {
+        /* within what is left of --time-limit, or --work-limit caps */
+        struct min_cap_limits lim = {
+            ilp->time_limit > 0 ? ilp->time_limit - (seconds_now() - t0) : INFINITY,
+            ilp->work_limit,
+        };
         rep.min_cap = planner_min_cap(pb, results, n, &cap_plan, &rep.min_cap_planner,
-                                      &rep.min_cap_within);
+                                      &rep.min_cap_within, &lim);
         rep.min_cap_plan = cap_plan;
     }
     struct export_input in = { .rep = &rep, .res = NULL, .tensor_parallel = sa->tensor_parallel };

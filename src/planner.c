@@ -275,10 +275,31 @@ static struct problem *with_cap(const struct problem *pb, double cap)
  * search ran for more than ten minutes), and tries none. */
 #define MIN_CAP_WORK 3e8
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Whether the caller's limits allow one more cap, `tried` caps in. */
+static bool min_cap_may_try(const struct min_cap_limits *lim, long tried, double deadline)
+{
+    if (!lim)
+        return true;
+    if (lim->work > 0)
+        return tried < lim->work;
+    return !(lim->seconds <= 0) && (isinf(deadline) || now() < deadline);
+}
+
 double planner_min_cap(const struct problem *pb, const struct planner_result *known,
                        int nknown, struct plan **fit_plan, const char **fit_planner,
-                       double *within)
+                       double *within, const struct min_cap_limits *lim)
 {
+    /* the seconds are counted from here; under a work limit, never */
+    double deadline = lim && lim->work <= 0 && lim->seconds > 0 && isfinite(lim->seconds)
+                      ? now() + lim->seconds : INFINITY;
+    long tried = 0;
     *fit_plan = NULL;
     *fit_planner = NULL;
     if (within)
@@ -320,7 +341,9 @@ double planner_min_cap(const struct problem *pb, const struct planner_result *kn
     for (size_t k = 0; k < sizeof aware / sizeof aware[0]; k++) {
         double l = lo, h = best, work = 0;
         /* 1 MiB resolution is finer than anything a user sets */
-        while (h - l > 1048576.0 && (work += probe) <= MIN_CAP_WORK) {
+        while (h - l > 1048576.0 && (work += probe) <= MIN_CAP_WORK &&
+               min_cap_may_try(lim, tried, deadline)) {
+            tried++;
             double mid = floor((l + h) / 2);
             struct problem *q = with_cap(pb, mid);
             struct planner_result res;

@@ -191,7 +191,7 @@ static int child_min_cap(int fd, const struct problem *pb, const struct planner_
 {
     struct plan *pl = NULL;
     const char *who = NULL;
-    double cap = planner_min_cap(pb, known, nknown, &pl, &who, NULL);
+    double cap = planner_min_cap(pb, known, nknown, &pl, &who, NULL, NULL);
     plan_free(pl);
     struct worker_event ev = { .kind = WORKER_MIN_CAP, .bound = cap, .block_bound = NAN,
                                .objective = NAN, .believed_fit = true };

@@ -268,6 +268,42 @@ run solve "$TMP/zero.ini" data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-bat
 if grep -q "gap 0.00%" "$TMP/out" && ! grep -qi "nan" "$TMP/out"; then
     ok "no compute at all: the table has no NaN"; else not_ok "no compute table"; cat "$TMP/out"; fi
 
+# The search for the least cap that fits stops at --work-limit (caps
+# tried; no clock), and says how far from the smallest it may be. The
+# shape is a stress run's: activations of 4 to 64 GB over 1 MB/s, so the
+# links set a period of days beside layers of milliseconds (its 3,000
+# layers searched for more than 900 s); 3 caps leave terabytes open.
+awk 'BEGIN { s = 12345; print "[network]\nname = links\nmicro_batch = 1"
+             for (i = 0; i < 300; i++) {
+                 s = (s * 1103515245 + 12345) % 2147483648; f = 1 + s % 40
+                 s = (s * 1103515245 + 12345) % 2147483648; b = 1 + s % 100
+                 s = (s * 1103515245 + 12345) % 2147483648; a = 4 + s % 61
+                 printf "[layer l%d]\nforward = %dms\nbackward = %dms\nweights = 1MB\nactivation = %dGB\n", i, f, b, a } }' \
+    > "$TMP/links.ini"
+printf '[platform]\nname = slow\ngpus = 3\nmemory = 80GiB\nreserved = 1GiB\nbandwidth = 1MB/s\nlatency = 5us\n[training]\nmicro_batches = 64\nschedule = 1f1b\noptimizer = none\n' \
+    > "$TMP/slow.ini"
+run solve "$TMP/links.ini" "$TMP/slow.ini" --layout contiguous --planner dp,pipedream \
+    --work-limit 3 --json
+expect_status 1 "least cap under a work limit: nothing fits"
+cp "$TMP/out" "$TMP/cap3.json"
+if jq -e '.problem.min_fitting_cap_within > 1e12
+          and .problem.min_fitting_cap_within < .problem.min_fitting_cap
+          and (.problem.min_fitting_cap_planner == "dp"
+               or .problem.min_fitting_cap_planner == "pipedream")' "$TMP/cap3.json" >/dev/null
+then ok "the least cap's search stops after 3 caps and says how far it may be"
+else not_ok "least cap under a work limit"; jq -c '.problem' "$TMP/cap3.json"; fi
+run solve "$TMP/links.ini" "$TMP/slow.ini" --layout contiguous --planner dp,pipedream \
+    --work-limit 3
+expect_stdout_has "the smallest cap may be up to" "the table says the cap is not the smallest"
+run solve "$TMP/links.ini" "$TMP/slow.ini" --layout contiguous --planner dp,pipedream --json
+if jq -e --slurpfile c "$TMP/cap3.json" '.problem.min_fitting_cap_within <= 1048576
+          and .problem.min_fitting_cap <= $c[0].problem.min_fitting_cap
+          and .problem.min_fitting_cap >= $c[0].problem.min_fitting_cap
+                                          - $c[0].problem.min_fitting_cap_within' \
+      "$TMP/out" >/dev/null
+then ok "without the limit the search ends within 1 MiB, inside the limited one's range"
+else not_ok "least cap without a limit"; jq -c '.problem' "$TMP/out"; fi
+
 # Every plan refused by the simulator (micro-batch 0 spans too many
 # periods to replay: 8,000 layers on 4,096 GPUs): memory is not what
 # failed, so no least cap is searched for (that search ran every baseline

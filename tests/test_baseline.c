@@ -825,7 +825,7 @@ static void min_cap_within_budget(void **state)
     struct plan *fit = NULL;
     const char *who = NULL;
     double within = -1;
-    double cap = planner_min_cap(pb, known, 5, &fit, &who, &within);
+    double cap = planner_min_cap(pb, known, 5, &fit, &who, &within, NULL);
     assert_true(cap == 6 * GB);
     assert_string_equal(who, "time");
     assert_true(within == 5.5 * GB);

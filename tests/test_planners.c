@@ -254,7 +254,7 @@ static void test_min_cap_gives_a_fitting_plan(void **state)
     struct plan *fit = NULL;
     const char *who = NULL;
     double within = -1;
-    double cap = planner_min_cap(pb, NULL, 0, &fit, &who, &within);
+    double cap = planner_min_cap(pb, NULL, 0, &fit, &who, &within, NULL);
     assert_true(within >= 0 && within <= 1048576.0);
     assert_true(isfinite(cap));
     assert_true(cap > 4.0 * 1073741824.0);
@@ -271,6 +271,61 @@ static void test_min_cap_gives_a_fitting_plan(void **state)
     assert_false(res.plan->fits);
     planner_result_clear(&res);
     problem_free(below);
+    plan_free(fit);
+    problem_free(pb);
+}
+
+/* The caller's limits end the search for the least cap where they say,
+ * with no clock under a work limit: 2 caps leave it more than 1 MiB from
+ * the smallest, yet the cap named is a fitting plan's peak and no less
+ * than the whole search's; no time at all tries no cap and names the
+ * least peak of the baselines' own plans. */
+static void test_min_cap_stops_at_its_limits(void **state)
+{
+    (void)state;
+    struct knobs k;
+    char err[SPEC_ERR_LEN];
+    knobs_init(&k);
+    k.memory = 4ULL << 30;
+    struct problem *pb = problem_create(nets[1], plats[0], &k, err, sizeof err);
+    assert_non_null(pb);
+    struct plan *fit = NULL;
+    const char *who = NULL;
+    double within = -1;
+    double whole = planner_min_cap(pb, NULL, 0, &fit, &who, &within, NULL);
+    assert_true(within <= 1048576.0);
+    plan_free(fit);
+
+    struct min_cap_limits two = { 0.0, 2 };
+    double cap = planner_min_cap(pb, NULL, 0, &fit, &who, &within, &two);
+    assert_true(isfinite(cap) && cap >= whole);
+    assert_true(within > 1048576.0);
+    assert_true(cap - within <= whole);
+    assert_non_null(fit);
+    assert_true(fit->fits && fit->peak_memory <= cap);
+    plan_free(fit);
+
+    /* the same again: nothing depends on the clock */
+    double within2 = -1;
+    assert_true(planner_min_cap(pb, NULL, 0, &fit, &who, &within2, &two) == cap);
+    assert_true(within2 == within);
+    plan_free(fit);
+
+    struct min_cap_limits none = { 0.0, 0 };
+    double least = INFINITY;
+    for (int i = 0; i < planner_count(); i++) {
+        struct planner_result res;
+        if (planner_is_solver(planner_name(i)))
+            continue;
+        planner_run(planner_name(i), pb, &res);
+        if (res.plan)
+            least = fmin(least, res.plan->peak_memory);
+        planner_result_clear(&res);
+    }
+    cap = planner_min_cap(pb, NULL, 0, &fit, &who, &within, &none);
+    assert_true(cap == least);
+    assert_true(fit->fits);
+    assert_true(cap - within <= whole);
     plan_free(fit);
     problem_free(pb);
 }
@@ -299,6 +354,7 @@ int main(void)
         cmocka_unit_test(test_every_plan_passes_the_simulator_pipedream),
         cmocka_unit_test(test_no_fitting_contiguous_plan_beats_dp_model),
         cmocka_unit_test(test_min_cap_gives_a_fitting_plan),
+        cmocka_unit_test(test_min_cap_stops_at_its_limits),
         cmocka_unit_test(test_result_order_prefers_fitting_then_objective),
     };
     return cmocka_run_group_tests(tests, load_all, free_all);

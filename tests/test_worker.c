@@ -302,7 +302,7 @@ static void min_cap_after_a_baseline_error(void **state)
     assert_int_equal(ev.kind, WORKER_MIN_CAP);
     struct plan *fit = NULL;
     const char *who = NULL;
-    double want = planner_min_cap(pb, NULL, 0, &fit, &who, NULL);
+    double want = planner_min_cap(pb, NULL, 0, &fit, &who, NULL, NULL);
     plan_free(fit);
     assert_true(want > 1);
     assert_true(ev.bound == want);
