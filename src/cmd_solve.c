@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "fileio.h"
@@ -625,19 +624,11 @@ static const struct planner_result *export_choice(const struct planner_result *r
     return best;
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Run the planners on a problem and write the chosen format; the exit
  * status of solve. */
 static int solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
                          const struct ilp_args *ilp, const struct solve_args *sa)
 {
-    double t0 = seconds_now();
     /* the registry's planners run; the user's plan is judged here */
     const char *order[16];
     int nrun = 0;
@@ -676,9 +667,10 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
     };
     struct plan *cap_plan = NULL;
     if (!any_fits && memory_failed && !sa->format->one_plan) {
-        /* within what is left of --time-limit, or --work-limit caps */
+        /* --time-limit seconds of its own (the ILP may have spent the
+         * planners' on finding nothing that fits), or --work-limit caps */
         struct min_cap_limits lim = {
-            ilp->time_limit > 0 ? ilp->time_limit - (seconds_now() - t0) : INFINITY,
+            ilp->time_limit > 0 ? ilp->time_limit : INFINITY,
             ilp->work_limit,
         };
         rep.min_cap = planner_min_cap(pb, results, n, &cap_plan, &rep.min_cap_planner,

@@ -630,7 +630,7 @@ static void assert_matches_reference(const struct problem *pb, const int *gpu, d
 /* The ordered search equals the reference to the bit on random
  * allocations with ties (integral times), zero-length ops and tight
  * periods. */
-static void test_schedule_grid_matches_reference(void **state)
+static void test_schedule_sets_match_reference(void **state)
 {
     (void)state;
     unsigned seed = 777;
@@ -675,7 +675,7 @@ static void test_schedule_grid_matches_reference(void **state)
  * hours, layers of milliseconds), as a stress run's 1,000 layers were: a
  * GPU's ops then sit in a few clusters far apart within the period,
  * with ties, zero-length ops and exactly adjacent ops among them. */
-static void test_schedule_grid_long_period(void **state)
+static void test_schedule_sets_long_period(void **state)
 {
     (void)state;
     unsigned seed = 4242;
@@ -1165,8 +1165,8 @@ int main(void)
         cmocka_unit_test(test_schedule_zero_chain),
         cmocka_unit_test(test_schedule_extreme_times),
         cmocka_unit_test(test_schedule_random_invariants),
-        cmocka_unit_test(test_schedule_grid_matches_reference),
-        cmocka_unit_test(test_schedule_grid_long_period),
+        cmocka_unit_test(test_schedule_sets_match_reference),
+        cmocka_unit_test(test_schedule_sets_long_period),
         cmocka_unit_test(test_plan_inflight_count),
         cmocka_unit_test(test_plan_contiguous),
         cmocka_unit_test(test_plan_copy),
