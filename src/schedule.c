@@ -34,12 +34,26 @@ static inline double sched_eps(double T)
 #define SCHED_WORK 4000000L
 #define SCHED_ROUNDS 8
 #define SCHED_WAITS 6
+/* Buckets are at least this many SCHED_EPS wide, so rounding moves a
+ * point by less than a bucket. */
+#define GRID_MIN_WIDTH 16.0
 /* The ordered sets look this many times the scheduler's slack beyond an
  * interval, far more than rounding moves a point. */
 #define TREE_SLACK 16.0
 
 /* The reference search (every op against every op) everywhere, for tests. */
 static bool sched_reference;
+
+/* A node of a bucket's list: op o, valid while its version is current. */
+struct gnode {
+    int op, ver, next;
+};
+
+/* Grids: per GPU, [0, T) cut into nb[p] buckets of width T / nb[p]. The
+ * cover grid lists each op in every bucket its interval touches, the ends
+ * and starts grids list it in the bucket of its end and of its start.
+ * An op that moves gets a new version; its old nodes are skipped. */
+enum { GRID_COVER, GRID_ENDS, GRID_STARTS, GRID_KINDS };
 
 struct sched {
     const struct problem *pb;
@@ -57,6 +71,15 @@ struct sched {
     int fail_gpu;            /* where the last place() gave up */
     double fail_dur;
     bool counting;           /* the local search counts work */
+    bool tree;               /* this period's searches: ordered sets, not grids */
+    double *busy;            /* [P] the durations of each GPU's ops, summed */
+    int *nb;                 /* [P] buckets per GPU */
+    int *hbase;              /* [P] where each GPU's buckets start */
+    int *head[GRID_KINDS];   /* [sum nb] first node of each bucket, -1 */
+    int *ver;                /* [n] current version of each op */
+    struct gnode *pool;
+    int npool, cappool;
+    bool oom;                /* the grids are out of date: use the reference */
     /* per GPU, the ops placed in order of offset: a treap over the ops */
     int *root;               /* [P] the top op, -1 when none */
     int *tcnt;               /* [P] ops in each GPU's set */
@@ -219,6 +242,115 @@ static void sched_set(struct sched *s, int o, double t)
     s->off[o] = mod_t(t, s->T);
 }
 
+/* ---- the grids: the same searches in time near-linear in the ops ----
+ * The reference functions above test every candidate against every op
+ * of the GPU: quadratic per op, cubic per schedule. The ops on a GPU
+ * never clash with each other (each was placed where it fits), so a
+ * bucket holds a few of them; a test looks only at the buckets its
+ * interval touches, one more on each side for rounding, and the
+ * candidates are taken bucket by bucket in order of their wait, stopping
+ * once a bucket's waits exceed the best found by a whole bucket. Every
+ * test is the same clash() on the same numbers, so the result is the
+ * reference's to the bit (tests/test_engine.c compares them). */
+
+static int grid_bucket(const struct sched *s, int p, double x)
+{
+    int nb = s->nb[p];
+    int b = (int)(x / s->T * nb);
+    return b < 0 ? 0 : b >= nb ? nb - 1 : b;
+}
+
+static int grid_wrap(int b, int nb)
+{
+    b %= nb;
+    return b < 0 ? b + nb : b;
+}
+
+/* Size the buckets for period s->T and empty every grid. */
+static void grid_reset(struct sched *s)
+{
+    int total = 0;
+    double most = floor(s->T / (GRID_MIN_WIDTH * sched_eps(s->T)));
+    for (int p = 0; p < s->P; p++) {
+        int share = (p + 1 < s->P ? s->base[p + 1] : s->n) - s->base[p];
+        int want = 2 * share + 1;
+        if ((double)want > most)
+            want = most >= 1.0 ? (int)most : 1;
+        s->nb[p] = want;
+        s->hbase[p] = total;
+        total += want;
+    }
+    for (int g = 0; g < GRID_KINDS; g++)
+        memset(s->head[g], 0xff, (size_t)total * sizeof *s->head[g]);
+    memset(s->nz, 0, (size_t)s->P * sizeof *s->nz);
+    memset(s->ver, 0, (size_t)s->n * sizeof *s->ver);
+    s->npool = 0;
+    s->oom = false;
+}
+
+static int grid_push(struct sched *s, int g, int p, int b, int o)
+{
+    if (s->npool == s->cappool) {
+        int cap = s->cappool ? 2 * s->cappool : 1024;
+        struct gnode *np = s->cappool < INT_MAX / 2 ? realloc(s->pool, (size_t)cap * sizeof *np)
+                                                    : NULL;
+        if (!np)
+            return -1;
+        s->pool = np;
+        s->cappool = cap;
+    }
+    int *h = &s->head[g][s->hbase[p] + b];
+    s->pool[s->npool] = (struct gnode){ o, s->ver[o], *h };
+    *h = s->npool++;
+    return 0;
+}
+
+static int grid_file(struct sched *s, int p, int o)
+{
+    double d = op_dur(s, o), off = s->off[o];
+    int nb = s->nb[p];
+    s->ver[o]++;
+    int b1 = grid_bucket(s, p, off), b2 = grid_bucket(s, p, mod_t(off + d, s->T));
+    int span = d <= sched_eps(s->T) ? 1 : grid_wrap(b2 - b1, nb) + 1;
+    if (d > sched_eps(s->T) && d + 2.0 * s->T / nb >= s->T)
+        span = nb;
+    for (int k = 0; k < span && k < nb; k++)
+        if (grid_push(s, GRID_COVER, p, grid_wrap(b1 + k, nb), o) != 0)
+            return -1;
+    if (grid_push(s, GRID_ENDS, p, b2, o) != 0 || grid_push(s, GRID_STARTS, p, b1, o) != 0)
+        return -1;
+    return 0;
+}
+
+/* File op o (on GPU p) at its current offset; its older nodes go stale.
+ * Out of memory, the grids are given up for the reference. */
+static void grid_add(struct sched *s, int p, int o)
+{
+    if (s->oom || grid_file(s, p, o) != 0)
+        s->oom = true;
+}
+
+static bool grid_free(const struct sched *s, int p, double y, double d, int skip)
+{
+    int nb = s->nb[p];
+    int b1 = grid_bucket(s, p, y), b2 = grid_bucket(s, p, mod_t(y + d, s->T));
+    int span = grid_wrap(b2 - b1, nb) + 3;
+    if (span > nb || d + 2.0 * s->T / nb >= s->T)
+        span = nb;
+    const int *head = s->head[GRID_COVER] + s->hbase[p];
+    for (int k = 0; k < span; k++) {
+        for (int i = head[grid_wrap(b1 - 1 + k, nb)]; i >= 0; i = s->pool[i].next) {
+            int o = s->pool[i].op;
+            if (o != skip && s->pool[i].ver == s->ver[o] &&
+                clash(y, d, s->off[o], op_dur(s, o), s->T))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* One candidate start y for earliest: its wait from x0, kept when it is
+ * below *best and free. */
 /* ---- the ordered sets: the same searches in time near-linear in the ops ----
  * The reference functions above test every candidate against every op
  * of the GPU: quadratic per op, cubic per schedule. Here each GPU's ops
@@ -233,10 +365,11 @@ static void sched_set(struct sched *s, int o, double t)
  * the search stops once the next one's wait, less the slack, is above
  * the best found. Every test is the same clash() on the same numbers, so
  * the result is the reference's to the bit (tests/test_engine.c compares
- * them). Buckets of a uniform width over the period, as before, held
- * every op of a GPU in one or two of them when the period was set by
- * transfers of hours and the ops took milliseconds: 1000 layers on 3
- * GPUs scanned 3.9e9 bucket entries in 22 M tests. */
+ * them). They serve where the grids above do not (index_reset()): the
+ * grids' buckets, of a uniform width over the period, held every op of a
+ * GPU in one or two of them when the period was set by transfers of
+ * hours and the ops took milliseconds (1000 layers on 3 GPUs scanned
+ * 3.9e9 bucket entries in 22 M tests). */
 
 static inline double tree_slack(double T)
 {
@@ -457,7 +590,7 @@ static void earliest_try(const struct sched *s, int p, double x0, double y, doub
     double delta = mod_t(y - x0, s->T);
     if (delta > s->T - sched_eps(s->T))
         delta = 0.0;
-    if (delta < *best && tree_clear(s, p, y, d, skip))
+    if (delta < *best && (s->tree ? tree_clear(s, p, y, d, skip) : grid_free(s, p, y, d, skip)))
         *best = delta;
 }
 
@@ -550,12 +683,125 @@ static double latest_tree(struct sched *s, int p, double lo, double hi, double d
     return isfinite(best) ? hi - best : lo;
 }
 
+static void earliest_bucket(const struct sched *s, int g, int p, int b, double x0, double d,
+                            int skip, double *best)
+{
+    const int *head = s->head[g] + s->hbase[p];
+    for (int i = head[grid_wrap(b, s->nb[p])]; i >= 0; i = s->pool[i].next) {
+        int o = s->pool[i].op;
+        if (o == skip || s->pool[i].ver != s->ver[o])
+            continue;
+        double y = g == GRID_ENDS ? mod_t(s->off[o] + op_dur(s, o), s->T)
+                                  : mod_t(s->off[o] - d, s->T);
+        earliest_try(s, p, x0, y, d, skip, best);
+    }
+}
+
+static double earliest_grid(struct sched *s, int p, double ready, double d, int skip,
+                            bool packed)
+{
+    double x0 = mod_t(ready, s->T);
+    int nz = s->nz[p] - (skip >= 0 && op_dur(s, skip) > sched_eps(s->T));
+    if ((!packed || nz == 0 || d <= sched_eps(s->T)) && grid_free(s, p, x0, d, skip))
+        return ready;
+    int nb = s->nb[p];
+    double w = s->T / nb;
+    /* a start y = off - d of the starts grid lies in bucket
+     * bucket(off) - shift or one below */
+    int shift = (int)(d / w);
+    int b0 = grid_bucket(s, p, x0);
+    double best = INFINITY;
+    /* step k takes the candidates in end bucket b0 + k and start bucket
+     * b0 + k + shift + 1: none seen later waits less than (k - 1) w */
+    for (int k = -2; k <= nb + 2; k++) {
+        earliest_bucket(s, GRID_ENDS, p, b0 + k, x0, d, skip, &best);
+        if (packed) {
+            if (k == -2)
+                earliest_bucket(s, GRID_STARTS, p, b0 + k + shift, x0, d, skip, &best);
+            earliest_bucket(s, GRID_STARTS, p, b0 + k + shift + 1, x0, d, skip, &best);
+        }
+        if (best < (k - 2) * w)
+            break;
+    }
+    return isfinite(best) ? ready + best : NAN;
+}
+
+static double latest_grid(struct sched *s, int p, double lo, double hi, double d, int skip)
+{
+    double xh = mod_t(hi, s->T);
+    if (grid_free(s, p, xh, d, skip))
+        return hi;
+    int nb = s->nb[p];
+    double w = s->T / nb;
+    int shift = (int)(d / w);
+    int b0 = grid_bucket(s, p, xh);
+    const int *head = s->head[GRID_STARTS] + s->hbase[p];
+    double best = INFINITY;
+    /* step k takes start bucket b0 - k + shift (and one above at first):
+     * its starts y = off - d lie in bucket b0 - k or one below */
+    for (int k = -2; k <= nb + 2; k++) {
+        for (int extra = k == -2 ? 1 : 0; extra >= 0; extra--) {
+            int b = grid_wrap(b0 - k + shift + extra, nb);
+            for (int i = head[b]; i >= 0; i = s->pool[i].next) {
+                int o = s->pool[i].op;
+                if (o == skip || s->pool[i].ver != s->ver[o])
+                    continue;
+                double y = mod_t(s->off[o] - d, s->T);
+                double delta = mod_t(xh - y, s->T);
+                if (delta > s->T - sched_eps(s->T))
+                    delta = 0.0;
+                if (delta >= best || hi - delta < lo)
+                    continue;
+                if (grid_free(s, p, y, d, skip))
+                    best = delta;
+            }
+        }
+        if (best < (k - 2) * w || (k - 2) * w > hi - lo)
+            break;
+    }
+    return isfinite(best) ? hi - best : lo;
+}
+
+/* Which structure serves this period. The grids' buckets are uniform over
+ * the period: where a GPU's ops fill a fair share of it they hold a few
+ * ops each and a search costs a few tests; where the period is set by
+ * the links (transfers of hours, layers of milliseconds) a GPU's ops all
+ * fall in one or two buckets and every search scans them all (1,000
+ * layers on 3 GPUs: 19 s for PipeDream's plan, 0.5 s with the sets). The
+ * ordered sets cost a logarithm more a step (5,000 compute-bound layers
+ * on 3 GPUs, the time-balanced plan: 2.2 s with the sets alone, 1.0 s
+ * with the grids), so they serve only where some GPU of more than
+ * TREE_OPS ops is busy less than 1/TREE_FILL of the period. */
+#define TREE_FILL 64.0
+#define TREE_OPS 8
+
+static void index_reset(struct sched *s)
+{
+    s->tree = false;
+    for (int p = 0; p < s->P; p++) {
+        int share = (p + 1 < s->P ? s->base[p + 1] : s->n) - s->base[p];
+        s->tree = s->tree || (share > TREE_OPS && TREE_FILL * s->busy[p] < s->T);
+    }
+    if (s->tree)
+        tree_reset(s);
+    else
+        grid_reset(s);
+}
+
+static void index_add(struct sched *s, int p, int o)
+{
+    if (s->tree)
+        tree_add(s, p, o);
+    else
+        grid_add(s, p, o);
+}
+
 /* The reference while the local search still counts its work (the count
  * is the reference's comparisons, so the search stops where it always
  * did), the ordered sets otherwise. */
 static bool use_ref(const struct sched *s)
 {
-    return sched_reference || (s->counting && s->work < SCHED_WORK);
+    return sched_reference || (!s->tree && s->oom) || (s->counting && s->work < SCHED_WORK);
 }
 
 /* Tests only: each search by the ordered sets done by the reference too,
@@ -575,7 +821,8 @@ static double sched_earliest(struct sched *s, int p, double ready, double d, int
 {
     if (use_ref(s))
         return earliest_ref(s, p, ready, d, skip, packed);
-    double t = earliest_tree(s, p, ready, d, skip, packed);
+    double t = s->tree ? earliest_tree(s, p, ready, d, skip, packed)
+                       : earliest_grid(s, p, ready, d, skip, packed);
     return sched_crosscheck ? crosscheck(t, earliest_ref(s, p, ready, d, skip, packed)) : t;
 }
 
@@ -583,7 +830,7 @@ static double sched_latest(struct sched *s, int p, double lo, double hi, double 
 {
     if (use_ref(s))
         return latest_ref(s, p, lo, hi, d, skip);
-    double t = latest_tree(s, p, lo, hi, d, skip);
+    double t = s->tree ? latest_tree(s, p, lo, hi, d, skip) : latest_grid(s, p, lo, hi, d, skip);
     return sched_crosscheck ? crosscheck(t, latest_ref(s, p, lo, hi, d, skip)) : t;
 }
 
@@ -616,7 +863,7 @@ static void sched_compact(struct sched *s)
             double t = sched_latest(s, op_gpu(s, i), start[i], hi, s->pb->f[i], i);
             if (t > start[i] + sched_eps(s->T)) {
                 sched_set(s, i, t);
-                tree_add(s, op_gpu(s, i), i);
+                index_add(s, op_gpu(s, i), i);
                 moved = true;
             }
         }
@@ -628,7 +875,7 @@ static void sched_compact(struct sched *s)
             double t = sched_earliest(s, op_gpu(s, o), ready, op_dur(s, o), o, false);
             if (t < start[o] - sched_eps(s->T)) {
                 sched_set(s, o, t);
-                tree_add(s, op_gpu(s, o), o);
+                index_add(s, op_gpu(s, o), o);
                 moved = true;
             }
         }
@@ -643,7 +890,7 @@ static int sched_place(struct sched *s, bool compact)
 {
     bool packed = s->packed;
     memset(s->count, 0, (size_t)s->P * sizeof *s->count);
-    tree_reset(s);
+    index_reset(s);
     for (int k = 0; k < s->n; k++) {
         int o = s->order[k];
         int p = op_gpu(s, o);
@@ -657,7 +904,7 @@ static int sched_place(struct sched *s, bool compact)
         sched_set(s, o, t);
         s->slot[s->base[p] + s->count[p]++] = o;
         s->nz[p] += d > sched_eps(s->T);
-        tree_add(s, p, o);
+        index_add(s, p, o);
     }
     if (compact)
         sched_compact(s);
@@ -834,6 +1081,13 @@ static void sched_free_all(struct sched *s)
     free(s->count);
     free(s->base);
     free(s->slot);
+    free(s->busy);
+    free(s->nb);
+    free(s->hbase);
+    for (int g = 0; g < GRID_KINDS; g++)
+        free(s->head[g]);
+    free(s->ver);
+    free(s->pool);
     free(s->root);
     free(s->tcnt);
     free(s->tl);
@@ -865,6 +1119,16 @@ static int sched_init(struct sched *s, struct plan *pl, const struct problem *pb
     s->count = calloc((size_t)s->P, sizeof *s->count);
     s->base = calloc((size_t)s->P, sizeof *s->base);
     s->slot = malloc(n * sizeof *s->slot);
+    s->busy = calloc((size_t)s->P, sizeof *s->busy);
+    s->nb = calloc((size_t)s->P, sizeof *s->nb);
+    s->hbase = calloc((size_t)s->P, sizeof *s->hbase);
+    s->ver = calloc(n, sizeof *s->ver);
+    /* at most 2 share + 1 buckets per GPU (grid_reset) */
+    bool heads = true;
+    for (int g = 0; g < GRID_KINDS; g++) {
+        s->head[g] = malloc((2 * n + (size_t)s->P) * sizeof *s->head[g]);
+        heads = heads && s->head[g];
+    }
     s->root = calloc((size_t)s->P, sizeof *s->root);
     s->tcnt = calloc((size_t)s->P, sizeof *s->tcnt);
     s->tl = calloc(n, sizeof *s->tl);
@@ -874,7 +1138,8 @@ static int sched_init(struct sched *s, struct plan *pl, const struct problem *pb
     s->filed = calloc(n, sizeof *s->filed);
     s->nz = calloc((size_t)s->P, sizeof *s->nz);
     if (!s->order || !s->delay || !s->off || !s->count || !s->base || !s->slot || !s->root ||
-        !s->tcnt || !s->tl || !s->tr || !s->tp || !s->tkey || !s->filed || !s->nz) {
+        !s->tcnt || !s->tl || !s->tr || !s->tp || !s->tkey || !s->filed || !s->nz ||
+        !s->busy || !s->nb || !s->hbase || !s->ver || !heads) {
         sched_free_all(s);
         return -1;
     }
@@ -885,6 +1150,8 @@ static int sched_init(struct sched *s, struct plan *pl, const struct problem *pb
         s->count[pl->gpu[i]] += 2;
     for (int p = 1; p < s->P; p++)
         s->base[p] = s->base[p - 1] + s->count[p - 1];
+    for (int o = 0; o < s->n; o++)
+        s->busy[op_gpu(s, o)] += op_dur(s, o);
     return 0;
 }
 
