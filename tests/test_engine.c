@@ -596,10 +596,11 @@ static void test_schedule_random_invariants(void **state)
 }
 
 
-/* Schedules pb's allocation gpu with the ordered sets and with the
- * reference (every candidate against every op), at the least period and
- * at that period times stretch: the same period and start times, to the
- * bit, and each search of the ordered sets the reference's answer. */
+/* Schedules pb's allocation gpu with the faster searches (grids or
+ * ordered sets) and with the reference (every candidate against every
+ * op), at the least period and at that period times stretch: the same
+ * period and start times, to the bit, and each faster search the
+ * reference's answer. */
 static void assert_matches_reference(const struct problem *pb, const int *gpu, double stretch)
 {
     int L = pb->L, P = pb->P;
@@ -627,9 +628,9 @@ static void assert_matches_reference(const struct problem *pb, const int *gpu, d
     plan_free(pl[1]);
 }
 
-/* The ordered search equals the reference to the bit on random
+/* The faster searches equal the reference to the bit on random
  * allocations with ties (integral times), zero-length ops and tight
- * periods. */
+ * periods (set by compute: the grids serve them, index_reset()). */
 static void test_schedule_sets_match_reference(void **state)
 {
     (void)state;
@@ -672,7 +673,8 @@ static void test_schedule_sets_match_reference(void **state)
 
 /* The same where the period is set by the links, a million times and more
  * the ops' durations (activations of 10 to 70 GB at 1 MB/s: transfers of
- * hours, layers of milliseconds), as a stress run's 1,000 layers were: a
+ * hours, layers of milliseconds: the ordered sets serve GPUs of more than
+ * 8 ops), as a stress run's 1,000 layers were: a
  * GPU's ops then sit in a few clusters far apart within the period,
  * with ties, zero-length ops and exactly adjacent ops among them. */
 static void test_schedule_sets_long_period(void **state)
