@@ -275,13 +275,6 @@ static struct problem *with_cap(const struct problem *pb, double cap)
  * search ran for more than ten minutes), and tries none. */
 #define MIN_CAP_WORK 3e8
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Whether the caller's limits allow one more cap, `tried` caps in. */
 static bool min_cap_may_try(const struct min_cap_limits *lim, long tried, double deadline)
 {
@@ -289,7 +282,7 @@ static bool min_cap_may_try(const struct min_cap_limits *lim, long tried, double
         return true;
     if (lim->work > 0)
         return tried < lim->work;
-    return !(lim->seconds <= 0) && (isinf(deadline) || now() < deadline);
+    return !(lim->seconds <= 0) && (isinf(deadline) || now_seconds() < deadline);
 }
 
 double planner_min_cap(const struct problem *pb, const struct planner_result *known,
@@ -298,7 +291,7 @@ double planner_min_cap(const struct problem *pb, const struct planner_result *kn
 {
     /* the seconds are counted from here; under a work limit, never */
     double deadline = lim && lim->work <= 0 && lim->seconds > 0 && isfinite(lim->seconds)
-                      ? now() + lim->seconds : INFINITY;
+                      ? now_seconds() + lim->seconds : INFINITY;
     long tried = 0;
     *fit_plan = NULL;
     *fit_planner = NULL;
