@@ -71,6 +71,7 @@ struct sched {
     int fail_gpu;            /* where the last place() gave up */
     double fail_dur;
     bool counting;           /* the local search counts work */
+    int *nz;                 /* [P] ops with a duration placed per GPU */
     bool tree;               /* this period's searches: ordered sets, not grids */
     double *busy;            /* [P] the durations of each GPU's ops, summed */
     int *nb;                 /* [P] buckets per GPU */
@@ -86,7 +87,6 @@ struct sched {
     int *tl, *tr, *tp;       /* [n] left, right, parent, -1 when none */
     double *tkey;            /* [n] the offset an op was filed at */
     bool *filed;             /* [n] whether an op is in its GPU's set */
-    int *nz;                 /* [P] ops with a duration placed per GPU */
 };
 
 /* Offsets and their differences are within a period or two of 0, where
@@ -349,8 +349,6 @@ static bool grid_free(const struct sched *s, int p, double y, double d, int skip
     return true;
 }
 
-/* One candidate start y for earliest: its wait from x0, kept when it is
- * below *best and free. */
 /* ---- the ordered sets: the same searches in time near-linear in the ops ----
  * The reference functions above test every candidate against every op
  * of the GPU: quadratic per op, cubic per schedule. Here each GPU's ops
@@ -798,14 +796,14 @@ static void index_add(struct sched *s, int p, int o)
 
 /* The reference while the local search still counts its work (the count
  * is the reference's comparisons, so the search stops where it always
- * did), the ordered sets otherwise. */
+ * did), the grids or the ordered sets otherwise. */
 static bool use_ref(const struct sched *s)
 {
     return sched_reference || (!s->tree && s->oom) || (s->counting && s->work < SCHED_WORK);
 }
 
-/* Tests only: each search by the ordered sets done by the reference too,
- * the results that differ counted. */
+/* Tests only: each search by the grids or the ordered sets done by the
+ * reference too, the results that differ counted. */
 static bool sched_crosscheck;
 static long sched_mismatches;
 

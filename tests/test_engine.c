@@ -631,7 +631,7 @@ static void assert_matches_reference(const struct problem *pb, const int *gpu, d
 /* The faster searches equal the reference to the bit on random
  * allocations with ties (integral times), zero-length ops and tight
  * periods (set by compute: the grids serve them, index_reset()). */
-static void test_schedule_sets_match_reference(void **state)
+static void test_schedule_grids_match_reference(void **state)
 {
     (void)state;
     unsigned seed = 777;
@@ -1167,7 +1167,7 @@ int main(void)
         cmocka_unit_test(test_schedule_zero_chain),
         cmocka_unit_test(test_schedule_extreme_times),
         cmocka_unit_test(test_schedule_random_invariants),
-        cmocka_unit_test(test_schedule_sets_match_reference),
+        cmocka_unit_test(test_schedule_grids_match_reference),
         cmocka_unit_test(test_schedule_sets_long_period),
         cmocka_unit_test(test_plan_inflight_count),
         cmocka_unit_test(test_plan_contiguous),
