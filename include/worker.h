@@ -26,8 +26,10 @@ struct worker_request {
      * trace; NULL: /dev/null */
     const char *log_path;
     /* after the baselines, when none of their plans fits: look for the
-     * smallest uniform cap at which one does (planner_min_cap) and send
-     * it as a WORKER_MIN_CAP event before the ILP starts */
+     * smallest uniform cap at which one does (planner_min_cap, within
+     * work_limit caps, or time_limit seconds of its own; unlimited when
+     * both are 0) and send it as a WORKER_MIN_CAP event before the ILP
+     * starts */
     bool min_cap;
     /* baselines' results the caller already has for this problem (the
      * explorer's rows), for the ILP to start from rather than run them
@@ -40,8 +42,9 @@ enum worker_event_kind {
     WORKER_RESULT,                   /* a planner finished: final plan and status */
     WORKER_PROGRESS,                 /* the ILP improved its plan and/or bound */
     WORKER_DONE,                     /* every planner finished; nothing follows */
-    WORKER_MIN_CAP                   /* bound: the smallest uniform cap (bytes) at
-                                      * which `planner`'s plan fits, NAN for none */
+    WORKER_MIN_CAP                   /* bound: a uniform cap (bytes) at which
+                                      * `planner`'s plan fits, NAN for none; within:
+                                      * how far above the smallest it may be */
 };
 
 struct worker_event {
@@ -54,6 +57,7 @@ struct worker_event {
     double objective;                /* PROGRESS: of the best plan so far */
     double seconds;                  /* RESULT: planner time; PROGRESS: elapsed */
     int blocks;                      /* elements a solver works on (0: n/a) */
+    double within;                   /* MIN_CAP (above); 0 otherwise */
     bool believed_fit;
     char message[320];
 };

@@ -597,13 +597,17 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     if (t->layer < 0)
         t->layer = 0;
 
-    char why[160], b0[32];
+    char why[160], b0[32], bw[32];
     if (t->sel >= 0)
         snprintf(why, sizeof why, "selected%s", r->stale ? ", updating" : "");
     else if (updating || !tui_settled(t))
         snprintf(why, sizeof why, "updating%s", G->dots);
     else if (pl && pl->fits)
         snprintf(why, sizeof why, "best that fits");
+    else if (isfinite(t->min_cap) && t->min_cap_within > 1048576.0)
+        /* the search for the least cap stopped at its limit */
+        snprintf(why, sizeof why, "best; nothing fits; fits with caps of %s, maybe %s less",
+                 fmt_size(t->min_cap, b0, sizeof b0), fmt_size(t->min_cap_within, bw, sizeof bw));
     else if (isfinite(t->min_cap))
         snprintf(why, sizeof why, "best; nothing fits; fits with caps of %s",
                  fmt_size(t->min_cap, b0, sizeof b0));

@@ -119,6 +119,7 @@ struct tui {
     /* the smallest uniform cap at which a plan fits, for the current
      * problem when nothing fits (from the worker), NAN when unknown */
     double min_cap;
+    double min_cap_within;     /* min_cap is at most this above the smallest */
     const char *min_cap_planner;
 
     struct tui_frontier front;   /* the frontier view (F) */

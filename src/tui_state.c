@@ -602,6 +602,7 @@ void tui_rows_begin(struct tui *t, bool all)
     if (all) {
         hold_take(t);
         t->min_cap = NAN;
+        t->min_cap_within = 0;
         t->min_cap_planner = NULL;
     }
     for (int i = 0; i < t->nrows; i++)
@@ -798,6 +799,7 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
     }
     if (ev->kind == WORKER_MIN_CAP) {
         t->min_cap = ev->bound;
+        t->min_cap_within = ev->within;
         int k = row_index(t, ev->planner);
         t->min_cap_planner = k >= 0 ? t->rows[k].planner : NULL;
         return;
@@ -1357,6 +1359,9 @@ bool tui_frontier_request(struct tui *t, struct worker_request *req, const char 
                 if (i != t->ilp && i != t->user)
                     names[n++] = t->rows[i].planner;
             req->min_cap = true;
+            /* the search for it keeps to the explorer's limits */
+            req->work_limit = t->opt.work_limit;
+            req->time_limit = t->set.time_limit;
             cap = 1;
             break;
         }
@@ -1439,7 +1444,8 @@ void tui_frontier_event(struct tui *t, struct worker_event *ev)
 {
     struct tui_frontier *f = &t->front;
     if (ev->kind == WORKER_MIN_CAP && f->phase == FR_MIN_CAP) {
-        f->fit_cap = ev->bound;
+        /* the range starts below the least cap that could fit */
+        f->fit_cap = ev->bound - ev->within;
         return;
     }
     if (ev->kind != WORKER_RESULT)

@@ -36,7 +36,7 @@ struct msg_head {
     int32_t L, P;               /* 0 when there is no plan */
     uint32_t believed_fit;
     uint32_t msglen;
-    double bound, block_bound, objective, seconds, T;
+    double bound, block_bound, objective, seconds, T, within;
     char planner[16];
 };
 
@@ -134,6 +134,7 @@ static int send_msg(int fd, const struct worker_event *ev, const struct plan *pl
     h.believed_fit = ev->believed_fit;
     h.msglen = (uint32_t)strlen(ev->message);
     h.bound = ev->bound;
+    h.within = ev->within;
     h.block_bound = ev->block_bound;
     h.objective = ev->objective;
     h.seconds = ev->seconds;
@@ -185,16 +186,24 @@ static void child_trace(void *ctx, const char *line)
     fflush(stdout);
 }
 
-/* The smallest cap at which a plan fits, sent as one event. */
-static int child_min_cap(int fd, const struct problem *pb, const struct planner_result *known,
-                         int nknown)
+/* The smallest cap at which a plan fits, sent as one event. The search
+ * keeps to the request's limits: the caller's watchdog gives the next
+ * solver its time limit and a grace, counted from the last baseline, and
+ * an unlimited search on thousands of layers could outlast both. */
+static int child_min_cap(int fd, const struct worker_request *req,
+                         const struct planner_result *known, int nknown)
 {
     struct plan *pl = NULL;
     const char *who = NULL;
-    double cap = planner_min_cap(pb, known, nknown, &pl, &who, NULL, NULL);
+    double within = 0;
+    struct min_cap_limits lim = { .seconds = req->time_limit, .work = req->work_limit };
+    bool limited = req->work_limit > 0 || req->time_limit > 0;
+    double cap = planner_min_cap(req->pb, known, nknown, &pl, &who, &within,
+                                 limited ? &lim : NULL);
     plan_free(pl);
     struct worker_event ev = { .kind = WORKER_MIN_CAP, .bound = cap, .block_bound = NAN,
-                               .objective = NAN, .believed_fit = true };
+                               .objective = NAN, .within = isfinite(cap) ? within : 0,
+                               .believed_fit = true };
     snprintf(ev.planner, sizeof ev.planner, "%s", who ? who : "");
     return send_msg(fd, &ev, NULL);
 }
@@ -222,7 +231,7 @@ static void child_run(int fd, const struct worker_request *req)
         struct planner_result res;
         if (planner_is_solver(name) && req->min_cap && baselines && !any_fit && !cap_sent) {
             cap_sent = true;
-            if ((rc = child_min_cap(fd, req->pb, base, nb)) < 0)
+            if ((rc = child_min_cap(fd, req, base, nb)) < 0)
                 break;
         }
         rc = -1;
@@ -282,7 +291,7 @@ static void child_run(int fd, const struct worker_request *req)
             planner_result_clear(&res);
     }
     if (rc == 0 && req->min_cap && baselines && !any_fit && !cap_sent)
-        rc = child_min_cap(fd, req->pb, base, nb);
+        rc = child_min_cap(fd, req, base, nb);
     for (int j = 0; j < nb; j++)
         planner_result_clear(&base[j]);
     free(base);
@@ -485,6 +494,7 @@ static int worker_parse(struct worker *w, struct worker_event *ev)
     ev->kind = (enum worker_event_kind)h.kind;
     ev->status = (enum plan_status)h.status;
     ev->bound = h.bound;
+    ev->within = h.within;
     ev->block_bound = h.block_bound;
     ev->objective = h.objective;
     ev->seconds = h.seconds;

@@ -316,6 +316,58 @@ static void min_cap_after_a_baseline_error(void **state)
     fx_problem_free(pb);
 }
 
+/* The least cap's search keeps to the request's work limit (a cap tried
+ * per unit): with 2, the cap sent is planner_min_cap's under the same
+ * limit, more than 1 MiB from the least is left open and the event says
+ * so; without a limit it is closed to 1 MiB. */
+static void min_cap_keeps_to_the_work_limit(void **state)
+{
+    (void)state;
+    static const char *const planners[] = { "dp" };
+    struct problem *pb = pb_random(12, 6, 2, 1.0);
+    for (int p = 0; p < pb->P; p++)
+        pb->cap[p] = 1;
+    double within[2];
+    double cap[2];
+    for (int k = 0; k < 2; k++) {
+        struct worker_request req = {
+            .pb = pb, .planners = planners, .nplanners = 1, .work_limit = k ? 0 : 2,
+            .known_bound = NAN, .threads = 1, .min_cap = true,
+        };
+        char err[256] = "";
+        struct worker *w = worker_start(&req, err, sizeof err);
+        assert_non_null(w);
+        double deadline = now() + 30 * slowdown();
+        struct worker_event ev;
+        assert_int_equal(next_event(w, &ev, deadline), 1);
+        assert_int_equal(ev.kind, WORKER_RESULT);
+        worker_event_clear(&ev);
+        assert_int_equal(next_event(w, &ev, deadline), 1);
+        assert_int_equal(ev.kind, WORKER_MIN_CAP);
+        cap[k] = ev.bound;
+        within[k] = ev.within;
+        worker_event_clear(&ev);
+        assert_int_equal(next_event(w, &ev, deadline), 1);
+        assert_int_equal(ev.kind, WORKER_DONE);
+        worker_event_clear(&ev);
+        worker_free(w);
+        assert_no_children();
+    }
+    struct plan *fit = NULL;
+    const char *who = NULL;
+    double w2 = -1;
+    struct min_cap_limits two = { 0.0, 2 };
+    double want = planner_min_cap(pb, NULL, 0, &fit, &who, &w2, &two);
+    plan_free(fit);
+    assert_true(cap[0] == want);
+    assert_true(within[0] == w2);
+    assert_true(within[0] > 1048576.0);
+    assert_true(within[1] <= 1048576.0);
+    assert_true(cap[1] <= cap[0]);
+    assert_true(cap[1] >= cap[0] - within[0]);
+    fx_problem_free(pb);
+}
+
 /* A long ILP (40 layers, 8 GPUs, 24 blocks, a work limit it would take
  * minutes to use) is killed and reaped at once: the child is gone when
  * worker_free returns (how long that takes is measured in bench/, not
@@ -670,6 +722,7 @@ int main(int argc, char **argv)
         FX_TEST(results_stream_in_order_and_done_comes_last),
         FX_TEST(unknown_planner_gives_error_result),
         FX_TEST(min_cap_after_a_baseline_error),
+        FX_TEST(min_cap_keeps_to_the_work_limit),
         FX_TEST(cancel_kills_a_long_solve_at_once),
         FX_TEST(free_on_finished_worker_is_clean),
         FX_TEST(child_death_gives_one_error_result),
