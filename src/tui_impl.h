@@ -116,10 +116,12 @@ struct tui {
      * used first out) */
     struct tui_cache_entry *cache[TUI_CACHE_MAX];
     int ncache;
-    /* the smallest uniform cap at which a plan fits, for the current
-     * problem when nothing fits (from the worker), NAN when unknown */
+    /* a uniform cap at which a plan fits, for the current problem when
+     * nothing fits (from the worker), NAN when unknown: the smallest, to
+     * within min_cap_within (more than 1 MiB when its search stopped at
+     * the explorer's limit) */
     double min_cap;
-    double min_cap_within;     /* min_cap is at most this above the smallest */
+    double min_cap_within;
     const char *min_cap_planner;
 
     struct tui_frontier front;   /* the frontier view (F) */
