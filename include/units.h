@@ -37,6 +37,10 @@ int units_parse_real(const char *text, double *value, char *err, size_t errlen);
 /* Human formatting into buf; returns buf. Sizes in binary units
  * ("11.2 GiB", "37.6 KiB", "512 B"), times in s/ms/us/ns. */
 char *units_format_size(double bytes, char *buf, size_t len);
+/* The same, rounded up in its last digit rather than to the nearest: a cap
+ * named as one that fits still fits when typed back ("8.28 GiB" for
+ * 8.274 GiB, where "8.27 GiB" would not). */
+char *units_format_size_up(double bytes, char *buf, size_t len);
 char *units_format_time(double ms, char *buf, size_t len);
 char *units_format_bandwidth(double bytes_per_s, char *buf, size_t len);
 /* A throughput in samples/s ("542.4"; "-" when not a number, as for a

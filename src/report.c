@@ -261,13 +261,13 @@ int report_table(FILE *out, const struct report *r)
     }
     if (!isnan(r->min_cap) && !(r->min_cap_within > 2 * 1048576.0))
         fprintf(out, "\nNo plan fits. The smallest uniform cap at which a plan fits: %s per GPU "
-                "(%s plan).\n", units_format_size(r->min_cap, b1, sizeof b1),
+                "(%s plan).\n", units_format_size_up(r->min_cap, b1, sizeof b1),
                 planner_title(r->min_cap_planner));
     else if (!isnan(r->min_cap))    /* a search cut short on a large network */
         fprintf(out, "\nNo plan fits. A plan fits at a uniform cap of %s per GPU (%s plan); "
                 "the smallest cap may be up to %s less.\n",
-                units_format_size(r->min_cap, b1, sizeof b1), planner_title(r->min_cap_planner),
-                units_format_size(r->min_cap_within, b2, sizeof b2));
+                units_format_size_up(r->min_cap, b1, sizeof b1), planner_title(r->min_cap_planner),
+                units_format_size_up(r->min_cap_within, b2, sizeof b2));
 
     const struct planner_result *best = NULL;
     for (int i = 0; i < r->nresults; i++)
@@ -279,7 +279,7 @@ int report_table(FILE *out, const struct report *r)
         /* nothing fits: the plan that fits at the cap just named */
         pl = r->min_cap_plan;
         fprintf(out, "\nPlan that fits at %s per GPU: %s\n",
-                units_format_size(r->min_cap, b1, sizeof b1), planner_title(r->min_cap_planner));
+                units_format_size_up(r->min_cap, b1, sizeof b1), planner_title(r->min_cap_planner));
     } else if (pl) {
         fprintf(out, "\nBest plan: %s%s\n", planner_title(best->planner),
                 pl->fits ? "" : " (does not fit)");

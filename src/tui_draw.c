@@ -607,10 +607,12 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     else if (isfinite(t->min_cap) && t->min_cap_within > 1048576.0)
         /* the search for the least cap stopped at its limit */
         snprintf(why, sizeof why, "best; nothing fits; fits with caps of %s, maybe %s less",
-                 fmt_size(t->min_cap, b0, sizeof b0), fmt_size(t->min_cap_within, bw, sizeof bw));
+                 units_format_size_up(t->min_cap, b0, sizeof b0),
+                 units_format_size_up(t->min_cap_within, bw, sizeof bw));
     else if (isfinite(t->min_cap))
+        /* rounded up: the cap shown, typed back with m/M or --memory, fits */
         snprintf(why, sizeof why, "best; nothing fits; fits with caps of %s",
-                 fmt_size(t->min_cap, b0, sizeof b0));
+                 units_format_size_up(t->min_cap, b0, sizeof b0));
     else
         snprintf(why, sizeof why, "best; nothing fits");
     char left[3][240], right[2][96], legend[64];

@@ -276,24 +276,36 @@ int units_parse_real(const char *text, double *value, char *err, size_t errlen)
     return 0;
 }
 
+/* bytes in its unit (*k: 0 for B .. 5 for PiB) and the decimals shown */
+static double size_scaled(double bytes, int *k, int *decimals)
+{
+    double v = bytes;
+    *k = 0;
+    while (fabs(v) >= 1024.0 && *k < 5) {
+        v /= 1024.0;
+        (*k)++;
+    }
+    *decimals = *k == 0 ? 0 : fabs(v) < 10 ? 2 : fabs(v) < 100 ? 1 : 0;
+    return v;
+}
+
 char *units_format_size(double bytes, char *buf, size_t len)
 {
     static const char *names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-    int k = 0;
-    double v = bytes;
-    while (fabs(v) >= 1024.0 && k < 5) {
-        v /= 1024.0;
-        k++;
-    }
-    if (k == 0)
-        snprintf(buf, len, "%.0f B", v);
-    else if (fabs(v) < 10)
-        snprintf(buf, len, "%.2f %s", v, names[k]);
-    else if (fabs(v) < 100)
-        snprintf(buf, len, "%.1f %s", v, names[k]);
-    else
-        snprintf(buf, len, "%.0f %s", v, names[k]);
+    int k, d;
+    double v = size_scaled(bytes, &k, &d);
+    snprintf(buf, len, "%.*f %s", d, v, names[k]);
     return buf;
+}
+
+char *units_format_size_up(double bytes, char *buf, size_t len)
+{
+    int k, d;
+    double v = size_scaled(bytes, &k, &d), scale = pow(10, d);
+    double up = ceil(v * scale) / scale;
+    /* rounding up may reach the next format ("9.999" -> "10.0"): that
+     * value, in bytes, formats as itself */
+    return units_format_size(isfinite(up) ? up * pow(1024, k) : bytes, buf, len);
 }
 
 char *units_format_time(double ms, char *buf, size_t len)

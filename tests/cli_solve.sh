@@ -115,8 +115,9 @@ expect_stdout_has "Best plan:" "table shows the best plan"
 # machine, under any load, with or without valgrind.
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --work-limit 100000
 expect_status 1 "vgg16 in 4 GiB does not fit"
-expect_stdout_has "No plan fits. The smallest uniform cap at which a plan fits: 8.27 GiB per GPU (mem-aware DP plan)." "names the cap it needs"
-expect_stdout_has "Plan that fits at 8.27 GiB per GPU: mem-aware DP" "shows the plan that fits at that cap"
+# 8,884,126,720 B (8.274 GiB), shown rounded up: at 8.27 GiB nothing fits
+expect_stdout_has "No plan fits. The smallest uniform cap at which a plan fits: 8.28 GiB per GPU (mem-aware DP plan)." "names the cap it needs"
+expect_stdout_has "Plan that fits at 8.28 GiB per GPU: mem-aware DP" "shows the plan that fits at that cap"
 expect_stdout_lacks "Best plan:" "no plan that does not fit is shown as the best"
 expect_stdout_lacks "ILP (CBC): its own memory rule" "the ILP has no memory rule of its own"
 # the chain bound's rules at a long period prove it for the layers
@@ -132,6 +133,11 @@ if jq -e '.problem.min_fitting_cap > 4294967296
                and (has("proven_for_blocks") | not))' \
       "$TMP/out" >/dev/null; then
     ok "JSON says no_fit, infeasible for the ILP, and the fitting cap"; else not_ok "JSON no_fit fields"; fi
+# the cap named, typed back, fits; the same rounded to the nearest would not
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 8.28GiB --planner dp
+expect_status 0 "the cap named (8.28 GiB) fits when typed back"
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 8.27GiB --planner dp
+expect_status 1 "8.27 GiB, the cap rounded to the nearest, does not"
 # resnet50 in 6.6 GiB: the chain's rules pass, yet no plan of the 12
 # blocks fits; that is said of the blocks only.
 run solve data/networks/resnet50.ini data/platforms/v100-16gb-pcie-4.ini --memory 6.6GiB \

@@ -190,6 +190,19 @@ static void test_human_formats(void **state)
     assert_string_equal(units_format_size(11.2 * 1073741824.0, buf, sizeof buf), "11.2 GiB");
     assert_string_equal(units_format_size(512, buf, sizeof buf), "512 B");
     assert_string_equal(units_format_size(1536, buf, sizeof buf), "1.50 KiB");
+    /* rounded up in the last digit: the stress run's least cap, 8,884,126,720 B
+     * (8.2740 GiB), was shown as 8.27 GiB, at which nothing fits */
+    assert_string_equal(units_format_size(8884126720.0, buf, sizeof buf), "8.27 GiB");
+    assert_string_equal(units_format_size_up(8884126720.0, buf, sizeof buf), "8.28 GiB");
+    uint64_t back = 0;
+    assert_int_equal(units_parse_size("8.28 GiB", &back, buf, sizeof buf), 0);
+    assert_true(back >= 8884126720ULL);
+    assert_string_equal(units_format_size_up(8.0 * 1073741824.0, buf, sizeof buf), "8.00 GiB");
+    assert_string_equal(units_format_size_up(11.21 * 1073741824.0, buf, sizeof buf), "11.3 GiB");
+    assert_string_equal(units_format_size_up(9.999 * 1073741824.0, buf, sizeof buf), "10.0 GiB");
+    assert_string_equal(units_format_size_up(1023.5 * 1024.0, buf, sizeof buf), "1.00 MiB");
+    assert_string_equal(units_format_size_up(512, buf, sizeof buf), "512 B");
+    assert_string_equal(units_format_size_up(511.5, buf, sizeof buf), "512 B");
     assert_string_equal(units_format_time(61.25, buf, sizeof buf), "61.2 ms");
     assert_string_equal(units_format_time(0.25, buf, sizeof buf), "250 us");
     assert_string_equal(units_format_time(0.0005, buf, sizeof buf), "500 ns");
