@@ -1,4 +1,5 @@
 /* pipeplan: plan pipeline-parallel training over GPUs. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -118,6 +119,10 @@ static int mistyped_command(const char *arg)
 
 int main(int argc, char **argv)
 {
+    /* a write past the file size limit (ulimit -f) fails with EFBIG, which
+     * the writers report, removing their temporary file, rather than
+     * killing the process with it left behind */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2)
         return cmd_explore(argc, argv);
     const char *cmd = argv[1];

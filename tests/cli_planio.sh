@@ -349,4 +349,14 @@ expect_status 2 "-o onto a directory"
 if [ "$(ls -A . | grep -c 'target.csv')" -eq 1 ] && [ -d target.csv/inside ]; then
     ok "failed rename: no temporary file left, the directory intact"; else
     not_ok "failed rename: left $(ls -A .)"; fi
+# a write past the file size limit (ulimit -f, in KiB: 2) fails with its
+# message and exit 2, not killed by SIGXFSZ with the temporary left behind
+mkdir small
+status=0
+(ulimit -f 2; pp solve gpt.ini four.ini --planner dp --json -o small/x.json) >"$TMP/out" 2>"$TMP/err" ||
+    status=$?
+expect_status 2 "-o past the file size limit"
+expect_stderr "pipeplan: small/x.json: write failed: File too large" "file size limit: the message names the file"
+if [ -z "$(ls -A small)" ]; then ok "file size limit: no file, no temporary left"; else
+    not_ok "file size limit: left $(ls -A small)"; fi
 finish
