@@ -226,6 +226,14 @@ static void frame_show(struct tui *t)
     t->dirty = false;
     double now = tui_now();
     tui_trace(t, "frame %.3f", now * 1e3);
+    if (t->trace) {
+        /* the plan on show: a row of an older setting is shown only
+         * while the memory-aware planners answer (the hold) */
+        bool updating;
+        const struct tui_row *r = tui_view_row(t, &updating);
+        tui_trace(t, "view %s %s %s", r->planner ? r->planner : "-",
+                  r->stale ? "stale" : "fresh", tui_settled(t) ? "settled" : "updating");
+    }
     if (t->shown_gen != t->gen) {
         for (int i = 0; i < t->nrows; i++)
             if (i != t->ilp && t->rows[i].done && t->rows[i].plan) {

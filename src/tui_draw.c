@@ -600,7 +600,7 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     char why[160], b0[32], bw[32];
     if (t->sel >= 0)
         snprintf(why, sizeof why, "selected%s", r->stale ? ", updating" : "");
-    else if (updating || !tui_settled(t))
+    else if (updating || !tui_settled(t) || r->stale)
         snprintf(why, sizeof why, "updating%s", G->dots);
     else if (pl && pl->fits)
         snprintf(why, sizeof why, "best that fits");

@@ -924,10 +924,11 @@ int tui_shown_row(const struct tui *t)
     if (t->sel >= 0 && t->sel < t->nrows)
         return t->sel;
     /* while the baselines come in, stay on the plan that was best, so the
-     * views do not jump from row to row */
+     * views do not jump from row to row; not on its plan for the settings
+     * before, once the hold is over (it would be shown as this setting's) */
     if (t->follow && !tui_baselines_done(t)) {
         int i = row_index(t, t->follow);
-        if (i >= 0 && row_usable(&t->rows[i]))
+        if (i >= 0 && row_usable(&t->rows[i]) && !t->rows[i].stale)
             return i;
     }
     int b = tui_best_row(t);

@@ -75,6 +75,28 @@ done
 if [ $bad -eq 0 ]; then ok "after each knob key: never \"nothing fits\" where the DP fits"; else
     not_ok "\"nothing fits\" shown while the DP fits"; sed 's/^/  | /' "$TMP/bad"; fi
 keys upd q
+# From a cap where nothing fits to one where the DP does (vgg16: 8 and 9
+# GiB): once the memory-aware planners have answered, the plan on show is
+# never a row's plan for the cap before (a stress run saw "uniform (best;
+# nothing fits)" over bars of the old cap while the table's DP fitted).
+# PIPEPLAN_TRACE names the row of every frame drawn (a capture can be
+# caught mid-frame; the trace cannot).
+tui_start upc 160 45 "PIPEPLAN_TRACE=$TMP/upc.trace" -- "$D"/networks/vgg16.ini \
+    "$D"/platforms/v100-16gb-pcie-4.ini --memory 8GiB --work-limit 200
+expect_screen upc "vgg16 at 8 GiB: nothing fits" "cap 8.00 GiB" "nothing fits"
+for k in M m M m; do
+    keys upc "$k"
+    wait_screen upc "^ILP .*(optimal|stopped|infeasible)" || true
+done
+expect_screen upc "back at 8 GiB" "cap 8.00 GiB" "nothing fits"
+keys upc q
+nview=$(grep -c '^view ' "$TMP/upc.trace")
+if [ "$nview" -gt 0 ] && ! grep -q '^view .* stale settled$' "$TMP/upc.trace"; then
+    ok "cap 8 <-> 9 GiB: no frame of $nview shows a row's plan for the cap before once settled"
+else
+    not_ok "a frame shows a row's plan for the cap before as this cap's"
+    grep '^view ' "$TMP/upc.trace" | sort | uniq -c
+fi
 
 # ---- 2. layout at every size ----
 # (under valgrind, slow to start, the smallest and the largest size with 4
