@@ -2,6 +2,7 @@
  * and their coarsening into blocks for the ILP. */
 #include "problem.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -368,13 +369,24 @@ double problem_compute_ms(const struct problem *pb)
     return sum;
 }
 
+/* A bound made of sums of the layers' times, lowered by what rounding can
+ * put into such sums (n terms: at most n units of the last place each
+ * way): a plan's loads are summed in another order, and its period must
+ * not come out below the bound by a rounding (10,000 layers of 3 us on
+ * 16 GPUs: 1.8749999999999691 ms against 1.875000000000064 ms). A bound
+ * lowered stays a bound. */
+static double sum_floor(double v, int n)
+{
+    return v - fabs(v) * 2.0 * ((double)n + 2.0) * DBL_EPSILON;
+}
+
 double problem_lower_bound(const struct problem *pb)
 {
     double biggest = 0.0;
     for (int i = 0; i < pb->L; i++)
         if (pb->f[i] + pb->b[i] > biggest)
             biggest = pb->f[i] + pb->b[i];
-    double spread = problem_compute_ms(pb) / pb->P;
+    double spread = sum_floor(problem_compute_ms(pb) / pb->P, pb->L);
     return spread > biggest ? spread : biggest;
 }
 
@@ -400,7 +412,7 @@ double problem_load_bound(const struct problem *pb)
         double sum = 0;
         for (int j = k * P - k; j <= k * P; j++)
             sum += v[j];
-        t = fmax(t, sum);
+        t = fmax(t, sum_floor(sum, k + 1));
     }
     free(v);
     return t;
@@ -419,7 +431,7 @@ double problem_objective_bound(const struct problem *pb)
     if (pb->schedule != SPEC_SCHEDULE_1F1B)
         return T;
     /* a micro-batch's latency is at least its whole chain of compute */
-    return (double)(pb->m - 1) * T + problem_compute_ms(pb);
+    return sum_floor((double)(pb->m - 1) * T + problem_compute_ms(pb), pb->L + 2);
 }
 
 /* Balance is judged on blocks of two or more elements only: an element

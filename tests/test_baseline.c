@@ -15,6 +15,7 @@
 #include "baseline.h"
 #include "fold.h"
 #include "planner.h"
+#include "schedule.h"
 #include "simulate.h"
 
 #define MAXL 8
@@ -802,6 +803,42 @@ static void dp_stops_when_asked(void **state)
     fx_problem_free(pb);
 }
 
+/* The trivial bounds are sums of the layers' times, and so are a plan's
+ * loads, in another order: 10,000 layers of 1 + 2 us on 16 GPUs (a
+ * stress run's case) gave the DP's plan a period of 1.8749999999999691
+ * ms against a bound of 1.875000000000064 ms. The bounds now stay at or
+ * below every plan's figure, whatever the rounding. */
+static void bounds_hold_under_rounding(void **state)
+{
+    (void)state;
+    struct problem *pb = fx_problem(10000, 16, 4.0, LAYOUT_ANY);
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->m = 8;
+    for (int i = 0; i < pb->L; i++) {
+        pb->f[i] = 0.001;
+        pb->b[i] = 0.002;
+    }
+    for (int p = 0; p < pb->P; p++)
+        pb->cap[p] = 1e15;
+    struct plan *pl = plan_new(pb->L, pb->P);
+    assert_non_null(pl);
+    for (int i = 0; i < pb->L; i++)
+        pl->gpu[i] = i / 625;
+    assert_int_equal(schedule_build(pl, pb), 0);
+    assert_true(pl->T >= problem_lower_bound(pb));
+    assert_true(pl->objective >= problem_objective_bound(pb));
+    /* still within a hair of 1.875 ms: a bound, not a weaker one */
+    assert_true(fabs(problem_lower_bound(pb) - 1.875) < 1e-9);
+    plan_free(pl);
+    struct planner_result res;
+    assert_int_equal(planner_run("dp", pb, &res), 0);
+    assert_non_null(res.plan);
+    assert_true(res.plan->T >= problem_lower_bound(pb));
+    assert_true(res.plan->objective >= problem_objective_bound(pb));
+    planner_result_clear(&res);
+    fx_problem_free(pb);
+}
+
 /* The least cap on a network too large for its bisection (4,000 layers
  * on 4,000 GPUs: each cap tried would be a DP of 16 million cells per
  * period): the least peak among the results given, none run, a refused
@@ -927,6 +964,7 @@ int main(void)
         FX_TEST(fold_of_equal_layers_is_a_v),
         FX_TEST(fold_stops_when_asked),
         FX_TEST(dp_stops_when_asked),
+        FX_TEST(bounds_hold_under_rounding),
         FX_TEST(min_cap_within_budget),
         FX_TEST(fold_needs_any_layout_and_2p_layers),
         FX_TEST(folds_are_distinct_vs),

@@ -1756,7 +1756,7 @@ static void one_block_is_block_optimal_not_optimal(void **state)
     assert_int_equal(res.blocks, 1);
     assert_true(fabs(res.plan->objective - 9) < 1e-6);
     assert_true(fabs(res.block_bound - 9) < 1e-6);
-    assert_true(problem_objective_bound(pb) == 6);
+    assert_true(fabs(problem_objective_bound(pb) - 6) < 1e-9);
     /* optimal only because the network's bound reached 9 */
     assert_int_equal(res.status, PLAN_OPTIMAL);
     assert_true(res.bound >= 9 * (1 - ILP_GAP) && res.bound <= 9 + 1e-9);
