@@ -123,6 +123,14 @@ static int parse_with_unit(const char *text, const struct unit *units,
     const char *p = parse_number(skip_blank(text), num, err, errlen);
     if (!p)
         return -1;
+    /* numbers are exact decimals: "1e-05ms", as a script may print, is
+     * refused by name rather than as a unit "e-05ms" */
+    const char *x = p + (*p == 'e' || *p == 'E');
+    x += x > p && (*x == '+' || *x == '-');
+    if (x > p && *x >= '0' && *x <= '9') {
+        set_err(err, errlen, "exponents are not accepted (write the number out in full)");
+        return -1;
+    }
     if (unit_text(p, ubuf, sizeof ubuf) < 0) {
         snprintf(msg, sizeof msg, "unknown unit (expected %s)", expected);
         set_err(err, errlen, msg);

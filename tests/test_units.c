@@ -37,7 +37,14 @@ static void test_time_rejects_bare_negative_and_nonfinite(void **state)
     assert_string_equal(err, "not a number");
     assert_int_equal(units_parse_time("nan", &ms, err, sizeof err), -1);
     assert_int_equal(units_parse_time("1e3ms", &ms, err, sizeof err), -1);
-    assert_string_equal(err, "unknown unit 'e3ms' (expected us, ms or s)");
+    assert_string_equal(err, "exponents are not accepted (write the number out in full)");
+    assert_int_equal(units_parse_time("1.5E-05 ms", &ms, err, sizeof err), -1);
+    assert_string_equal(err, "exponents are not accepted (write the number out in full)");
+    assert_int_equal(units_parse_time("1.5e+2ms", &ms, err, sizeof err), -1);
+    assert_string_equal(err, "exponents are not accepted (write the number out in full)");
+    /* an "e" that begins no exponent is a unit, and an unknown one */
+    assert_int_equal(units_parse_time("1ems", &ms, err, sizeof err), -1);
+    assert_string_equal(err, "unknown unit 'ems' (expected us, ms or s)");
     assert_int_equal(units_parse_time("3 min", &ms, err, sizeof err), -1);
     assert_int_equal(units_parse_time("", &ms, err, sizeof err), -1);
     assert_int_equal(units_parse_time(".", &ms, err, sizeof err), -1);
