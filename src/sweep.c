@@ -66,8 +66,13 @@ static int parse_item(enum sweep_axis axis, const char *item, int64_t *v, char *
     case SWEEP_MEMORY:
         if (units_parse_size(item, &size, err, errlen) < 0)
             return -1;
-        if (size == 0 || size > INT64_MAX) {
+        /* the grid's values are int64_t: 8192 PiB at most */
+        if (size == 0) {
             snprintf(err, errlen, "'%s': must be positive", item);
+            return -1;
+        }
+        if (size > INT64_MAX) {
+            snprintf(err, errlen, "'%s': above the most a sweep takes (8192 PiB)", item);
             return -1;
         }
         *v = (int64_t)size;

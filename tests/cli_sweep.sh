@@ -175,6 +175,8 @@ expect_stderr "pipeplan sweep: setting 1, planner dp: $TMP/shard1.csv and $TMP/o
 # ---- 4. error paths ----
 for bad in "--memory 40GB:10GB:5GB|bad --memory '40GB:10GB:5GB': START above STOP" \
            "--memory 1GB:2GB:0GB|bad --memory '1GB:2GB:0GB': STEP must be positive" \
+           "--memory 0B|bad --memory '0B': '0B': must be positive" \
+           "--memory 18446744073709551615B|bad --memory '18446744073709551615B': '18446744073709551615B': above the most a sweep takes (8192 PiB)" \
            "--memory 1GB:2GB|bad --memory '1GB:2GB': expected START:STOP:STEP, e.g. 40GB:141GB:10GB" \
            "--gpus 2,,4|bad --gpus '2,,4': an empty item" \
            "--gpus 2,2|bad --gpus '2,2': a value given twice" \
