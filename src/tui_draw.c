@@ -1,5 +1,8 @@
 /* tui_draw: one whole frame from the state: erase, draw everything, one
- * doupdate, so the terminal never shows half a frame. Works from 60x15,
+ * doupdate, so no frame mixes two states. (ncurses 6.4 still writes a frame
+ * in pieces, flushing at each cursor jump: for the few milliseconds of
+ * those writes a terminal, or a tmux capture, can show the new frame's
+ * upper lines over the old one's lower ones.) Works from 60x15,
  * uses what a larger terminal offers, and reads without colour (NO_COLOR,
  * monochrome terminals) or without Unicode (the glyphs fall back to ASCII). */
 #ifndef _XOPEN_SOURCE
