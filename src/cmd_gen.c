@@ -309,8 +309,10 @@ int cmd_gen(int argc, char **argv)
                                g.attention);
         run.attention = (enum transformer_attention)v;
     }
-    if (g.mfu && (units_parse_real(g.mfu, &run.mfu, why, sizeof why) < 0 || run.mfu <= 0 ||
-                  run.mfu > 1))
+    if (g.mfu && units_parse_real(g.mfu, &run.mfu, why, sizeof why) < 0)
+        return usage_error("bad --mfu '%s': %s (expected a fraction of the peak, 0 < X <= 1)",
+                           g.mfu, why);
+    if (g.mfu && (run.mfu <= 0 || run.mfu > 1))
         return usage_error("bad --mfu '%s' (expected a fraction of the peak, 0 < X <= 1)",
                            g.mfu);
     if (g.tp_bandwidth && (units_parse_bandwidth(g.tp_bandwidth, &run.tp_bandwidth, why,

@@ -87,6 +87,19 @@ static const char *parse_number(const char *p, struct number *num,
     return p;
 }
 
+/* Numbers are exact decimals: "1e-05", as a script may print, is refused
+ * by name (p: just after the digits) rather than as a unit "e-05ms". */
+static bool exponent_refused(const char *p, char *err, size_t errlen)
+{
+    const char *x = p + (*p == 'e' || *p == 'E');
+    x += x > p && (*x == '+' || *x == '-');
+    if (x > p && *x >= '0' && *x <= '9') {
+        set_err(err, errlen, "exponents are not accepted (write the number out in full)");
+        return true;
+    }
+    return false;
+}
+
 struct unit {
     const char *name;
     double factor;      /* to the module's base unit */
@@ -123,14 +136,8 @@ static int parse_with_unit(const char *text, const struct unit *units,
     const char *p = parse_number(skip_blank(text), num, err, errlen);
     if (!p)
         return -1;
-    /* numbers are exact decimals: "1e-05ms", as a script may print, is
-     * refused by name rather than as a unit "e-05ms" */
-    const char *x = p + (*p == 'e' || *p == 'E');
-    x += x > p && (*x == '+' || *x == '-');
-    if (x > p && *x >= '0' && *x <= '9') {
-        set_err(err, errlen, "exponents are not accepted (write the number out in full)");
+    if (exponent_refused(p, err, errlen))
         return -1;
-    }
     if (unit_text(p, ubuf, sizeof ubuf) < 0) {
         snprintf(msg, sizeof msg, "unknown unit (expected %s)", expected);
         set_err(err, errlen, msg);
@@ -274,7 +281,7 @@ int units_parse_real(const char *text, double *value, char *err, size_t errlen)
 {
     struct number num;
     const char *p = parse_number(skip_blank(text), &num, err, errlen);
-    if (!p)
+    if (!p || exponent_refused(p, err, errlen))
         return -1;
     if (*skip_blank(p) != '\0') {
         set_err(err, errlen, "not a plain number");

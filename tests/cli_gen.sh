@@ -106,6 +106,8 @@ mistake "huge micro-batch" "bad --micro-batch '5000': out of range (expected 1 t
     transformer --preset llama3-8b --gpu H100 --micro-batch 5000
 mistake "mfu above 1" "bad --mfu '1.5' (expected a fraction of the peak, 0 < X <= 1)" \
     transformer --preset llama3-8b --gpu H100 --mfu 1.5
+mistake "mfu with an exponent" "bad --mfu '1e-3': exponents are not accepted (write the number out in full) (expected a fraction of the peak, 0 < X <= 1)" \
+    transformer --preset llama3-8b --gpu H100 --mfu 1e-3
 mistake "bandwidth without unit" "bad --tp-bandwidth '300' (expected a bandwidth above 0 with a unit, e.g. 300GB/s)" \
     transformer --preset llama3-8b --gpu H100 --tp-bandwidth 300
 mistake "bad recompute" "bad --recompute 'some' (expected none, selective or full)" \

@@ -42,6 +42,11 @@ static void test_time_rejects_bare_negative_and_nonfinite(void **state)
     assert_string_equal(err, "exponents are not accepted (write the number out in full)");
     assert_int_equal(units_parse_time("1.5e+2ms", &ms, err, sizeof err), -1);
     assert_string_equal(err, "exponents are not accepted (write the number out in full)");
+    double x;
+    assert_int_equal(units_parse_real("2.5e-1", &x, err, sizeof err), -1);
+    assert_string_equal(err, "exponents are not accepted (write the number out in full)");
+    assert_int_equal(units_parse_real("2.5", &x, err, sizeof err), 0);
+    assert_true(x == 2.5);
     /* an "e" that begins no exponent is a unit, and an unknown one */
     assert_int_equal(units_parse_time("1ems", &ms, err, sizeof err), -1);
     assert_string_equal(err, "unknown unit 'ems' (expected us, ms or s)");
