@@ -395,6 +395,10 @@ struct worker *worker_start(const struct worker_request *req, char *err, size_t 
         for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
             signal(sigs[i], SIG_DFL);
         close(fds[0]);
+        /* the parent's bookkeeping of the child, not the child's */
+        problem_free(w->pb);
+        free(w->names);
+        free(w);
         child_redirect(req->log_path);
         child_fault_install();
         child_run(fds[1], req);
