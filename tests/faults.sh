@@ -126,6 +126,15 @@ for cmd in import gen check; do
             ok "$cmd, standard output full: one line" || not_ok "$cmd, full: $(cat "$TMP/err")"
     fi
 done
+# --help and --version too (they said nothing and exited 0)
+if [ -w /dev/full ]; then
+    for opt in --help --version; do
+        status=0
+        pp "$opt" >/dev/full 2>"$TMP/err" || status=$?
+        expect_status 2 "$opt, standard output full"
+        expect_stderr "pipeplan: write error on standard output" "$opt, standard output full: one line"
+    done
+fi
 # root writes into a read-only directory all the same: only a user can see it
 if [ "$(id -u)" -ne 0 ]; then
     mkdir "$TMP/ro" && echo "old contents" >"$TMP/ro/plan.json" && chmod 555 "$TMP/ro"
