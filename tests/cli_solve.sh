@@ -116,7 +116,7 @@ expect_stdout_has "Best plan:" "table shows the best plan"
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --work-limit 100000
 expect_status 1 "vgg16 in 4 GiB does not fit"
 # 8,884,126,720 B (8.274 GiB), shown rounded up: at 8.27 GiB nothing fits
-expect_stdout_has "No plan fits. The smallest uniform cap at which a plan fits: 8.28 GiB per GPU (mem-aware DP plan)." "names the cap it needs"
+expect_stdout_has "No plan fits. The smallest uniform cap at which a baseline's plan fits: 8.28 GiB per GPU (mem-aware DP plan)." "names the cap it needs"
 expect_stdout_has "Plan that fits at 8.28 GiB per GPU: mem-aware DP" "shows the plan that fits at that cap"
 expect_stdout_lacks "Best plan:" "no plan that does not fit is shown as the best"
 expect_stdout_lacks "ILP (CBC): its own memory rule" "the ILP has no memory rule of its own"
@@ -300,7 +300,7 @@ then ok "the least cap's search stops after 3 caps and says how far it may be"
 else not_ok "least cap under a work limit"; jq -c '.problem' "$TMP/cap3.json"; fi
 run solve "$TMP/links.ini" "$TMP/slow.ini" --layout contiguous --planner dp,pipedream \
     --work-limit 3
-expect_stdout_has "the smallest cap may be up to" "the table says the cap is not the smallest"
+expect_stdout_has "the smallest such cap may be up to" "the table says the cap is not the smallest"
 run solve "$TMP/links.ini" "$TMP/slow.ini" --layout contiguous --planner dp,pipedream --json
 if jq -e --slurpfile c "$TMP/cap3.json" '.problem.min_fitting_cap_within <= 1048576
           and .problem.min_fitting_cap <= $c[0].problem.min_fitting_cap
