@@ -197,6 +197,12 @@ if [ "$titan" = "$(printf '%s' "$vparts" | tr -d ' ')" ]; then
     not_ok "torchtitan V round trip: got $titan"; fi
 expect_stdout_has '# pipeline_parallel_schedule = "ZBVZeroBubble"' "torchtitan V: names the V schedule"
 expect_stdout_has 'stage_to_rank = [0, 1, 2, 3, 3, 2, 1, 0]' "torchtitan V: rank r holds stages r and 7-r"
+# a GPU of two runs is no plan of the contiguous layout: refused, not shown
+# as feasible beside an ILP that rules such plans out
+run solve gpt.ini four.ini --planner dp --split "torchtitan:v:$vparts" --layout contiguous
+expect_status 2 "a V plan under --layout contiguous"
+expect_stderr "pipeplan: your split: GPU 2 holds a second run of layers from layer 6: the contiguous layout gives a GPU one" \
+    "a V plan under --layout contiguous: names the GPU and the layer"
 run solve gpt.ini four.ini --planner user --split 'torchtitan:[["tok_embeddings"], ["layers.1"]]'
 expect_status 2 "torchtitan parts out of order"
 expect_stderr "pipeplan: bad --split 'torchtitan:[[\"tok_embeddings\"], [\"layers.1\"]]': 'layers.1' in part 1 where 'layers.0' is due (expected every layer once, in the network's order)" \
