@@ -5,6 +5,17 @@
 #include "cli.h"
 #include "text.h"
 
+int cli_help(const char *cmd, const char *text)
+{
+    fputs(text, stdout);
+    if (ferror(stdout) || fflush(stdout) != 0) {
+        text_eprintf("pipeplan%s%s: write error on standard output\n", cmd ? " " : "",
+                     cmd ? cmd : "");
+        return 2;
+    }
+    return 0;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     char msg[1024];

@@ -55,6 +55,10 @@ int cli_run_planners(const struct problem *pb, const char *const *order, int nru
 int cli_finish_results(const struct problem *pb, struct planner_result *results, int n);
 
 /* "pipeplan CMD: message" on stderr; returns 2, the usage exit status. */
+/* Print a command's help (cmd: NULL for pipeplan's own) and say whether
+ * it reached standard output: 0, or 2 with a message (a full disk). */
+int cli_help(const char *cmd, const char *text);
+
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* "all" or "ilp,dp,...": fills out[] with static names; count or -1

@@ -231,11 +231,10 @@ static void checked_free(struct checked *c)
 int cmd_check(int argc, char **argv)
 {
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        printf("usage: " CLI_USAGE_CHECK "\n"
-               "Validate network and platform files and summarise them; a torch\n"
-               "schedule CSV (solve --format torch-schedule) is checked as\n"
-               "torch.distributed.pipelining would run it.\n");
-        return 0;
+        return cli_help("check", "usage: " CLI_USAGE_CHECK "\n"
+                        "Validate network and platform files and summarise them; a torch\n"
+                        "schedule CSV (solve --format torch-schedule) is checked as\n"
+                        "torch.distributed.pipelining would run it.\n");
     }
     /* after "--" every argument is a file, even one starting with '-' */
     int first = 1;

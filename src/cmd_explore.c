@@ -67,8 +67,7 @@ int cmd_explore(int argc, char **argv)
                 continue;
             }
             if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-                fputs(explore_usage, stdout);
-                return 0;
+                return cli_help(NULL, explore_usage);
             } else if (strcmp(arg, "--") == 0) {
                 options_done = true;
             } else {

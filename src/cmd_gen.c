@@ -99,8 +99,7 @@ static int parse_args(int argc, char **argv, struct gen_args *g)
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help_text, stdout);
-            return 0;
+            return cli_help("gen", help_text);
         }
         if (strcmp(a, "--gated") == 0) {
             g->gated = true;
@@ -199,8 +198,7 @@ int cmd_gen(int argc, char **argv)
                       strcmp(argv[1], "-h") != 0))
         return usage_error("missing the model family (expected 'transformer')" SEE_HELP);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        fputs(help_text, stdout);
-        return 0;
+        return cli_help("gen", help_text);
     }
     if (strcmp(argv[1], "transformer") != 0)
         return usage_error("unknown model family '%s' (expected 'transformer')", argv[1]);

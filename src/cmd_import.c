@@ -92,8 +92,7 @@ int cmd_import(int argc, char **argv)
         const char *a = argv[i];
         if (!options_done && a[0] == '-' && a[1] != '\0') {
             if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-                fputs(help_text, stdout);
-                return 0;
+                return cli_help("import", help_text);
             } else if (strcmp(a, "--micro-batch") == 0) {
                 if (!take_value(argc, argv, &i, &mb_text))
                     return 2;

@@ -435,8 +435,7 @@ int cmd_solve(int argc, char **argv)
         } else if (strcmp(argv[i], "--force") == 0) {
             sa.force = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(solve_usage, stdout);
-            return 0;
+            return cli_help("solve", solve_usage);
         } else if ((r = cli_flag_match(value_flags, argc, argv, &i, &v)) != -1) {
             if (r < 0)
                 return 2;

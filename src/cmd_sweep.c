@@ -1172,8 +1172,7 @@ int cmd_sweep(int argc, char **argv)
             continue;
         }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(sweep_usage, stdout);
-            return 0;
+            return cli_help("sweep", sweep_usage);
         } else if (strcmp(argv[i], "--force") == 0) {
             a.force = true;
         } else if (strcmp(argv[i], "--merge") == 0) {

@@ -117,17 +117,6 @@ static int mistyped_command(const char *arg)
     return 1;
 }
 
-/* What was printed reached standard output (not a full disk: --help >
- * /dev/full said nothing and exited 0): 0, or 2 with a message. */
-static int stdout_done(void)
-{
-    if (ferror(stdout) || fflush(stdout) != 0) {
-        text_eprintf("pipeplan: write error on standard output\n");
-        return 2;
-    }
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     /* a write past the file size limit (ulimit -f) fails with EFBIG, which
@@ -138,12 +127,10 @@ int main(int argc, char **argv)
         return cmd_explore(argc, argv);
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(help_text, stdout);
-        return stdout_done();
+        return cli_help(NULL, help_text);
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("pipeplan %s\n", PACKAGE_VERSION);
-        return stdout_done();
+        return cli_help(NULL, "pipeplan " PACKAGE_VERSION "\n");
     }
     if (strcmp(cmd, "check") == 0)
         return cmd_check(argc - 1, argv + 1);

@@ -126,13 +126,17 @@ for cmd in import gen check; do
             ok "$cmd, standard output full: one line" || not_ok "$cmd, full: $(cat "$TMP/err")"
     fi
 done
-# --help and --version too (they said nothing and exited 0)
+# every --help and --version too (they said nothing and exited 0)
 if [ -w /dev/full ]; then
-    for opt in --help --version; do
+    for args in --help --version "solve --help" "sweep --help" "check --help" "gen --help" \
+                "import --help" "x.ini --help"; do
         status=0
-        pp "$opt" >/dev/full 2>"$TMP/err" || status=$?
-        expect_status 2 "$opt, standard output full"
-        expect_stderr "pipeplan: write error on standard output" "$opt, standard output full: one line"
+        # (the words split on purpose; none holds a glob character)
+        pp $args >/dev/full 2>"$TMP/err" || status=$?
+        expect_status 2 "$args, standard output full"
+        cmd=${args%% *}
+        case $cmd in solve | sweep | check | gen | import) who="pipeplan $cmd" ;; *) who=pipeplan ;; esac
+        expect_stderr "$who: write error on standard output" "$args, standard output full: one line"
     done
 fi
 # root writes into a read-only directory all the same: only a user can see it
