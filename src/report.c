@@ -261,12 +261,12 @@ int report_table(FILE *out, const struct report *r)
     }
     if (!isnan(r->min_cap) && !(r->min_cap_within > 2 * 1048576.0))
         /* the baselines' cap: the ILP may find a plan that fits in less */
-        fprintf(out, "\nNo plan fits. The smallest uniform cap at which a baseline's plan fits: %s per GPU "
-                "(%s plan).\n", units_format_size_up(r->min_cap, b1, sizeof b1),
+        fprintf(out, "\nNo plan fits. The smallest uniform cap at which a baseline's plan "
+                "fits: %s per GPU (%s plan).\n", units_format_size_up(r->min_cap, b1, sizeof b1),
                 planner_title(r->min_cap_planner));
     else if (!isnan(r->min_cap))    /* a search cut short on a large network */
-        fprintf(out, "\nNo plan fits. A baseline's plan fits at a uniform cap of %s per GPU (%s plan); "
-                "the smallest such cap may be up to %s less.\n",
+        fprintf(out, "\nNo plan fits. A baseline's plan fits at a uniform cap of %s per GPU "
+                "(%s plan); the smallest such cap may be up to %s less.\n",
                 units_format_size_up(r->min_cap, b1, sizeof b1), planner_title(r->min_cap_planner),
                 units_format_size_up(r->min_cap_within, b2, sizeof b2));
 

@@ -116,10 +116,10 @@ struct tui {
      * used first out) */
     struct tui_cache_entry *cache[TUI_CACHE_MAX];
     int ncache;
-    /* a uniform cap at which a plan fits, for the current problem when
-     * nothing fits (from the worker), NAN when unknown: the smallest, to
-     * within min_cap_within (more than 1 MiB when its search stopped at
-     * the explorer's limit) */
+    /* a uniform cap at which a baseline's plan fits, for the current
+     * problem when nothing fits (from the worker), NAN when unknown: the
+     * smallest, to within min_cap_within (more than 1 MiB when its search
+     * stopped at the explorer's limit) */
     double min_cap;
     double min_cap_within;
     const char *min_cap_planner;
