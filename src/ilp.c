@@ -2652,6 +2652,12 @@ static void warm_start(struct search *s)
         struct planner_result res;
         if (planner_is_solver(planner_name(i)))
             continue;
+        /* past the time limit with a plan in hand, no more baselines are
+         * run: each would take until its own next look at the clock (on
+         * 100,000 layers near a second each) */
+        if (s->best && interrupted(s) &&
+            !planner_result_find(s->opt->baselines, s->opt->nbaselines, planner_name(i)))
+            continue;
         int got = baseline_get(pb, s->opt, planner_name(i), &res, search_interrupted, s);
         if (got == 1) {
             planner_result_clear(&res);
