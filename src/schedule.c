@@ -103,6 +103,14 @@ static inline double mod_t(double x, double T)
     return r;
 }
 
+/* How far forward from a to b around the period T; b equal to a up to
+ * rounding reads as no way at all, not a whole period (a wait of 0). */
+static double mod_ahead(double a, double b, double T)
+{
+    double delta = mod_t(b - a, T);
+    return delta > T - sched_eps(T) ? 0.0 : delta;
+}
+
 static int op_layer(const struct sched *s, int o)
 {
     return o < s->L ? o : o - s->L;
@@ -197,11 +205,7 @@ static double earliest_ref(struct sched *s, int p, double ready, double d, int s
         for (int side = 0; side < (packed ? 2 : 1); side++) {
             double y = side == 0 ? mod_t(s->off[o] + op_dur(s, o), s->T)
                                  : mod_t(s->off[o] - d, s->T);
-            double delta = mod_t(y - x0, s->T);
-            /* y equal to x0 up to rounding must read as no wait, not as a
-             * whole period */
-            if (delta > s->T - sched_eps(s->T))
-                delta = 0.0;
+            double delta = mod_ahead(x0, y, s->T);
             if (delta >= best)
                 continue;
             if (sched_free(s, p, y, d, skip))
@@ -225,9 +229,7 @@ static double latest_ref(struct sched *s, int p, double lo, double hi, double d,
         if (o == skip)
             continue;
         double y = mod_t(s->off[o] - d, s->T);
-        double delta = mod_t(xh - y, s->T);
-        if (delta > s->T - sched_eps(s->T))
-            delta = 0.0;
+        double delta = mod_ahead(y, xh, s->T);
         if (delta >= best || hi - delta < lo)
             continue;
         if (sched_free(s, p, y, d, skip))
@@ -585,10 +587,19 @@ static bool tree_clear(const struct sched *s, int p, double y, double d, int ski
 static void earliest_try(const struct sched *s, int p, double x0, double y, double d, int skip,
                          double *best)
 {
-    double delta = mod_t(y - x0, s->T);
-    if (delta > s->T - sched_eps(s->T))
-        delta = 0.0;
+    double delta = mod_ahead(x0, y, s->T);
     if (delta < *best && (s->tree ? tree_clear(s, p, y, d, skip) : grid_free(s, p, y, d, skip)))
+        *best = delta;
+}
+
+/* One candidate start y for latest: how far it lies back from xh (hi
+ * mod T), kept when that is below *best, not back past lo, and free. */
+static void latest_try(const struct sched *s, int p, double lo, double hi, double xh, double y,
+                       double d, int skip, double *best)
+{
+    double delta = mod_ahead(y, xh, s->T);
+    if (!(delta >= *best || hi - delta < lo) &&
+        (s->tree ? tree_clear(s, p, y, d, skip) : grid_free(s, p, y, d, skip)))
         *best = delta;
 }
 
@@ -648,7 +659,7 @@ static double earliest_tree(struct sched *s, int p, double ready, double d, int 
 
 static double latest_tree(struct sched *s, int p, double lo, double hi, double d, int skip)
 {
-    double T = s->T, eps = sched_eps(T), m = tree_slack(T);
+    double T = s->T, m = tree_slack(T);
     double xh = mod_t(hi, T);
     if (tree_clear(s, p, xh, d, skip))
         return hi;
@@ -668,14 +679,8 @@ static double latest_tree(struct sched *s, int p, double lo, double hi, double d
         double lb = c - (s->tkey[o] + wrap) - 2.0 * m;
         if (lb > best || lb > reach)
             break;
-        if (o != skip) {
-            double y = mod_t(s->off[o] - d, T);
-            double delta = mod_t(xh - y, T);
-            if (delta > T - eps)
-                delta = 0.0;
-            if (!(delta >= best || hi - delta < lo) && tree_clear(s, p, y, d, skip))
-                best = delta;
-        }
+        if (o != skip)
+            latest_try(s, p, lo, hi, xh, mod_t(s->off[o] - d, T), d, skip, &best);
         o = tree_step(s, p, o, false, &wrap);
     }
     return isfinite(best) ? hi - best : lo;
@@ -742,16 +747,8 @@ static double latest_grid(struct sched *s, int p, double lo, double hi, double d
             int b = grid_wrap(b0 - k + shift + extra, nb);
             for (int i = head[b]; i >= 0; i = s->pool[i].next) {
                 int o = s->pool[i].op;
-                if (o == skip || s->pool[i].ver != s->ver[o])
-                    continue;
-                double y = mod_t(s->off[o] - d, s->T);
-                double delta = mod_t(xh - y, s->T);
-                if (delta > s->T - sched_eps(s->T))
-                    delta = 0.0;
-                if (delta >= best || hi - delta < lo)
-                    continue;
-                if (grid_free(s, p, y, d, skip))
-                    best = delta;
+                if (o != skip && s->pool[i].ver == s->ver[o])
+                    latest_try(s, p, lo, hi, xh, mod_t(s->off[o] - d, s->T), d, skip, &best);
             }
         }
         if (best < (k - 2) * w || (k - 2) * w > hi - lo)
