@@ -57,5 +57,9 @@ int plan_inflight_count(double lifetime, double T);
  * holds one interval of layers. */
 int plan_gpus_used(const struct plan *pl);
 bool plan_is_contiguous(const struct plan *pl);
+/* The first layer of gpu[L] that starts a second run of layers on its GPU
+ * (one that comes back after another GPU held layers in between): L when
+ * none does, -1 when a GPU is outside 0..P-1 or memory runs out. */
+int plan_second_run(const int *gpu, int L, int P);
 
 #endif

@@ -174,24 +174,28 @@ int plan_gpus_used(const struct plan *pl)
     return used;
 }
 
-bool plan_is_contiguous(const struct plan *pl)
+int plan_second_run(const int *gpu, int L, int P)
 {
-    unsigned char *seen = calloc((size_t)pl->P, 1);
+    unsigned char *seen = calloc((size_t)P, 1);
     if (!seen)
-        return false;
-    bool ok = true;
-    for (int i = 0; i < pl->L && ok; i++) {
-        int p = pl->gpu[i];
-        if (p < 0 || p >= pl->P)
-            ok = false;
-        else if (i > 0 && p == pl->gpu[i - 1])
+        return -1;
+    int at = L;
+    for (int i = 0; i < L && at == L; i++) {
+        int p = gpu[i];
+        if (p < 0 || p >= P)
+            at = -1;
+        else if (i > 0 && p == gpu[i - 1])
             continue;
-        /* A GPU that comes back after another one held layers in between. */
         else if (seen[p])
-            ok = false;
+            at = i;
         else
             seen[p] = 1;
     }
     free(seen);
-    return ok;
+    return at;
+}
+
+bool plan_is_contiguous(const struct plan *pl)
+{
+    return plan_second_run(pl->gpu, pl->L, pl->P) == pl->L;
 }

@@ -165,27 +165,17 @@ int planner_judge(const struct problem *pb, const int *gpu, double T, const doub
                  "GPU%s", used - 1, pb->P == 1 ? "is" : "are", pb->P, pb->P == 1 ? "" : "s");
         return -1;
     }
-    if (pb->layout == LAYOUT_CONTIGUOUS) {
-        /* a plan of another layout is no plan of this setting (it would
-         * be shown beside an ILP that rules such plans out) */
-        bool *seen = calloc((size_t)pb->P, sizeof *seen);
-        if (!seen) {
-            snprintf(res->message, sizeof res->message, "out of memory");
-            return -1;
-        }
-        for (int i = 0; i < pb->L; i++) {
-            if (i > 0 && gpu[i] == gpu[i - 1])
-                continue;
-            if (seen[gpu[i]]) {
-                snprintf(res->message, sizeof res->message, "GPU %d holds a second run of "
-                         "layers from layer %d: the contiguous layout gives a GPU one",
-                         gpu[i], i);
-                free(seen);
-                return -1;
-            }
-            seen[gpu[i]] = true;
-        }
-        free(seen);
+    /* a plan of another layout is no plan of this setting (it would be
+     * shown beside an ILP that rules such plans out) */
+    int second = pb->layout == LAYOUT_CONTIGUOUS ? plan_second_run(gpu, pb->L, pb->P) : pb->L;
+    if (second < 0) {
+        snprintf(res->message, sizeof res->message, "out of memory");
+        return -1;
+    }
+    if (second < pb->L) {
+        snprintf(res->message, sizeof res->message, "GPU %d holds a second run of layers from "
+                 "layer %d: the contiguous layout gives a GPU one", gpu[second], second);
+        return -1;
     }
     struct plan *pl = plan_new(pb->L, pb->P);
     if (!pl) {
