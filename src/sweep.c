@@ -52,6 +52,12 @@ static int parse_item(enum sweep_axis axis, const char *item, int64_t *v, char *
 {
     long n;
     uint64_t size;
+    /* only sizes take a range: say so, not "not a whole number" */
+    if ((axis == SWEEP_GPUS || axis == SWEEP_MICRO_BATCHES) && strchr(item, ':')) {
+        snprintf(err, errlen, "'%s': a range START:STOP:STEP is for --memory; "
+                 "list the counts, e.g. 2,4,8", item);
+        return -1;
+    }
     switch (axis) {
     case SWEEP_GPUS:
         if (units_parse_count(item, 1, SPEC_MAX_GPUS, &n, err, errlen) < 0)
@@ -134,11 +140,16 @@ static int parse_range(const char *text, int64_t **vals, int *n, char *err, size
     char why[128];
     static const char *const what[3] = { "START", "STOP", "STEP" };
     uint64_t *dst[3] = { &start, &stop, &step };
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 3; k++) {
+        if (part[k][strspn(part[k], " \t")] == '-') {
+            snprintf(err, errlen, "%s must be positive", what[k]);
+            return -1;
+        }
         if (units_parse_size(part[k], dst[k], why, sizeof why) < 0) {
             snprintf(err, errlen, "%s %s", what[k], why);
             return -1;
         }
+    }
     if (step == 0) {
         snprintf(err, errlen, "STEP must be positive");
         return -1;

@@ -175,7 +175,11 @@ expect_stderr "pipeplan sweep: setting 1, planner dp: $TMP/shard1.csv and $TMP/o
 # ---- 4. error paths ----
 for bad in "--memory 40GB:10GB:5GB|bad --memory '40GB:10GB:5GB': START above STOP" \
            "--memory 1GB:2GB:0GB|bad --memory '1GB:2GB:0GB': STEP must be positive" \
+           "--memory 1GB:2GB:-1GB|bad --memory '1GB:2GB:-1GB': STEP must be positive" \
+           "--memory -1GB:2GB:1GB|bad --memory '-1GB:2GB:1GB': START must be positive" \
            "--memory 0B|bad --memory '0B': '0B': must be positive" \
+           "--gpus 2,4:8|bad --gpus '2,4:8': '4:8': a range START:STOP:STEP is for --memory; list the counts, e.g. 2,4,8" \
+           "--micro-batches 4:16:4|bad --micro-batches '4:16:4': '4:16:4': a range START:STOP:STEP is for --memory; list the counts, e.g. 2,4,8" \
            "--memory 18446744073709551615B|bad --memory '18446744073709551615B': '18446744073709551615B': above the most a sweep takes (8192 PiB)" \
            "--memory 1GB:2GB|bad --memory '1GB:2GB': expected START:STOP:STEP, e.g. 40GB:141GB:10GB" \
            "--gpus 2,,4|bad --gpus '2,,4': an empty item" \
