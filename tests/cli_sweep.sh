@@ -219,6 +219,14 @@ expect_status 2 "a file from other inputs"
 if grep -q "^pipeplan sweep: $TMP/other.csv was made from other inputs or settings: it has '# input platform sha256 $(sha256sum <$PLAT | cut -d' ' -f1) .*' (use --force to start over)$" "$TMP/err" &&
    cmp -s "$TMP/other.csv" "$TMP/full.csv"; then
     ok "refused, the file untouched"; else not_ok "other inputs"; cat "$TMP/err"; fi
+# under --work-limit the seconds are not used: another --time-limit resumes
+cp "$TMP/full.csv" "$TMP/tl.csv"
+run sweep $NET $PLAT $GRID --time-limit 3 -o "$TMP/tl.csv"
+expect_status 0 "another --time-limit under the same --work-limit resumes"
+if cmp -s "$TMP/tl.csv" "$TMP/full.csv"; then ok "resumed: nothing left to do"; else not_ok "resume with --time-limit"; fi
+run sweep $NET $PLAT $(echo "$GRID" | sed 's/--work-limit 5/--work-limit 6/') -o "$TMP/tl.csv"
+expect_status 2 "another --work-limit is refused"
+if grep -q "it has '# ilp work_limit=5 blocks=" "$TMP/err"; then ok "another --work-limit: says so"; else not_ok "work limit message"; cat "$TMP/err"; fi
 run sweep $NET $PLAT --gpus 2 --work-limit 5 -o "$TMP/other.csv"
 expect_status 2 "a file from another grid"
 # the grid is named, not a row beyond this grid's settings
