@@ -36,6 +36,17 @@ struct worker_request {
      * again; those the worker runs itself are added */
     const struct planner_result *baselines;
     int nbaselines;
+    /* your plan, judged (worker_judge_user) when planner_given() is among
+     * the planners: a split parsed against pb, or else a plan file's
+     * allocation of user_L layers with its period and starts; user_source
+     * names it. Its result is no baseline: the ILP and the least cap do
+     * not use it. */
+    const char *user_split;
+    const int *user_gpu;
+    const double *user_start;
+    double user_T;
+    int user_L;
+    const char *user_source;
 };
 
 enum worker_event_kind {
@@ -61,6 +72,11 @@ struct worker_event {
     bool believed_fit;
     char message[320];
 };
+
+/* Your plan of the request, judged for its problem as planner_judge()
+ * does (the schedule builder, or the file's schedule): *res as
+ * planner_given()'s, its message the reason when there is no plan. */
+void worker_judge_user(const struct worker_request *req, struct planner_result *res);
 
 /* Fork the child and start. NULL with a message in err on failure. */
 struct worker *worker_start(const struct worker_request *req, char *err, size_t errlen);

@@ -160,6 +160,10 @@ static void worker_restart(struct tui *t)
             if (i != t->ilp && i != t->user &&
                 planner_has_memory_rule(t->rows[i].planner) == (pass == 0))
                 names[n++] = t->rows[i].planner;
+    /* your plan after them, judged in the worker too: its schedule
+     * builder takes most of a second on a plan that does not fit */
+    if (all && t->user >= 0)
+        names[n++] = t->rows[t->user].planner;
     /* a setting solved before continues from its result (and one proven
      * is not solved again) */
     struct tui_row *ilp = &t->rows[t->ilp];
@@ -203,6 +207,7 @@ static void worker_restart(struct tui *t)
         .threads = t->opt.threads > 0 ? t->opt.threads : 1, .blocks = t->set.k.blocks,
         .log_path = t->opt.log_path, .min_cap = all, .baselines = base, .nbaselines = nb,
     };
+    tui_user_request(t, &req);
     char err[256];
     t->worker = n > 0 ? worker_start(&req, err, sizeof err) : NULL;
     plan_free(kept);            /* the child has its copy */

@@ -1217,6 +1217,11 @@ static void draw_details(struct tui *t, const struct layout *ly)
     snprintf(title, sizeof title, "GPUs of %s",
              plan_phrase(r->planner, row_title(r), what, sizeof what));
     rule(ly->details, title, roles[R_TITLE], NULL, 0);
+    if (!pl && !r->done && ly->ndetails >= 2) {
+        struct pen pn = { ly->details + 1, 0, COLS };
+        put(&pn, roles[R_DIM], "planning");
+        put(&pn, roles[R_DIM], G->dots);
+    }
     if (!pl || ly->ndetails < 3)
         return;
     bool links = COLS >= 110;

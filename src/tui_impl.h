@@ -236,6 +236,8 @@ void tui_export_end(struct tui *t);
 /* Your plan: from a --split value or a plan file (read against the
  * current problem); 0, or -1 with the FILE:LINE or option message in
  * err. The row then shows it, judged for each new problem. */
+/* Your plan's fields of a worker request (worker.h), for its problem. */
+void tui_user_request(const struct tui *t, struct worker_request *req);
 int tui_user_split(struct tui *t, const char *spec, char *err, size_t errlen);
 int tui_user_load(struct tui *t, const char *path, char *err, size_t errlen);
 /* "~/x" -> "$HOME/x" into out. */

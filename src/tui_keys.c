@@ -97,7 +97,7 @@ static void split_commit(struct tui *t)
         return;
     }
     t->sel = t->user;
-    tui_message(t, MSG_INFO, "judged your split %.80s%s (selected)", t->input,
+    tui_message(t, MSG_INFO, "judging your split %.80s%s (selected)", t->input,
                 strlen(t->input) > 80 ? "..." : "");
 }
 

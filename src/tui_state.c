@@ -595,8 +595,6 @@ bool tui_settled(const struct tui *t)
     return true;
 }
 
-static void user_judge(struct tui *t);
-
 void tui_rows_begin(struct tui *t, bool all)
 {
     if (all) {
@@ -611,62 +609,21 @@ void tui_rows_begin(struct tui *t, bool all)
     /* an ILP plan from an older problem says nothing about this one */
     row_clear(&t->rows[t->ilp]);
     t->rows[t->ilp].stale = false;
+    /* your plan is judged in the worker, with the baselines */
     if (!all)
         t->ilp_t0 = tui_now();
-    else
-        user_judge(t);
 }
 
 /* ---- your plan ---- */
 
-static bool plan_accept(const struct problem *pb, struct plan *pl, char *why, size_t len);
-
-/* Judge your plan for the current problem: the same model, schedule
- * builder (or the file's schedule) and simulator as every row. */
-static void user_judge(struct tui *t)
+void tui_user_request(const struct tui *t, struct worker_request *req)
 {
-    if (t->user < 0)
-        return;
-    struct tui_row *r = &t->rows[t->user];
-    const struct problem *pb = t->cur->pb;
-    struct planner_result res;
-    memset(&res, 0, sizeof res);
-    res.status = PLAN_ERROR;
-    res.bound = NAN;
-    char err[SPEC_ERR_LEN];
-    if (t->user_split) {
-        int *gpu = malloc((size_t)pb->L * sizeof *gpu);
-        if (!gpu)
-            snprintf(res.message, sizeof res.message, "out of memory");
-        else if (split_parse(t->user_split, pb, gpu, err, sizeof err) < 0)
-            snprintf(res.message, sizeof res.message, "bad --split: %.300s", err);
-        else
-            planner_judge(pb, gpu, 0, NULL, t->user_source, &res);
-        free(gpu);
-    } else if (t->user_L != pb->L) {
-        snprintf(res.message, sizeof res.message, "the plan file has %d layer%s, the network %d",
-                 t->user_L, t->user_L == 1 ? "" : "s", pb->L);
-    } else {
-        planner_judge(pb, t->user_gpu, t->user_T, t->user_start, t->user_source, &res);
-    }
-    r->done = true;
-    r->started = false;
-    r->stale = false;
-    r->status = res.status;
-    r->believed_fit = res.believed_fit;
-    r->bound = res.bound;
-    r->block_bound = NAN;
-    r->blocks = 0;
-    r->seconds = 0;
-    snprintf(r->message, sizeof r->message, "%s", res.message);
-    if (res.plan && plan_accept(pb, res.plan, r->message, sizeof r->message)) {
-        row_set_plan(t, r, res.plan);
-    } else {
-        if (res.plan)
-            r->status = PLAN_ERROR;
-        plan_free(res.plan);
-        row_clear(r);
-    }
+    req->user_split = t->user_split;
+    req->user_gpu = t->user_gpu;
+    req->user_start = t->user_start;
+    req->user_T = t->user_T;
+    req->user_L = t->user_L;
+    req->user_source = t->user_source;
 }
 
 static void user_row(struct tui *t)
@@ -678,6 +635,20 @@ static void user_row(struct tui *t)
     memset(r, 0, sizeof *r);
     r->planner = planner_given();
     r->bound = r->block_bound = NAN;
+}
+
+/* Your plan is judged in the worker with the baselines (its schedule
+ * builder can take most of a second): a full re-plan, which the ILP
+ * continues from where it was (tui_cache). */
+static void user_pending(struct tui *t)
+{
+    user_row(t);
+    if (t->user < 0)
+        return;
+    row_clear(&t->rows[t->user]);
+    row_reset(&t->rows[t->user]);
+    t->replan = REPLAN_ALL;
+    t->dirty = true;
 }
 
 static void user_forget(struct tui *t)
@@ -713,8 +684,7 @@ int tui_user_split(struct tui *t, const char *spec, char *err, size_t errlen)
     user_forget(t);
     t->user_split = copy;
     snprintf(t->user_source, sizeof t->user_source, "--split %s", spec);
-    user_row(t);
-    user_judge(t);
+    user_pending(t);
     return 0;
 }
 
@@ -743,8 +713,7 @@ int tui_user_load(struct tui *t, const char *path, char *err, size_t errlen)
     plan_free(pl);
     snprintf(t->user_source, sizeof t->user_source, "plan file %s", path);
     snprintf(t->last_plan, sizeof t->last_plan, "%s", path);
-    user_row(t);
-    user_judge(t);
+    user_pending(t);
     return 0;
 }
 

@@ -23,6 +23,7 @@
 #include "ilp.h"
 #include "mip.h"
 #include "simulate.h"
+#include "split.h"
 
 #define MSG_MAGIC 0x70706c6eu   /* "ppln" */
 
@@ -208,6 +209,31 @@ static int child_min_cap(int fd, const struct worker_request *req,
     return send_msg(fd, &ev, NULL);
 }
 
+void worker_judge_user(const struct worker_request *req, struct planner_result *res)
+{
+    const struct problem *pb = req->pb;
+    memset(res, 0, sizeof *res);
+    res->planner = planner_given();
+    res->status = PLAN_ERROR;
+    res->bound = res->block_bound = NAN;
+    char err[SPEC_ERR_LEN];
+    if (req->user_split) {
+        int *gpu = malloc((size_t)pb->L * sizeof *gpu);
+        if (!gpu)
+            snprintf(res->message, sizeof res->message, "out of memory");
+        else if (split_parse(req->user_split, pb, gpu, err, sizeof err) < 0)
+            snprintf(res->message, sizeof res->message, "bad --split: %.300s", err);
+        else
+            planner_judge(pb, gpu, 0, NULL, req->user_source, res);
+        free(gpu);
+    } else if (req->user_L != pb->L) {
+        snprintf(res->message, sizeof res->message, "the plan file has %d layer%s, the network %d",
+                 req->user_L, req->user_L == 1 ? "" : "s", pb->L);
+    } else {
+        planner_judge(pb, req->user_gpu, req->user_T, req->user_start, req->user_source, res);
+    }
+}
+
 static void child_run(int fd, const struct worker_request *req)
 {
     /* the least cap that fits: only when some baseline was judged (its
@@ -235,7 +261,11 @@ static void child_run(int fd, const struct worker_request *req)
                 break;
         }
         rc = -1;
-        if (planner_is_solver(name)) {
+        bool user = strcmp(name, planner_given()) == 0;
+        if (user) {
+            worker_judge_user(req, &res);
+            rc = 0;
+        } else if (planner_is_solver(name)) {
             struct ilp_options opt;
             ilp_options_init(&opt);
             opt.time_limit = req->time_limit;
@@ -280,12 +310,12 @@ static void child_run(int fd, const struct worker_request *req)
         snprintf(ev.message, sizeof ev.message, "%s", res.message);
         /* a baseline the simulator refused counts as judged: the least
          * cap then comes from the others (planner_min_cap runs them) */
-        if (!planner_is_solver(name)) {
+        if (!planner_is_solver(name) && !user) {
             baselines = true;
             any_fit = any_fit || (res.plan && res.status != PLAN_ERROR && res.plan->fits);
         }
         rc = send_msg(fd, &ev, res.plan);
-        if (!planner_is_solver(name) && nb < nmax)
+        if (!planner_is_solver(name) && !user && nb < nmax)
             base[nb++] = res;           /* kept for the ILP, plan and all */
         else
             planner_result_clear(&res);

@@ -40,7 +40,7 @@ keys sp C-u
 keys_literal sp 'deepspeed:[0, 5, 10, 15, 23]'
 keys sp Enter
 expect_screen sp "S: judged, selected, at solve's iteration ($ds_text)" \
-    "judged your split deepspeed:\[0, 5, 10, 15, 23\] \(selected\)" "^▶ your split .* $ds_text "
+    "judging your split deepspeed:\[0, 5, 10, 15, 23\] \(selected\)" "^▶ your split .* $ds_text "
 keys sp S
 keys sp C-u
 keys_literal sp 'deepspeed:[0, 5, 99]'
@@ -58,7 +58,7 @@ keys sp C-u
 printf 'deepspeed:[0, 5,\n 10, 15,\n 23]\n' | TM load-buffer -
 TM paste-buffer -t sp
 expect_screen sp "S: a pasted split of three lines, judged whole" \
-    "judged your split deepspeed:\[0, 5,  10, 15,  23\] \(selected\)" "^▶ your split .* $ds_text "
+    "judging your split deepspeed:\[0, 5,  10, 15,  23\] \(selected\)" "^▶ your split .* $ds_text "
 
 # ---- e: the format chooser, then the file ----
 keys sp e
@@ -94,6 +94,21 @@ expect_screen sp "help: p and e" "^ +p +load a plan file" "^ +e +export the plan
 keys sp x
 keys sp q
 expect_screen sp "q quits with status 0" "^EXITED:0$" "^SHELL-OK$"
+
+# ---- a knob's re-plan judges your split in the worker with the
+# baselines, not in the screen's loop (the schedule builder takes most of
+# a second on a split that does not fit, and keys waited for it) ----
+tui_start kn 80 24 "PIPEPLAN_TRACE=$TMP/kn.trace" -- "$NET" "$PLAT" --split 0,6,12,18 --work-limit 20
+expect_screen kn "knob: your split at start" "^  your split +[0-9.]+ ms"
+keys kn g
+expect_screen kn "g: 3 GPUs, your split of 4 stages says so" "GPUs 3 " "^  your split +error: bad --split: more than 3 stages"
+keys kn G
+expect_screen kn "G: 4 GPUs, your split judged again" "GPUs 4 " "^  your split +[0-9.]+ ms"
+keys kn q
+expect_screen kn "q quits" "^EXITED:0$"
+n=$(grep -c '^result [0-9.]* [0-9]* user$' "$TMP/kn.trace")
+if [ "$n" -eq 3 ]; then ok "your split judged by the worker at start and after each knob ($n)"
+else not_ok "your split judged by the worker $n times, wanted 3"; grep '^result' "$TMP/kn.trace" | head; fi
 
 # bad --split: one line before the terminal is touched
 run "$NET" "$PLAT" --split 0,3,2
