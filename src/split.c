@@ -34,8 +34,10 @@ int split_parse_list(const char *list, int L, int P, int *gpu, char *err, size_t
             return -1;
         }
         if (errno || v >= L) {
-            snprintf(err, errlen, "layer %.20s out of range (expected 0 to %d: the network has "
-                     "%d layer%s)", p, L - 1, L, L == 1 ? "" : "s");
+            int digits = (int)(end - p);
+            snprintf(err, errlen, "layer %.*s%s out of range (expected 0 to %d: the network has "
+                     "%d layer%s)", digits > 20 ? 20 : digits, p, digits > 20 ? "..." : "",
+                     L - 1, L, L == 1 ? "" : "s");
             return -1;
         }
         if (n == 0 && v != 0) {
@@ -500,26 +502,35 @@ static const char *next_arg(const char *p, char *buf, size_t len, bool *bad)
 static int arg_count(const char *flag, const char *eq, const char **p, long lo, long *out,
                      char *err, size_t errlen)
 {
-    char buf[64];
+    /* the next argument whole, however long (a cut one would read as
+     * another number) */
+    char *buf = malloc(strlen(*p) + 1);
+    if (!buf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     bool bad = false;
     const char *v = eq;
     if (!v) {
-        *p = next_arg(*p, buf, sizeof buf, &bad);
+        *p = next_arg(*p, buf, strlen(*p) + 1, &bad);
         v = *p ? buf : "";
     }
-    if (!*v) {
-        snprintf(err, errlen, "%s has no value (expected a whole number from %ld)", flag, lo);
-        return -1;
-    }
+    int rc = -1;
     char *end;
     errno = 0;
-    long n = strtol(v, &end, 10);
-    if (*end || errno || n < lo || n > SPLIT_MAX_EXPANDED) {
-        snprintf(err, errlen, "%s '%.20s' (expected a whole number from %ld)", flag, v, lo);
-        return -1;
-    }
-    *out = n;
-    return 0;
+    long n = *v ? strtol(v, &end, 10) : 0;
+    if (!*v)
+        snprintf(err, errlen, "%s has no value (expected a whole number from %ld to %d)", flag,
+                 lo, SPLIT_MAX_EXPANDED);
+    else if (*end || errno || n < lo || n > SPLIT_MAX_EXPANDED)
+        snprintf(err, errlen, "%s '%.20s%s' (expected a whole number from %ld to %d)", flag, v,
+                 strlen(v) > 20 ? "..." : "", lo, SPLIT_MAX_EXPANDED);
+    else
+        rc = 0;
+    if (rc == 0)
+        *out = n;
+    free(buf);
+    return rc;
 }
 
 /* The stages Megatron-Core's get_num_layers_to_build gives N transformer
@@ -646,10 +657,19 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
     long first = -1, last = -1, vp = 0, per_vp = 0, v;
     bool emb = false, loss = false, bad = false;
     char *layout = NULL;
-    char arg[SPLIT_MAX_EXPANDED > 4096 ? 4096 : SPLIT_MAX_EXPANDED];
+    /* an argument is at most all of them: none is cut (a layout the
+     * export wrote for thousands of GPUs is longer than any fixed buffer) */
+    size_t size = strlen(args) + 1;
+    char *arg = malloc(size), *val = malloc(size);
+    if (!arg || !val) {
+        free(arg);
+        free(val);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     int rc = 0;
-    for (const char *p = next_arg(args, arg, sizeof arg, &bad); p && rc == 0;
-         p = next_arg(p, arg, sizeof arg, &bad)) {
+    for (const char *p = next_arg(args, arg, size, &bad); p && rc == 0;
+         p = next_arg(p, arg, size, &bad)) {
         char *eq = strchr(arg, '=');
         if (eq)
             *eq++ = '\0';
@@ -664,10 +684,11 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
             emb = true;
         else if (is_loss)
             loss = true;
+        /* Megatron-Core refuses 0 for these ("must be larger than 0") */
         else if (!strcmp(arg, "--decoder-first-pipeline-num-layers"))
-            rc = arg_count(arg, eq, &p, 0, &first, err, errlen);
+            rc = arg_count(arg, eq, &p, 1, &first, err, errlen);
         else if (!strcmp(arg, "--decoder-last-pipeline-num-layers"))
-            rc = arg_count(arg, eq, &p, 0, &last, err, errlen);
+            rc = arg_count(arg, eq, &p, 1, &last, err, errlen);
         else if (!strcmp(arg, "--num-virtual-stages-per-pipeline-rank"))
             rc = arg_count(arg, eq, &p, 1, &vp, err, errlen);
         else if (!strcmp(arg, "--num-layers-per-virtual-pipeline-stage"))
@@ -691,10 +712,9 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
                 rc = -1;
             }
         } else if (!strcmp(arg, "--pipeline-model-parallel-layout")) {
-            char val[sizeof arg];
             const char *from = eq;
             if (!from) {
-                p = next_arg(p, val, sizeof val, &bad);
+                p = next_arg(p, val, size, &bad);
                 from = p ? val : "";
             }
             free(layout);
@@ -716,8 +736,16 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
         if (!p)
             break;
     }
+    free(arg);
+    free(val);
     if (rc == 0 && bad) {
         snprintf(err, errlen, "a quote not closed (expected arguments as a shell passes them)");
+        rc = -1;
+    }
+    if (rc == 0 && vp && per_vp) {
+        snprintf(err, errlen, "--num-virtual-stages-per-pipeline-rank with "
+                 "--num-layers-per-virtual-pipeline-stage (expected one of them: Megatron "
+                 "refuses both)");
         rc = -1;
     }
     if (rc == 0 && layout) {

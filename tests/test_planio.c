@@ -100,6 +100,8 @@ static void test_split_list(void **state)
                       "indices)");
     list_refused("0,11", "layer 11 out of range (expected 0 to 10: the network has "
                       "11 layers)");
+    list_refused("0,11,12", "layer 11 out of range (expected 0 to 10: the network has "
+                 "11 layers)");
     list_refused("0,1,2,3,4", "more than 4 stages (expected at most one stage per "
                       "GPU; --gpus changes the GPUs)");
     list_refused("0,x", "'x' is not a layer index (expected 0-based layer indices "
@@ -243,7 +245,20 @@ static void test_megatron_args(void **state)
     expect_args_error(pb, "megatron:--num-layers 80", "--num-layers 80 (expected 8, the "
                       "network's transformer layers)");
     expect_args_error(pb, "megatron:--decoder-last-pipeline-num-layers", "--decoder-last-"
-                      "pipeline-num-layers has no value (expected a whole number from 0)");
+                      "pipeline-num-layers has no value (expected a whole number from 1 to "
+                      "1000000)");
+    /* Megatron-Core: "num_layers_in_first_pipeline_stage must be larger than 0" */
+    expect_args_error(pb, "megatron:--decoder-first-pipeline-num-layers 0 "
+                      "--decoder-last-pipeline-num-layers 2", "--decoder-first-pipeline-num-"
+                      "layers '0' (expected a whole number from 1 to 1000000)");
+    expect_args_error(pb, "megatron:--num-virtual-stages-per-pipeline-rank 2 "
+                      "--num-layers-per-virtual-pipeline-stage 1", "--num-virtual-stages-per-"
+                      "pipeline-rank with --num-layers-per-virtual-pipeline-stage (expected one "
+                      "of them: Megatron refuses both)");
+    /* a value is read whole, however long: not cut to another number */
+    expect_args(pb, "megatron:--decoder-first-pipeline-num-layers 000000000000000000000000000"
+                "00000000000000000000000000000000000000000000000002 "
+                "--decoder-last-pipeline-num-layers 2", even);
     expect_args_error(pb, "megatron:--num-virtual-stages-per-pipeline-rank 4", "rank 0's 2 "
                       "layers over 4 virtual stages (expected a multiple of them)");
     expect_args_error(pb, "megatron:--pipeline-model-parallel-layout 'Et*8L", "a quote not "
