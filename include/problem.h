@@ -52,6 +52,14 @@ struct problem {
     double latency_ms;
 };
 
+/* The knobs as problem_create() takes them: each one left "as in the
+ * files" (0 or -1) given the platform's value. 0, or -1 with why in err. */
+int problem_knobs_resolve(const struct knobs *k, const struct spec_platform *plat,
+                          struct knobs *out, char *err, size_t errlen);
+/* GPU p's memory cap under resolved knobs k: the uniform cap, or else the
+ * platform's for that GPU. */
+uint64_t problem_gpu_memory(const struct knobs *k, const struct spec_platform *plat, int p);
+
 /* Build from specs and knobs (knobs may be NULL). Returns NULL with a
  * message in err when a knob is out of range (or the specs hold
  * something no planner can use: no layers, a negative time, zero

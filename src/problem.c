@@ -116,10 +116,19 @@ static bool finite_nonneg(double x)
     return isfinite(x) && x >= 0.0;
 }
 
+uint64_t problem_gpu_memory(const struct knobs *k, const struct spec_platform *plat, int p)
+{
+    if (k->memory)
+        return k->memory;
+    if (plat->gpu_memory && p < plat->gpus)
+        return plat->gpu_memory[p];
+    return plat->memory;
+}
+
 /* Everything problem_create needs from the knobs, resolved against the
  * files; returns 0 or -1 with a message. */
-static int knobs_resolve(const struct knobs *k, const struct spec_platform *plat,
-                         struct knobs *out, char *err, size_t errlen)
+int problem_knobs_resolve(const struct knobs *k, const struct spec_platform *plat,
+                          struct knobs *out, char *err, size_t errlen)
 {
     struct knobs def;
     knobs_init(&def);
@@ -246,7 +255,7 @@ struct problem *problem_create(const struct spec_network *net,
     }
     struct knobs k;
     if (network_check(net, err, errlen) || platform_check(plat, err, errlen) ||
-        knobs_resolve(knobs, plat, &k, err, errlen))
+        problem_knobs_resolve(knobs, plat, &k, err, errlen))
         return NULL;
 
     int L = net->nlayers;
@@ -283,12 +292,7 @@ struct problem *problem_create(const struct spec_network *net,
     pb->first[L] = L;
 
     for (int p = 0; p < pb->P; p++) {
-        uint64_t mem = plat->memory;
-        if (k.memory)
-            mem = k.memory;
-        else if (plat->gpu_memory && p < plat->gpus)
-            mem = plat->gpu_memory[p];
-        pb->cap[p] = (double)mem;
+        pb->cap[p] = (double)problem_gpu_memory(&k, plat, p);
         pb->reserved[p] = (double)plat->reserved;
     }
     pb->m = k.micro_batches;

@@ -97,16 +97,29 @@ static int setting_copy(struct tui_setting *dst, const struct tui_setting *src)
     return 0;
 }
 
-/* Whether two settings give the same problem (only the ILP's knobs differ). */
-static bool setting_same_problem(const struct tui_setting *a, const struct tui_setting *b)
+/* Whether two settings give the same problem (only the ILP's knobs
+ * differ), each knob as the problem takes it: a cap of 16 GiB typed
+ * (m then M) is the platform's 16 GiB, and the ILP's result for it is
+ * kept (tui_cache). */
+static bool setting_same_problem(const struct tui *t, const struct tui_setting *a,
+                                 const struct tui_setting *b)
 {
-    if (a->k.gpus != b->k.gpus || a->k.memory != b->k.memory ||
-        a->k.micro_batches != b->k.micro_batches || a->k.schedule != b->k.schedule ||
-        a->k.layout != b->k.layout || a->k.weight_factor != b->k.weight_factor)
+    struct knobs ka, kb;
+    char err[SPEC_ERR_LEN];
+    if (problem_knobs_resolve(&a->k, t->plat, &ka, err, sizeof err) < 0 ||
+        problem_knobs_resolve(&b->k, t->plat, &kb, err, sizeof err) < 0) {
+        ka = a->k;              /* one of them is no problem: only the same knobs */
+        kb = b->k;
+        if (ka.memory != kb.memory)
+            return false;
+    }
+    if (ka.gpus != kb.gpus || ka.micro_batches != kb.micro_batches ||
+        ka.schedule != kb.schedule || ka.layout != kb.layout ||
+        ka.weight_factor != kb.weight_factor)
         return false;
-    int n = a->ncap > b->ncap ? a->ncap : b->ncap;
-    for (int p = 0; p < n; p++) {
-        uint64_t x = p < a->ncap ? a->cap[p] : 0, y = p < b->ncap ? b->cap[p] : 0;
+    for (int p = 0; p < ka.gpus; p++) {
+        uint64_t x = p < a->ncap && a->cap[p] ? a->cap[p] : problem_gpu_memory(&ka, t->plat, p);
+        uint64_t y = p < b->ncap && b->cap[p] ? b->cap[p] : problem_gpu_memory(&kb, t->plat, p);
         if (x != y)
             return false;
     }
@@ -267,7 +280,7 @@ static double cap_max(const struct problem *pb)
  * problem cannot be built (the message says why). */
 static int setting_change(struct tui *t, struct tui_setting *s)
 {
-    bool same = setting_same_problem(s, &t->set);
+    bool same = setting_same_problem(t, s, &t->set);
     struct problem *npb = NULL;
     if (!same) {
         char err[SPEC_ERR_LEN];
@@ -405,7 +418,7 @@ int tui_undo(struct tui *t)
         return 0;
     }
     struct tui_setting s = t->undo[--t->nundo];
-    bool same = setting_same_problem(&s, &t->set);
+    bool same = setting_same_problem(t, &s, &t->set);
     struct problem *npb = NULL;
     if (!same) {
         char err[SPEC_ERR_LEN];
@@ -956,7 +969,7 @@ static int cache_index(const struct tui *t)
     for (int i = t->ncache - 1; i >= 0; i--) {
         const struct tui_cache_entry *e = t->cache[i];
         if (e->data_gen == t->data_gen && e->blocks == blocks &&
-            setting_same_problem(&e->set, &t->set))
+            setting_same_problem(t, &e->set, &t->set))
             return i;
     }
     return -1;

@@ -213,6 +213,19 @@ if [ "$(grep -c '^replan ' "$TMP/blk.trace")" -eq 3 ] && [ -n "$last" ] && [ "${
 else
     not_ok "u: the ILP solved again"; grep '^replan ' "$TMP/blk.trace"
 fi
+# the opposite key gives the same problem: b then B types 8 micro-batches,
+# which are the platform's 8, so the ILP's result is kept there too
+keys blk b
+expect_screen blk "b again: 7 micro-batches" "micro-batches 7" "^ILP .*optimal for 2 blocks in"
+keys blk B
+expect_screen blk "B: 8 micro-batches typed, the earlier result (best $best)" "micro-batches 8" \
+    "^ILP .*optimal for 2 blocks in" "best $best"
+last=$(grep '^replan ' "$TMP/blk.trace" | tail -n 1)
+if [ "$(grep -c '^replan ' "$TMP/blk.trace")" -eq 5 ] && [ -n "$last" ] && [ "${last% ilp*}" = "$last" ]; then
+    ok "B: the ILP not solved again (re-plan without it: $last)"
+else
+    not_ok "B: the ILP solved again"; grep '^replan ' "$TMP/blk.trace"
+fi
 keys blk q
 tui_start warm 100 30 "PIPEPLAN_TRACE=$TMP/warm.trace" -- --work-limit 30
 expect_screen warm "work limit: the ILP stops" "^ILP .*stopped at the limit" "best $TIME"
