@@ -230,6 +230,17 @@ static char *fmt_time(double ms, char *buf, size_t len)
     return buf;
 }
 
+/* A time in at most w columns (a table's): fmt_time's, or one shorter
+ * for times of hours and beyond. */
+static char *fmt_time_fit(double ms, int w, char *buf, size_t len)
+{
+    fmt_time(ms, buf, len);
+    static const char *const shorter[] = { "%.0f s", "%.2g s", "%.1g s" };
+    for (size_t k = 0; k < 3 && isfinite(ms) && text_cols(buf) > w; k++)
+        snprintf(buf, len, shorter[k], ms / 1e3);
+    return buf;
+}
+
 static char *fmt_size(double bytes, char *buf, size_t len)
 {
     return units_format_size(bytes, buf, len);
@@ -256,6 +267,10 @@ static char *fmt_mem_pair(double used, double cap, char *buf, size_t len)
             e++;
         }
         snprintf(buf, len, "%.0fe%d/", mant, e);
+    } else if (u > 0 && u < 0.05) {
+        /* 16 GiB against a cap in TiB is not "0.0" (the exact figure is in
+         * the per-GPU panel) */
+        snprintf(buf, len, "<0.1/");
     } else {
         snprintf(buf, len, u < 100 ? "%.1f/" : "%.0f/", u);
     }
@@ -1060,10 +1075,11 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
             }
             continue;
         }
-        fmt_time(pl->T, buf, sizeof buf);
+        /* a blank after the longest name ("param-balanced") and between */
+        fmt_time_fit(pl->T, COLS < 80 ? 8 : 9, buf, sizeof buf);
         pad_to(&pn, c_period + 9 - text_cols(buf));
         put(&pn, fig, buf);
-        fmt_time(pl->iteration, buf, sizeof buf);
+        fmt_time_fit(pl->iteration, 9, buf, sizeof buf);
         pad_to(&pn, c_iter + 9 - text_cols(buf));
         put(&pn, fig, buf);
         if (c_thr >= 0) {

@@ -229,6 +229,7 @@ static void test_human_formats(void **state)
     assert_string_equal(units_format_rate(542.44, buf, sizeof buf), "542.4");
     assert_string_equal(units_format_rate(3.2e12, buf, sizeof buf), "3.200e+12");
     assert_string_equal(units_format_rate(NAN, buf, sizeof buf), "-");
+    assert_string_equal(units_format_rate(4.4e-5, buf, sizeof buf), "4.4e-05");
     /* the samples/s column holds ten characters: past 9,999,999.9 in three digits */
     assert_string_equal(units_format_rate(9999999.9, buf, sizeof buf), "9999999.9");
     assert_string_equal(units_format_rate(12345678, buf, sizeof buf), "1.235e+07");

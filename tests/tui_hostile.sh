@@ -96,4 +96,15 @@ expect_screen huge "used memory of five digits: in its column, the % kept" \
 keys huge q
 expect_screen huge "quits" "^EXITED:0$"
 
+# ---- times of hours and beyond, below 80 columns: each in its column,
+# a blank after the longest name and between ----
+{ printf '[network]\nname = slow\nmicro_batch = 1\n'
+  for i in 1 2 3 4 5 6; do layer "l$i" 5000s 9000s 1MB 1MB; done; } >"$TMP/slow.ini"
+sed 's/^micro_batches = .*/micro_batches = 512/' "$PLAT" >"$TMP/p512.ini"
+tui_start slow 79 24 -- slow.ini p512.ini --work-limit 10
+expect_screen slow "79 columns: period and iteration apart" \
+    '^  param-balanced  28000 s 1\.4e\+07 s  fits ' '^[ ▶] ILP             28000 s 1\.4e\+07 s  fits '
+keys slow q
+expect_screen slow "quits" "^EXITED:0$"
+
 finish
