@@ -1123,6 +1123,35 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
     }
 }
 
+/* The first line of `s` (cleaned text) that fits in `cols` columns, cut
+ * at a space (a word longer than the line is cut where it must be); on
+ * the last line, what does not fit ends in an ellipsis. Returns the rest. */
+static const char *wrap_line(const char *s, int cols, bool last, char *out, size_t outlen)
+{
+    while (*s == ' ')
+        s++;
+    if (text_cols(s) <= cols) {
+        snprintf(out, outlen, "%s", s);
+        return s + strlen(s);
+    }
+    const char *dots = G->dots;
+    int room = last ? cols - text_cols(dots) : cols;
+    const char *p = s, *cut = NULL;
+    for (int c = 0; *p && c < room; c++) {
+        if (*p == ' ')
+            cut = p;
+        p++;
+        while (((unsigned char)*p & 0xc0) == 0x80)
+            p++;
+    }
+    if (*p == ' ')
+        cut = p;
+    if (!cut || cut == s)
+        cut = p;
+    snprintf(out, outlen, "%.*s%s", (int)(cut - s), s, last ? dots : "");
+    return cut;
+}
+
 /* "ILP 12 blocks (auto), limit 30 s: running 3.1 s; best 1.90 s, bound
  * 1.40 s (gap 26.3%), block bound 1.52 s": on one line when it fits, else
  * the second half on y2 (when there is one). What does not fit is left
@@ -1176,6 +1205,25 @@ static void draw_ilp_line(struct tui *t, int y, int y2)
         /* proven for the blocks only: never shown as a bound on the network */
         if (isfinite(r->block_bound) && nb < pb->L)
             snprintf(blk, sizeof blk, "block bound %s", fmt_time(r->block_bound, b4, sizeof b4));
+    }
+    if (r->done && r->status == PLAN_ERROR) {
+        /* the reason at words over both lines, an ellipsis only when it
+         * is longer than they are */
+        int hc = text_cols(head);
+        if (COLS - 4 - hc < 24)
+            hc = 0;             /* the head would leave the reason no room */
+        char l1[sizeof state], l2[sizeof state];
+        const char *rest = wrap_line(state, COLS - 4 - hc, y2 < 0, l1, sizeof l1);
+        struct pen pn = { y, 0, COLS };
+        put(&pn, roles[R_TITLE], "ILP ");
+        put(&pn, roles[R_NORMAL], hc ? head : "");
+        put(&pn, a, l1);
+        if (y2 >= 0 && *rest) {
+            wrap_line(rest, COLS - 4, true, l2, sizeof l2);
+            pn = (struct pen){ y2, 4, COLS };
+            put(&pn, a, l2);
+        }
+        return;
     }
     /* drop, in this order, until it fits: the head, the block bound, the gap, the best */
     char tail[256];
@@ -1372,35 +1420,6 @@ static void draw_keys(const struct tui *t, int y)
         put(&pn, roles[R_NORMAL], k[i].label);
         put(&pn, roles[R_NORMAL], sep == 2 ? "  " : " ");
     }
-}
-
-/* The first line of `s` (cleaned text) that fits in `cols` columns, cut
- * at a space (a word longer than the line is cut where it must be); on
- * the last line, what does not fit ends in an ellipsis. Returns the rest. */
-static const char *wrap_line(const char *s, int cols, bool last, char *out, size_t outlen)
-{
-    while (*s == ' ')
-        s++;
-    if (text_cols(s) <= cols) {
-        snprintf(out, outlen, "%s", s);
-        return s + strlen(s);
-    }
-    const char *dots = G->dots;
-    int room = last ? cols - text_cols(dots) : cols;
-    const char *p = s, *cut = NULL;
-    for (int c = 0; *p && c < room; c++) {
-        if (*p == ' ')
-            cut = p;
-        p++;
-        while (((unsigned char)*p & 0xc0) == 0x80)
-            p++;
-    }
-    if (*p == ' ')
-        cut = p;
-    if (!cut || cut == s)
-        cut = p;
-    snprintf(out, outlen, "%.*s%s", (int)(cut - s), s, last ? dots : "");
-    return cut;
 }
 
 static void draw_status(struct tui *t, int y, int lines)

@@ -169,6 +169,10 @@ tui_start ab 100 30 PIPEPLAN_FAULT=abort "PIPEPLAN_TRACE=$TMP/ab.trace" -- "$NET
 expect_screen ab "explorer, solver aborts: one line says why, the baselines stay" \
     "ILP \(CBC\): the solver process crashed \(Aborted, signal 6\); kept its best plan" \
     "mem-aware DP +[0-9.]+ ms" "^ILP .*error"
+# the ILP line's reason goes on over its second line, cut at a word
+expect_screen ab "explorer, solver aborts: the ILP line's reason whole over two lines" \
+    "^ILP 12 blocks \(auto\), limit work 300: error: the solver process crashed \(Aborted, signal 6\); kept$" \
+    "^    its best plan before that$"
 keys ab B
 if wait_screen ab "micro-batches 9" && wait_file "$TMP/ab.trace" &&
    _end=$(($(date +%s) + DEADLINE)) &&
