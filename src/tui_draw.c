@@ -1475,8 +1475,9 @@ static void draw_status(struct tui *t, int y, int lines)
         return;
     }
     if (t->mode == MODE_PROMPT || t->mode == MODE_CONFIRM) {
-        char path[sizeof t->input + 100], what[96];
-        text_clean(t->input, path, sizeof path, t->unicode);
+        char path[sizeof t->input + 100], what[96], shown[TUI_PATH_SHOWN + 8];
+        text_clean(t->mode == MODE_CONFIRM ? tui_path_short(t->input, shown, sizeof shown)
+                                           : t->input, path, sizeof path, t->unicode);
         if (t->mode == MODE_CONFIRM) {
             put(&pn, roles[R_WARN], path);
             put(&pn, roles[R_WARN], " exists. Overwrite it? (y/n)");

@@ -236,6 +236,11 @@ void tui_export_end(struct tui *t);
 /* Your plan: from a --split value or a plan file (read against the
  * current problem); 0, or -1 with the FILE:LINE or option message in
  * err. The row then shows it, judged for each new problem. */
+/* A path as messages show it: whole up to TUI_PATH_SHOWN bytes, else its
+ * start, "..." and its end (buf of at least TUI_PATH_SHOWN + 4). */
+#define TUI_PATH_SHOWN 48
+const char *tui_path_short(const char *path, char *buf, size_t len);
+
 /* Your plan's fields of a worker request (worker.h), for its problem. */
 void tui_user_request(const struct tui *t, struct worker_request *req);
 int tui_user_split(struct tui *t, const char *spec, char *err, size_t errlen);

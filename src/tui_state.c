@@ -1149,6 +1149,22 @@ int tui_export_format(struct tui *t, const struct export_format *f)
     return 0;
 }
 
+const char *tui_path_short(const char *path, char *buf, size_t len)
+{
+    size_t n = strlen(path);
+    if (n <= TUI_PATH_SHOWN || len < TUI_PATH_SHOWN + 4)
+        return path;
+    /* the start and the end, which names the file; cut at characters */
+    size_t head = 16, tail = TUI_PATH_SHOWN - 16 - 3;
+    while (head > 0 && ((unsigned char)path[head] & 0xc0) == 0x80)
+        head--;
+    size_t from = n - tail;
+    while (from < n && ((unsigned char)path[from] & 0xc0) == 0x80)
+        from++;
+    snprintf(buf, len, "%.*s...%s", (int)head, path, path + from);
+    return buf;
+}
+
 int tui_export_write(struct tui *t, const char *path, bool force)
 {
     struct report rep;
@@ -1156,12 +1172,19 @@ int tui_export_write(struct tui *t, const char *path, bool force)
     export_input(t, &rep, &in);
     const struct export_format *f = t->export_fmt ? t->export_fmt : export_find("json");
     char err[SPEC_ERR_LEN + 64];
+    char shown[TUI_PATH_SHOWN + 8];
+    const char *sp = tui_path_short(path, shown, sizeof shown);
     if (export_file(path, force, f, &in, err, sizeof err) < 0) {
-        tui_message(t, MSG_ERROR, "%s", err);
+        /* the reason after a long path, not pushed off the line by it */
+        size_t n = strlen(path);
+        if (sp != path && strncmp(err, path, n) == 0)
+            tui_message(t, MSG_ERROR, "%s%s", sp, err + n);
+        else
+            tui_message(t, MSG_ERROR, "%s", err);
         return -1;
     }
     tui_message(t, MSG_INFO, "exported the plan (%s) as %s to %s",
-                planner_title(t->export_res.planner), f->name, path);
+                planner_title(t->export_res.planner), f->name, sp);
     return 0;
 }
 

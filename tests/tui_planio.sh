@@ -75,6 +75,25 @@ if wait_file "$TMP/plan.csv" && head -1 "$TMP/plan.csv" | grep -q '^index,name,g
 keys sp e
 keys sp 5
 expect_screen sp "megatron on a network that is no transformer: says why" "cannot write plan your split as megatron: Megatron's layout needs a transformer"
+# a long path: the reason and the question stay on the line (the path
+# shortened in the middle), not pushed off by the path
+long=$(printf 'a%.0s' $(seq 300))
+keys sp e
+keys sp 2
+keys sp C-u
+keys_literal sp "$long"
+keys sp Enter
+expect_screen sp "e to a name of 300 bytes: the reason shown" "^a{16}\.\.\.a{29}: cannot create a temporary"
+mkdir -p "$TMP/a-directory-with-a-rather-long-name-for-the-prompt-test"
+: >"$TMP/a-directory-with-a-rather-long-name-for-the-prompt-test/there.json"
+keys sp e
+keys sp 2
+keys sp C-u
+keys_literal sp "$TMP/a-directory-with-a-rather-long-name-for-the-prompt-test/there.json"
+keys sp Enter
+expect_screen sp "e over a file at a long path: the question shown" "\.\.\..*/there\.json exists\. Overwrite it\? \(y/n\)"
+keys sp n
+keys sp Escape
 keys sp e
 keys sp Escape
 expect_screen sp "Esc: export cancelled" "export cancelled"
