@@ -443,6 +443,8 @@ static bool caps_uniform(const struct problem *pb, double *lo, double *hi)
 
 /* Network, platform, micro-batch size on the left (as much as fits, in
  * whole pieces), the solver's state on the right (always). */
+static const char *wrap_line(const char *s, int cols, bool last, char *out, size_t outlen);
+
 static void draw_title(const struct tui *t, int y)
 {
     const struct problem *pb = t->cur->pb;
@@ -497,6 +499,13 @@ static void draw_title(const struct tui *t, int y)
         }
     }
     struct pen pn = { y, 0, COLS - 4 - text_cols(right) - 1 };
+    /* a name longer than its room ends in an ellipsis, not cut short */
+    char cut[sizeof name];
+    if (k == 4 && text_cols(name) > pn.end - 1) {
+        wrap_line(name, pn.end - 1, true, cut, sizeof cut);
+        snprintf(name, sizeof name, "%s", cut);
+        snprintf(left[4], sizeof left[4], "%s", name);
+    }
     const char *l = left[k];
     if (k == 0) {
         put(&pn, roles[R_TITLE], "pipeplan");

@@ -107,4 +107,13 @@ expect_screen slow "79 columns: period and iteration apart" \
 keys slow q
 expect_screen slow "quits" "^EXITED:0$"
 
+# ---- a name longer than the title's room ends in an ellipsis ----
+sed 's/^name = .*/name = slow-huge-network-with-a-very-long-name-indeed-it-is/' \
+    "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" >"$TMP/longname.ini"
+tui_start ln 60 15 -- longname.ini "$PLAT" --work-limit 20
+expect_screen ln "60 columns: the long name cut with an ellipsis" \
+    '^slow-huge-network-with-a-very-long-name-indeed(…|\.\.\.) +ILP '
+keys ln q
+expect_screen ln "quits" "^EXITED:0$"
+
 finish
