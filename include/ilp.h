@@ -49,6 +49,10 @@ struct ilp_options {
      * earlier search's block bound, or its bound when the blocks are the
      * layers), to continue from; NAN: none. */
     double known_bound;
+    /* A lower bound already proven for the network itself (any blocks: the
+     * chain bound of an earlier search), to start from; NAN: none. It
+     * holds for the blocks too. */
+    double known_net_bound;      /* (0 or NAN: none) */
     /* The search's own trace, a line at a time (masters, judgements,
      * plans, bounds), or NULL; solver_log > 0 also asks CBC for its log
      * at that level (on standard output). */

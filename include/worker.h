@@ -20,6 +20,8 @@ struct worker_request {
     const struct plan *warm;         /* ILP: a plan to start from, or NULL */
     double known_bound;              /* ILP: a bound proven before for the same
                                       * settings and blocks (ilp.h), or NAN */
+    double known_net_bound;          /* ILP: one proven for the network (any
+                                      * blocks), or 0 or NAN (ilp.h) */
     int threads;                     /* ILP threads */
     int blocks;                      /* ILP coarsening (-1 automatic) */
     /* where the child's stdout/stderr go, with CBC's log and the ILP's

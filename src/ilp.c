@@ -2522,6 +2522,7 @@ void ilp_options_init(struct ilp_options *opt)
     opt->threads = 1;
     opt->blocks = -1;
     opt->known_bound = NAN;
+    opt->known_net_bound = NAN;
 }
 
 int ilp_default_blocks(const struct problem *pb)
@@ -3260,6 +3261,10 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     s.best_obj = INFINITY;
     s.bound = isfinite(opt->known_bound) ? opt->known_bound : -INFINITY;
     s.net_bound = problem_objective_bound(pb);
+    if (isfinite(opt->known_net_bound) && opt->known_net_bound > 0) {
+        s.net_bound = fmax(s.net_bound, opt->known_net_bound);
+        s.bound = fmax(s.bound, opt->known_net_bound);
+    }
     s.pruned_floor = INFINITY;
     s.wide = WIDE_SHARE;
     s.deadline = INFINITY;

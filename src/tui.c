@@ -177,6 +177,12 @@ static void worker_restart(struct tui *t)
     }
     if (!warm || (kept && kept->objective < warm->objective))
         warm = kept;
+    /* what a search of this problem proved for the network holds for any
+     * blocks: shown at once and given to the new search (k, K and T did
+     * not keep it) */
+    double known_net = tui_cache_net_bound(t);
+    if (isfinite(known_net) && !(ilp->bound >= known_net))
+        ilp->bound = known_net;
     if (!ilp->done) {
         names[n++] = ilp->planner;
         /* with the baselines in already, the solver starts at once */
@@ -204,6 +210,7 @@ static void worker_restart(struct tui *t)
     struct worker_request req = {
         .pb = pb, .planners = names, .nplanners = n, .time_limit = t->set.time_limit,
         .work_limit = t->opt.work_limit, .warm = warm, .known_bound = known,
+        .known_net_bound = known_net,
         .threads = t->opt.threads > 0 ? t->opt.threads : 1, .blocks = t->set.k.blocks,
         .log_path = t->opt.log_path, .min_cap = all, .baselines = base, .nbaselines = nb,
     };
@@ -238,6 +245,8 @@ static void frame_show(struct tui *t)
         const struct tui_row *r = tui_view_row(t, &updating);
         tui_trace(t, "view %s %s %s", r->planner ? r->planner : "-",
                   r->stale ? "stale" : "fresh", tui_settled(t) ? "settled" : "updating");
+        bool ilp;
+        tui_trace(t, "bound %.17g", tui_objective_bound(t, &ilp));
     }
     if (t->shown_gen != t->gen) {
         for (int i = 0; i < t->nrows; i++)

@@ -213,6 +213,9 @@ const struct tui_row *tui_view_row(const struct tui *t, bool *updating);
 bool tui_settled(const struct tui *t);
 /* The solver's cached result for the current setting, or NULL. */
 const struct tui_cache_entry *tui_cache_find(const struct tui *t);
+/* The best bound on the network any search of this problem proved (its
+ * blocks whatever they were), or NAN. */
+double tui_cache_net_bound(const struct tui *t);
 /* Put a cached result in the solver row (done when it was proven). */
 void tui_row_from_cache(struct tui *t, const struct tui_cache_entry *e);
 /* Remember the solver row's result for the current setting. */

@@ -975,6 +975,18 @@ static int cache_index(const struct tui *t)
     return -1;
 }
 
+double tui_cache_net_bound(const struct tui *t)
+{
+    double best = NAN;
+    for (int i = 0; i < t->ncache; i++) {
+        const struct tui_cache_entry *e = t->cache[i];
+        if (e->data_gen == t->data_gen && isfinite(e->bound) &&
+            setting_same_problem(t, &e->set, &t->set) && !(e->bound <= best))
+            best = e->bound;
+    }
+    return best;
+}
+
 const struct tui_cache_entry *tui_cache_find(const struct tui *t)
 {
     int i = cache_index(t);

@@ -274,6 +274,7 @@ static void child_run(int fd, const struct worker_request *req)
             opt.blocks = req->blocks;
             opt.warm = req->warm;
             opt.known_bound = req->known_bound;
+            opt.known_net_bound = req->known_net_bound;
             opt.baselines = base;
             opt.nbaselines = nb;
             opt.on_progress = child_progress;

@@ -1821,6 +1821,34 @@ static void work_limit_is_deterministic(void **state)
     }
 }
 
+/* A bound an earlier search proved for the network (the explorer's, for
+ * other blocks) is where the next one's starts: reported at least, and 0
+ * means none (a request's zero-filled field). */
+static void known_net_bound_is_taken(void **state)
+{
+    (void)state;
+    struct problem *pb = load_real("resnet50", LAYOUT_ANY);
+    struct planner_result r[3];
+    double known[3] = { NAN, 0, 0 };
+    for (int run = 0; run < 3; run++) {
+        struct ilp_options opt;
+        ilp_options_init(&opt);
+        opt.work_limit = 10;
+        opt.blocks = 6;
+        if (run == 2)
+            known[2] = 0.5 * (r[0].bound + r[0].plan->objective);
+        opt.known_net_bound = known[run];
+        assert_int_equal(ilp_solve(pb, &opt, &r[run], NULL), 0);
+        fx_track_result(&r[run]);
+        assert_non_null(r[run].plan);
+    }
+    assert_true(r[0].bound < r[0].plan->objective);
+    assert_true(r[1].bound == r[0].bound);
+    assert_true(r[2].bound >= known[2]);
+    assert_true(r[2].bound > r[0].bound);
+    fx_problem_free(pb);
+}
+
 /* vgg16 on a DGX-1, 8 blocks: the stages' plan meets the chain bound,
  * which holds for the network, so the search ends there: optimal, with no
  * local search, enumeration of allocations, master or relaxation (the
@@ -2182,6 +2210,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mip_model_goes_in_whole),
+        cmocka_unit_test(known_net_bound_is_taken),
         FX_TEST(relaxation_masters_end_under_a_work_limit),
         FX_TEST(enumeration_never_beats_ilp),
         FX_TEST(network_bound_never_above_layer_optimum),

@@ -227,6 +227,18 @@ else
     not_ok "B: the ILP solved again"; grep '^replan ' "$TMP/blk.trace"
 fi
 keys blk q
+# ---- a bound proven for the network holds for any blocks: after k no
+# frame shows less (each frame's bound is in the trace) ----
+tui_start kb 100 30 "PIPEPLAN_TRACE=$TMP/kb.trace" -- --work-limit 60
+expect_screen kb "the ILP ends" "^ILP 12 blocks \(auto\), limit work 60: (stopped at the limit after|optimal for 12 blocks in)"
+before=$(grep '^bound ' "$TMP/kb.trace" | tail -n 1 | cut -d' ' -f2)
+keys kb k
+expect_screen kb "k: fewer blocks, the ILP ends" "^ILP [0-9]+ blocks, limit work 60: (stopped at the limit after|optimal for [0-9]+ blocks in)"
+keys kb q
+expect_screen kb "quits" "^EXITED:0$"
+low=$(awk -v b="$before" '$1 == "key" && $3 == 107 { k = 1 } k && $1 == "bound" && $2 < b { n++ } END { print n + 0 }' "$TMP/kb.trace")
+if [ -n "$before" ] && [ "$low" -eq 0 ]; then ok "k: no frame's bound below the network's $before ms"
+else not_ok "k: $low frames with a bound below $before ms"; fi
 tui_start warm 100 30 "PIPEPLAN_TRACE=$TMP/warm.trace" -- --work-limit 30
 expect_screen warm "work limit: the ILP stops" "^ILP .*stopped at the limit" "best $TIME"
 keys warm T
