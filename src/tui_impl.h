@@ -180,6 +180,7 @@ struct tui_cache_entry {
     enum plan_status status;     /* final status, or PLAN_RUNNING when cut short */
     double bound, block_bound, seconds;
     int nblocks;                 /* elements the bound holds for */
+    double limit;                /* the longest time limit its searches had */
 };
 
 /* ---- tui_state.c ---- */

@@ -1015,6 +1015,7 @@ void tui_cache_store(struct tui *t)
         }
         e->data_gen = t->data_gen;
         e->blocks = tui_blocks(t);
+        e->limit = t->set.time_limit;
         e->status = PLAN_RUNNING;
         e->bound = e->block_bound = NAN;
         if (t->ncache == TUI_CACHE_MAX) {
@@ -1042,6 +1043,8 @@ void tui_cache_store(struct tui *t)
         e->nblocks = r->blocks;
     if (r->done && !status_proven(e->status))
         e->status = r->status == PLAN_ERROR ? PLAN_RUNNING : r->status;
+    if (r->done && r->status != PLAN_ERROR)
+        e->limit = fmax(e->limit, t->set.time_limit);
     e->seconds = r->seconds;
 }
 
@@ -1057,7 +1060,11 @@ void tui_row_from_cache(struct tui *t, const struct tui_cache_entry *e)
     r->blocks = e->nblocks;
     r->seconds = e->seconds;
     r->believed_fit = pl ? pl->fits : false;
-    r->done = status_proven(e->status);
+    /* optimal for the blocks only: a longer limit (T) may still find a
+     * better plan or bound for the network, past the blocks */
+    r->done = status_proven(e->status) &&
+              !(e->status == PLAN_BLOCK_OPTIMAL && t->opt.work_limit <= 0 &&
+                t->set.time_limit > e->limit);
     r->status = r->done ? e->status : PLAN_FEASIBLE;
     r->kept = false;
     r->started = false;

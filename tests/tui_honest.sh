@@ -227,6 +227,23 @@ else
     not_ok "B: the ILP solved again"; grep '^replan ' "$TMP/blk.trace"
 fi
 keys blk q
+# ---- T after "optimal for 2 blocks": a longer limit searches again
+# (that proof is for the blocks only; the network's search goes on) ----
+tui_start tl 80 24 "PIPEPLAN_TRACE=$TMP/tl.trace" -- "$D"/networks/gnmt.ini --blocks 2 --time-limit 1
+expect_screen tl "1 s: the ILP ends" "^ILP .*(optimal for 2 blocks in|stopped at the limit after)"
+if grep -q "optimal for 2 blocks in" "$TMP/last"; then
+    keys tl T
+    expect_screen tl "T: a longer limit, the ILP ends again" "limit 5 s: (optimal for 2 blocks in|stopped)"
+    if [ "$(grep -c '^replan .* ilp' "$TMP/tl.trace")" -eq 2 ]; then
+        ok "T after optimal for the blocks: searched again"
+    else
+        not_ok "T after optimal for the blocks: not searched again"; grep '^replan ' "$TMP/tl.trace"
+    fi
+else
+    ok "# SKIP the 1 s search did not prove the blocks (a loaded machine)"
+fi
+keys tl q
+expect_screen tl "quits" "^EXITED:0$"
 # ---- a bound proven for the network holds for any blocks: after k no
 # frame shows less (each frame's bound is in the trace) ----
 tui_start kb 100 30 "PIPEPLAN_TRACE=$TMP/kb.trace" -- --work-limit 60
