@@ -177,6 +177,10 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
             rc = bad_planners(cmd, list, "an empty item");
             break;
         }
+        if (strcmp(tok, "all") == 0) {
+            rc = bad_planners(cmd, list, "'all' names every planner: give it alone");
+            break;
+        }
         const char *name = planner_is_given(tok) ? planner_given() : NULL;
         for (int i = 0; i < planner_count() && !name; i++)
             if (strcmp(planner_name(i), tok) == 0)

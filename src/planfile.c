@@ -239,13 +239,14 @@ static int key_value(struct reader *r, char *key, char *v)
     }
     int i = r->layer;
     switch (k) {
-    case 0:
-        if (parse_count(r, key, v, &n) < 0)
-            return -1;
-        if (n >= pb->P)
-            return fail(r, "gpu = %ld (expected 0 to %d)", n, pb->P - 1);
+    case 0: {
+        char why[128];
+        /* the GPUs being planned, not any count: 4294967296 is out of them */
+        if (units_parse_count(v, 0, pb->P - 1, &n, why, sizeof why) < 0)
+            return fail(r, "bad gpu '%s': %s", v, why);
         r->pl->gpu[i] = (int)n;
         return 0;
+    }
     case 1:
         if (parse_ms(r, key, v, &ms) < 0)
             return -1;

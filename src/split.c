@@ -717,6 +717,12 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
                 p = next_arg(p, val, size, &bad);
                 from = p ? val : "";
             }
+            if (!*from && !bad) {
+                snprintf(err, errlen, "--pipeline-model-parallel-layout has no value (expected "
+                         "a layout, e.g. \"Et*8|t*8L\")");
+                rc = -1;
+                break;
+            }
             free(layout);
             layout = strdup(from);
             if (!layout) {
@@ -1118,7 +1124,9 @@ int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err,
         const char *rest = spec + sizeof prefix - 1;
         while (isspace((unsigned char)*rest))
             rest++;
-        if (rest[0] == '-' && rest[1] == '-')
+        /* arguments as a shell would quote them too: '--flag' VALUE */
+        const char *arg = rest[0] == '\'' || rest[0] == '"' ? rest + 1 : rest;
+        if (arg[0] == '-' && arg[1] == '-')
             return megatron_args(rest, pb, gpu, err, errlen);
         return split_megatron_parse(spec + sizeof prefix - 1, pb->names, pb->L, pb->P, gpu,
                                     err, errlen);

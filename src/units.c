@@ -264,6 +264,10 @@ int units_parse_count(const char *text, long min, long max, long *value,
             v = v * 10 + (*p - '0');
     }
     p = skip_blank(p);
+    if (*p == '.' || *p == ',') {
+        set_err(err, errlen, "not a whole number");
+        return -1;
+    }
     if (*p != '\0') {
         set_err(err, errlen, "not a whole number (a bare count takes no unit)");
         return -1;

@@ -174,7 +174,7 @@ expect_status 2 "unknown planner"
 expect_stdout_empty "unknown planner"
 # a list as the other list options read it: no empty list or item, no name twice
 for bad in "|an empty list" ",|an empty item" "dp,|an empty item" "dp,,time|an empty item" \
-           "dp,dp|'dp' given twice"; do
+           "dp,dp|'dp' given twice" "all,dp|'all' names every planner: give it alone"; do
     run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --planner "${bad%%|*}"
     expect_status 2 "--planner '${bad%%|*}'"
     expect_stderr "pipeplan: bad --planner '${bad%%|*}': ${bad#*|} (expected NAME[,NAME...] or all)" \

@@ -251,6 +251,10 @@ static void test_megatron_args(void **state)
     expect_args_error(pb, "megatron:--decoder-first-pipeline-num-layers 0 "
                       "--decoder-last-pipeline-num-layers 2", "--decoder-first-pipeline-num-"
                       "layers '0' (expected a whole number from 1 to 1000000)");
+    expect_args_error(pb, "megatron:--pipeline-model-parallel-layout", "--pipeline-model-"
+                      "parallel-layout has no value (expected a layout, e.g. \"Et*8|t*8L\")");
+    /* the flag quoted as a shell passes it */
+    expect_args(pb, "megatron:'--pipeline-model-parallel-layout' 'Et*2|t*2|t*2|t*2L'", even);
     expect_args_error(pb, "megatron:--num-virtual-stages-per-pipeline-rank 2 "
                       "--num-layers-per-virtual-pipeline-stage 1", "--num-virtual-stages-per-"
                       "pipeline-rank with --num-layers-per-virtual-pipeline-stage (expected one "
@@ -627,7 +631,10 @@ static void test_planfile_round_trip(void **state)
           "gpt-test, the network being planned)" },
         { "[layer layers.0]", "[layer layers.9]", "a.plan:20: [layer layers.9] (expected [layer "
           "layers.0], layer 1 of gpt-test)" },
-        { "gpu = 1", "gpu = 7", "a.plan:26: gpu = 7 (expected 0 to 3)" },
+        { "gpu = 1", "gpu = 7", "a.plan:26: bad gpu '7': out of range (expected 0 to 3)" },
+        { "gpu = 1", "gpu = 4294967296", "a.plan:26: bad gpu '4294967296': out of range "
+          "(expected 0 to 3)" },
+        { "gpu = 1", "gpu = 1.5", "a.plan:26: bad gpu '1.5': not a whole number" },
         { "period = ", "periods = ", "a.plan:13: unknown key 'periods' in [plan] (expected "
           "network, layers, gpus or period)" },
         { "forward_start = 0ms", "forward_start = 0", "a.plan:17: bad forward_start '0' "

@@ -141,7 +141,9 @@ static void test_counts_are_bare_and_in_range(void **state)
                                        sizeof err), -1);
     assert_string_equal(err, "out of range (expected 1 to 64)");
     assert_int_equal(units_parse_count("8GPUs", 1, 64, &v, err, sizeof err), -1);
+    assert_string_equal(err, "not a whole number (a bare count takes no unit)");
     assert_int_equal(units_parse_count("2.5", 1, 64, &v, err, sizeof err), -1);
+    assert_string_equal(err, "not a whole number");
     assert_int_equal(units_parse_count("-1", 1, 64, &v, err, sizeof err), -1);
     assert_string_equal(err, "negative value");
 }
