@@ -71,7 +71,8 @@ static void export_commit(struct tui *t, bool force)
     tui_path_expand(t->input, path, sizeof path);
     if (!force) {
         struct stat st;
-        if (lstat(path, &st) == 0) {
+        /* a directory is refused below, not offered to be overwritten */
+        if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode)) {
             t->mode = MODE_CONFIRM;
             curs_set(0);
             t->dirty = true;

@@ -1162,9 +1162,13 @@ int tui_export_format(struct tui *t, const struct export_format *f)
         name[n++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
                            (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ? *p : '_');
     name[n] = '\0';
-    t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s-%dgpu-%s.%s",
+    /* the format named where its extension is another's too (csv and
+     * torch-schedule, deepspeed and torch) */
+    bool named = strcmp(f->name, f->ext) != 0;
+    t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s-%dgpu-%s%s%s.%s",
                                     n ? name : "plan", t->export_pb->P,
-                                    t->export_res.planner, f->ext);
+                                    t->export_res.planner, named ? "-" : "",
+                                    named ? f->name : "", f->ext);
     return 0;
 }
 

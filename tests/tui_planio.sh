@@ -72,6 +72,20 @@ expect_screen sp "e: exported" "exported the plan \(your split\) as csv to "
 if wait_file "$TMP/plan.csv" && head -1 "$TMP/plan.csv" | grep -q '^index,name,gpu,stage,' &&
    [ "$(wc -l <"$TMP/plan.csv")" -eq "$(($(jq '.problem.layers' "$TMP/user.json") + 1))" ]; then
     ok "e csv: one row per layer"; else not_ok "e csv"; fi
+# a name of its own for each format (csv and torch-schedule are both .csv)
+keys sp e
+keys sp 8
+expect_screen sp "8: torch-schedule, a name of its own" "Export your split \(torch-schedule\) to: .*-user-torch-schedule\.csv"
+keys sp Escape
+# a directory is refused at once, not offered to be overwritten
+keys sp e
+keys sp 2
+keys sp C-u
+keys_literal sp "$TMP"
+keys sp Enter
+expect_screen sp "e to a directory: refused, no question" "a directory \(expected a file name\)"
+if grep -q "Overwrite it" "$TMP/last"; then not_ok "e to a directory: asked to overwrite"; else
+    ok "e to a directory: not asked to overwrite"; fi
 keys sp e
 keys sp 5
 expect_screen sp "megatron on a network that is no transformer: says why" "cannot write plan your split as megatron: Megatron's layout needs a transformer"
