@@ -141,7 +141,8 @@ static void runtime_note(FILE *out, const struct export_input *in, const char *r
 /* v == 1: the ranks that hold no layer; Megatron still passes every
  * micro-batch through them, a cost the plan does not have. Say so, with
  * the same split on the ranks that hold layers. */
-static void megatron_idle(FILE *out, const struct split_megatron *m, const struct plan *pl, int P)
+static void megatron_idle(FILE *out, const struct split_megatron *m, const struct plan *pl, int P,
+                          long tp)
 {
     int idle = 0;
     for (int r = 0; r < P; r++) {
@@ -168,7 +169,10 @@ static void megatron_idle(FILE *out, const struct split_megatron *m, const struc
         }
         p += n + (p[n] == '|');
     }
-    fputs("\"\n", out);
+    fputs("\"", out);
+    if (tp > 1)
+        fprintf(out, " --tensor-model-parallel-size %ld", tp);
+    fputs("\n", out);
 }
 
 /* The same split in the arguments Megatron had before the layout, when
@@ -177,7 +181,7 @@ static void megatron_idle(FILE *out, const struct split_megatron *m, const struc
  * --decoder-first/last-pipeline-num-layers leave to them). gpu is the
  * plan's, a transformer network's (E, t..., norm, output). */
 static void megatron_uneven(FILE *out, const struct split_megatron *m, const int *gpu, int L,
-                            int P)
+                            int P, long tp)
 {
     if (P < 2)
         return;
@@ -189,10 +193,14 @@ static void megatron_uneven(FILE *out, const struct split_megatron *m, const int
     bool ok = true;
     for (int r = 0; r < P; r++)
         ok = ok && count[r] > 0 && (r == 0 || r == P - 1 || count[r] == count[1]);
-    if (ok)
+    if (ok) {
         fprintf(out, "# the same split in the arguments of Megatron before the layout: "
                 "--pipeline-model-parallel-size %d --decoder-first-pipeline-num-layers %d "
-                "--decoder-last-pipeline-num-layers %d\n", P, count[0], count[P - 1]);
+                "--decoder-last-pipeline-num-layers %d", P, count[0], count[P - 1]);
+        if (tp > 1)
+            fprintf(out, " --tensor-model-parallel-size %ld", tp);
+        fputs("\n", out);
+    }
     free(count);
 }
 
@@ -234,8 +242,8 @@ static int write_megatron(FILE *out, const struct export_input *in)
                     fewest == 1 ? "" : "es", want);
     }
     if (m.virtual_stages == 1) {
-        megatron_idle(out, &m, pl, pb->P);
-        megatron_uneven(out, &m, pl->gpu, pb->L, pb->P);
+        megatron_idle(out, &m, pl, pb->P, in->tensor_parallel);
+        megatron_uneven(out, &m, pl->gpu, pb->L, pb->P, in->tensor_parallel);
     }
     runtime_note(out, in, "Megatron");
     fprintf(out, "--pipeline-model-parallel-size %d --pipeline-model-parallel-layout \"%s\"",

@@ -159,6 +159,17 @@ run solve gpt.ini four.ini --planner user --format megatron --split \
     'megatron:--decoder-first-pipeline-num-layers 1 --decoder-last-pipeline-num-layers 3'
 expect_stdout_has "# the same split in the arguments of Megatron before the layout: --pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 1 --decoder-last-pipeline-num-layers 3" \
     "megatron export: the same split in first/last stage arguments"
+# a tensor-parallel network: the comment's arguments carry its size too,
+# and read back as the same split
+run solve "$PIPEPLAN_SRCDIR/data/networks/llama3-70b.ini" "$PIPEPLAN_SRCDIR/data/platforms/dgx-h100.ini" \
+    --planner user --format megatron --split \
+    'megatron:--decoder-first-pipeline-num-layers 8 --decoder-last-pipeline-num-layers 6'
+expect_stdout_has "# the same split in the arguments of Megatron before the layout: --pipeline-model-parallel-size 8 --decoder-first-pipeline-num-layers 8 --decoder-last-pipeline-num-layers 6 --tensor-model-parallel-size 8" \
+    "megatron export, TP8: the first/last stage arguments with the tensor size"
+tpargs=$(sed -n 's/^# the same split in the arguments of Megatron before the layout: //p' "$TMP/out")
+run solve "$PIPEPLAN_SRCDIR/data/networks/llama3-70b.ini" "$PIPEPLAN_SRCDIR/data/platforms/dgx-h100.ini" \
+    --planner user --format megatron --split "megatron:$tpargs"
+expect_status 0 "megatron, TP8: the comment's arguments read back"
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format megatron
 expect_stdout_has '"Et|t|t|t|t|t|t|tL"' "megatron: virtual stages written back"
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format deepspeed
