@@ -971,8 +971,10 @@ static size_t utf8_put(unsigned long u, char *out)
 }
 
 /* The text of a Python or TOML string [s, end) with its escapes undone
- * (\\ \" \' \n \t \r \xNN \uNNNN \UNNNNNNNN; others stay as written)
- * into out (cut to fit len, NUL-terminated); its length. */
+ * (\\ \" \' \n \t \r \xNN \uNNNN \UNNNNNNNN, each a code point written
+ * in UTF-8 as Python means it: "caf\xe9" is "café"; others, and a NUL
+ * that would end the name, stay as written) into out (cut to fit len,
+ * NUL-terminated); its length. */
 static size_t unquote(const char *s, const char *end, char *out, size_t len)
 {
     size_t n = 0;
@@ -989,11 +991,8 @@ static size_t unquote(const char *s, const char *end, char *out, size_t len)
             for (; k < hex && isxdigit((unsigned char)s[2 + k]); k++)
                 u = u * 16 + (unsigned long)(isdigit((unsigned char)s[2 + k]) ? s[2 + k] - '0'
                                              : (tolower((unsigned char)s[2 + k]) - 'a' + 10));
-            if (k == hex && u <= 0x10ffff) {
-                if (e == 'x')
-                    out[n++] = (char)u;
-                else
-                    n += utf8_put(u, out + n);
+            if (k == hex && u <= 0x10ffff && u != 0) {
+                n += utf8_put(u, out + n);
                 s += 2 + hex;
                 continue;
             }

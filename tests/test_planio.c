@@ -556,6 +556,12 @@ static void test_torchtitan_parse(void **state)
     const int odd[3] = { 0, 1, 1 };
     expect_args(pb, "torchtitan:[[\"q\\\"uo'te\"], ['b\\\\s', \"t\\u0009ab\\u00e9\"]]", odd);
     expect_args(pb, "torchtitan:[['q\"uo\\'te'], [\"b\\\\s\", 't\\x09ab\xc3\xa9']]", odd);
+    /* \xe9 is the code point U+00E9, as Python reads it, not the byte */
+    expect_args(pb, "torchtitan:[['q\"uo\\'te'], [\"b\\\\s\", 't\\x09ab\\xe9']]", odd);
+    /* a NUL would end the name: it stays as written, and names no layer */
+    expect_args_error(pb, "torchtitan:[['q\"uo\\'te\\u0000'], ['b\\\\s', 't\\tab\\xe9']]",
+                      "'q\"uo'te\\u0000' in part 0 is no layer of the network (expected its "
+                      "layers' names, e.g. 'q\"uo'te')");
     problem_free(pb);
 }
 
