@@ -45,6 +45,11 @@ int torch_export_schedule(FILE *out, const struct problem *pb, const struct plan
 int torch_schedule_validate(const char *csv, int nstages, int nranks, int m,
                             char *err, size_t errlen);
 
+/* The first cell of a schedule CSV that does not read as an action (or
+ * is quoted), named by its rank and column as torch_schedule_validate()
+ * names it: -1 with err; 0 when every cell reads or is empty. */
+int torch_schedule_cells(const char *csv, char *err, size_t errlen);
+
 /* The stages, ranks (rows) and micro-batches a schedule CSV implies, for
  * checking a file on its own, and the cells that read as actions (a
  * complete schedule has 2 x stages x micro-batches). Returns 0, or -1 when

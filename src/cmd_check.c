@@ -164,6 +164,10 @@ static int check_text(const char *text, const char *label, struct checked *c)
         if (!rows) {
             text_eprintf("pipeplan: out of memory\n");
             rc = -1;
+        } else if (torch_schedule_cells(rows, err, sizeof err) < 0) {
+            /* a cell that does not read, before the count it would upset */
+            text_eprintf("%s: %s\n", label, err);
+            rc = -1;
         } else if (torch_schedule_shape(rows, &c->stages, &c->ranks, &c->m, &actions) < 0) {
             schedule_no_action(rows, label);
             rc = -1;

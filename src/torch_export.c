@@ -712,24 +712,51 @@ static bool read_num(const char **p, const char *end, int *v)
     return true;
 }
 
-/* One cell [b, e), spaces around it allowed as Python's str.strip() does. */
+/* One cell [*b, *e), spaces around it allowed as Python's str.strip()
+ * does (*b, *e trimmed): 1 with its stage, kind and micro-batch, 0 when
+ * empty, -1 when it does not read as an action. */
+static int cell_read(const char **b, const char **e, int *s, int *kind, int *j)
+{
+    while (*b < *e && is_space(**b))
+        (*b)++;
+    while (*e > *b && is_space((*e)[-1]))
+        (*e)--;
+    if (*b == *e)
+        return 0;
+    const char *p = *b;
+    if (!read_num(&p, *e, s) || p == *e || (*p != 'F' && *p != 'B'))
+        return -1;
+    *kind = *p++ == 'F' ? ACT_F : ACT_B;
+    if (!read_num(&p, *e, j) || p != *e)
+        return -1;
+    return 1;
+}
+
+static int cell_unreadable(int rank, int col, const char *b, const char *e, char *err,
+                           size_t errlen)
+{
+    int len = (int)(e - b) > 40 ? 40 : (int)(e - b);
+    return fail(err, errlen, "rank %d, column %d: cannot read \"%.*s\" (expected stage, F "
+                "or B, micro-batch, e.g. 2F0)", rank, col, len, b);
+}
+
+static int cell_quoted(int rank, int col, char *err, size_t errlen)
+{
+    return fail(err, errlen, "rank %d, column %d: quoted cells are not read (expected stage, "
+                "F or B, micro-batch, e.g. 2F0)", rank, col);
+}
+
+/* One cell [b, e) into the check. */
 static int check_cell(struct check *c, int rank, int col, const char *b, const char *e,
                       char *err, size_t errlen)
 {
-    while (b < e && is_space(*b))
-        b++;
-    while (e > b && is_space(e[-1]))
-        e--;
-    if (b == e)
-        return 0;
-    int len = (int)(e - b) > 40 ? 40 : (int)(e - b);
-    const char *p = b;
     int s, j, kind;
-    if (!read_num(&p, e, &s) || p == e || (*p != 'F' && *p != 'B'))
-        goto syntax;
-    kind = *p++ == 'F' ? ACT_F : ACT_B;
-    if (!read_num(&p, e, &j) || p != e)
-        goto syntax;
+    int r = cell_read(&b, &e, &s, &kind, &j);
+    if (r == 0)
+        return 0;
+    if (r < 0)
+        return cell_unreadable(rank, col, b, e, err, errlen);
+    int len = (int)(e - b) > 40 ? 40 : (int)(e - b);
     if (s >= c->S)
         return fail(err, errlen, "rank %d, column %d: %.*s names stage %d, there are %d "
                     "(0..%d)", rank, col, len, b, s, c->S, c->S - 1);
@@ -748,9 +775,6 @@ static int check_cell(struct check *c, int rank, int col, const char *b, const c
     c->acts[c->nacts] = id;
     c->cols[c->nacts++] = col;
     return 0;
-syntax:
-    return fail(err, errlen, "rank %d, column %d: cannot read \"%.*s\" (expected stage, F "
-                "or B, micro-batch, e.g. 2F0)", rank, col, len, b);
 }
 
 static int check_rows(struct check *c, const char *csv, char *err, size_t errlen)
@@ -769,8 +793,7 @@ static int check_rows(struct check *c, const char *csv, char *err, size_t errlen
             const char *comma = memchr(b, ',', (size_t)(line_end - b));
             const char *e = comma ? comma : line_end;
             if (memchr(b, '"', (size_t)(e - b)))
-                return fail(err, errlen, "rank %d, column %d: quoted cells are not read "
-                            "(expected stage, F or B, micro-batch, e.g. 2F0)", rank, col);
+                return cell_quoted(rank, col, err, errlen);
             if (check_cell(c, rank, col, b, e, err, errlen) < 0)
                 return -1;
             if (!comma)
@@ -905,6 +928,30 @@ int torch_schedule_validate(const char *csv, int nstages, int nranks, int m,
 
 /* The counts a schedule CSV implies: its rows, and one more than the
  * largest stage and micro-batch among the cells that read as actions. */
+int torch_schedule_cells(const char *csv, char *err, size_t errlen)
+{
+    int rank = 0;
+    for (const char *p = csv; *p; rank++) {
+        const char *eol = strchr(p, '\n');
+        const char *end = eol ? eol : p + strlen(p);
+        const char *line_end = end > p && end[-1] == '\r' ? end - 1 : end;
+        int col = 0;
+        for (const char *b = p, *comma;; b = comma + 1, col++) {
+            comma = memchr(b, ',', (size_t)(line_end - b));
+            const char *e = comma ? comma : line_end, *cb = b, *ce = e;
+            int s, kind, j;
+            if (memchr(b, '"', (size_t)(e - b)))
+                return cell_quoted(rank, col, err, errlen);
+            if (cell_read(&cb, &ce, &s, &kind, &j) < 0)
+                return cell_unreadable(rank, col, cb, ce, err, errlen);
+            if (!comma)
+                break;
+        }
+        p = eol ? eol + 1 : end;
+    }
+    return 0;
+}
+
 int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m, long *actions)
 {
     long S = 0, R = 0, M = 0, A = 0;

@@ -332,6 +332,16 @@ run check huge.csv
 expect_status 2 "check: no cell reads as an action"
 expect_stderr 'huge.csv: rank 0, column 0: cannot read "4294967296F0" (expected stage, F or B, micro-batch, e.g. 2F0)' \
     "check: the first cell that does not read, by rank and column"
+# a cell that does not read is named before the count it upsets
+printf '0F99999999999999999999,0B0\n1F0,1B0\n' >cell.csv
+run check cell.csv
+expect_status 2 "check: an unreadable cell among readable ones"
+expect_stderr 'cell.csv: rank 0, column 0: cannot read "0F99999999999999999999" (expected stage, F or B, micro-batch, e.g. 2F0)' \
+    "check: the unreadable cell named, not a count of actions"
+printf '0F0,0B0\n1F0,"1B0"\n' >quoted.csv
+run check quoted.csv
+expect_stderr 'quoted.csv: rank 1, column 1: quoted cells are not read (expected stage, F or B, micro-batch, e.g. 2F0)' \
+    "check: a quoted cell named, not a count of actions"
 printf '\n\n' >blank.csv
 run check blank.csv
 expect_stderr "blank.csv:1: no action in the schedule (expected rows of cells such as 0F0 or 1B3, one row per rank)" \
