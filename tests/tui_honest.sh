@@ -207,12 +207,17 @@ expect_screen blk "b: solved again for 7 micro-batches" "micro-batches 7" "^ILP 
 keys blk u
 expect_screen blk "u: the earlier ILP result on screen (best $best)" "micro-batches 8" \
     "^ILP .*optimal for 2 blocks in" "best $best"
-last=$(grep '^replan ' "$TMP/blk.trace" | tail -n 1)
-if [ "$(grep -c '^replan ' "$TMP/blk.trace")" -eq 3 ] && [ -n "$last" ] && [ "${last% ilp*}" = "$last" ]; then
-    ok "u: the ILP not solved again (re-plan without it: $last)"
-else
-    not_ok "u: the ILP solved again"; grep '^replan ' "$TMP/blk.trace"
-fi
+# not_again KEY N: the trace has N re-plans, the last one without the ILP
+not_again() {
+    _last=$(grep '^replan ' "$TMP/blk.trace" | tail -n 1)
+    if [ "$(grep -c '^replan ' "$TMP/blk.trace")" -eq "$2" ] && [ -n "$_last" ] &&
+       [ "${_last% ilp*}" = "$_last" ]; then
+        ok "$1: the ILP not solved again (re-plan without it: $_last)"
+    else
+        not_ok "$1: the ILP solved again"; grep '^replan ' "$TMP/blk.trace"
+    fi
+}
+not_again u 3
 # the opposite key gives the same problem: b then B types 8 micro-batches,
 # which are the platform's 8, so the ILP's result is kept there too
 keys blk b
@@ -220,12 +225,7 @@ expect_screen blk "b again: 7 micro-batches" "micro-batches 7" "^ILP .*optimal f
 keys blk B
 expect_screen blk "B: 8 micro-batches typed, the earlier result (best $best)" "micro-batches 8" \
     "^ILP .*optimal for 2 blocks in" "best $best"
-last=$(grep '^replan ' "$TMP/blk.trace" | tail -n 1)
-if [ "$(grep -c '^replan ' "$TMP/blk.trace")" -eq 5 ] && [ -n "$last" ] && [ "${last% ilp*}" = "$last" ]; then
-    ok "B: the ILP not solved again (re-plan without it: $last)"
-else
-    not_ok "B: the ILP solved again"; grep '^replan ' "$TMP/blk.trace"
-fi
+not_again B 5
 keys blk q
 # ---- T after "optimal for 2 blocks": a longer limit searches again
 # (that proof is for the blocks only; the network's search goes on) ----
