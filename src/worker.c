@@ -420,11 +420,18 @@ struct worker *worker_start(const struct worker_request *req, char *err, size_t 
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
             _exit(0);
-        /* The parent's handlers (terminal restore) are not ours. */
-        static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGABRT, SIGBUS,
+        /* The parent's handlers (terminal restore) are not ours. The
+         * terminal's own signals (Ctrl-C, a closed terminal, sent to the
+         * whole process group) are the parent's to act on: it kills us,
+         * or dies and the death signal above does; dying of them here
+         * mid-solve would only race it (and under valgrind report the
+         * solve's memory in flight as lost). */
+        static const int sigs[] = { SIGTERM, SIGSEGV, SIGABRT, SIGBUS,
                                     SIGFPE, SIGWINCH, SIGPIPE, SIGCHLD };
         for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
             signal(sigs[i], SIG_DFL);
+        signal(SIGINT, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
         close(fds[0]);
         /* the parent's bookkeeping of the child, not the child's */
         problem_free(w->pb);
