@@ -44,17 +44,12 @@ static char *schedule_rows(const char *text)
     return rows;
 }
 
-/* A schedule whose cells give no stage count: the first cell that does not
- * read as an action, named by its rank and column (the validator on one
- * stage says so first), or the file has none at all. */
-static void schedule_no_action(const char *rows, const char *label)
+/* A schedule with no action at all (a cell that does not read is named
+ * before this, by torch_schedule_cells). */
+static void schedule_no_action(const char *label)
 {
-    char err[SPEC_ERR_LEN];
-    if (torch_schedule_validate(rows, 1, 1, 1, err, sizeof err) < 0 && strstr(err, "cannot read"))
-        text_eprintf("%s: %s\n", label, err);
-    else
-        text_eprintf("%s:1: no action in the schedule (expected rows of cells such as "
-                     "0F0 or 1B3, one row per rank)\n", label);
+    text_eprintf("%s:1: no action in the schedule (expected rows of cells such as "
+                 "0F0 or 1B3, one row per rank)\n", label);
 }
 
 /* The first section header decides what a file is. */
@@ -169,7 +164,7 @@ static int check_text(const char *text, const char *label, struct checked *c)
             text_eprintf("%s: %s\n", label, err);
             rc = -1;
         } else if (torch_schedule_shape(rows, &c->stages, &c->ranks, &c->m, &actions) < 0) {
-            schedule_no_action(rows, label);
+            schedule_no_action(label);
             rc = -1;
         } else if ((double)2 * c->stages * c->m > (double)actions) {
             /* say so before the check sizes its tables by the largest

@@ -926,8 +926,6 @@ int torch_schedule_validate(const char *csv, int nstages, int nranks, int m,
     return rc;
 }
 
-/* The counts a schedule CSV implies: its rows, and one more than the
- * largest stage and micro-batch among the cells that read as actions. */
 int torch_schedule_cells(const char *csv, char *err, size_t errlen)
 {
     int rank = 0;
@@ -952,6 +950,8 @@ int torch_schedule_cells(const char *csv, char *err, size_t errlen)
     return 0;
 }
 
+/* The counts a schedule CSV implies: its rows, and one more than the
+ * largest stage and micro-batch among the cells that read as actions. */
 int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m, long *actions)
 {
     long S = 0, R = 0, M = 0, A = 0;
