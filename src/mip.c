@@ -222,17 +222,26 @@ out:
  * Dantzig pricing, which has no such assertion, in the time that is left.
  * A second abort fails the MIP; one on a thread of CBC's own stays fatal. */
 static sigjmp_buf abort_jump;
-/* the models aborts left, kept reachable (leak checkers stay quiet) */
-static Cbc_Model *abandoned[32];
-static int nabandoned;
+/* the models aborts left, every one kept reachable: a leak checker then
+ * sees what an abort costs as in use, not as lost (each MIP may abort once,
+ * so a long search can leave many) */
+static Cbc_Model **abandoned;
+static size_t nabandoned, abandoned_cap;
 static volatile sig_atomic_t abort_armed;
 static pthread_t abort_thread;
 
 /* An aborted model: kept, never touched again. */
 static void abandon(Cbc_Model *m)
 {
-    if (nabandoned < (int)(sizeof abandoned / sizeof abandoned[0]))
-        abandoned[nabandoned++] = m;
+    if (nabandoned == abandoned_cap) {
+        size_t cap = abandoned_cap ? 2 * abandoned_cap : 32;
+        Cbc_Model **v = realloc(abandoned, cap * sizeof *v);
+        if (!v)
+            return;
+        abandoned = v;
+        abandoned_cap = cap;
+    }
+    abandoned[nabandoned++] = m;
 }
 
 static void on_abort(int sig)
