@@ -165,14 +165,7 @@ gone() {
 }
 
 # ---- explorer: the solver aborts; one line, plans kept, a knob change restarts it ----
-# (under valgrind, which follows the worker child: the deliberate abort
-# leaves the solve's memory in flight, which it would report as lost, so
-# this session's child is not checked; test_worker and the other sessions
-# check the child)
-_wrap=$PIPEPLAN_WRAP
-case $PIPEPLAN_WRAP in valgrind*) PIPEPLAN_WRAP="$PIPEPLAN_WRAP --child-silent-after-fork=yes" ;; esac
 tui_start ab 100 30 PIPEPLAN_FAULT=abort "PIPEPLAN_TRACE=$TMP/ab.trace" -- "$NET" "$PLAT" --work-limit 300
-PIPEPLAN_WRAP=$_wrap
 expect_screen ab "explorer, solver aborts: one line says why, the baselines stay" \
     "ILP \(CBC\): the solver process crashed \(Aborted, signal 6\); kept its best plan" \
     "mem-aware DP +[0-9.]+ ms" "^ILP .*error"

@@ -25,7 +25,7 @@ TM() { tmux -L "$SOCK" "$@"; }
 # per process, never onto the screen under test: finish() fails the test
 # on any of them.
 case $PIPEPLAN_WRAP in
-    valgrind*) PIPEPLAN_WRAP="$PIPEPLAN_WRAP --child-silent-after-fork=yes --log-file=$TMP/valgrind.%p" ;;
+    valgrind*) PIPEPLAN_WRAP="$PIPEPLAN_WRAP --log-file=$TMP/valgrind.%p" ;;
 esac
 
 # Before finish's count, once every explorer started has exited:
