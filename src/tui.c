@@ -243,8 +243,9 @@ static void frame_show(struct tui *t)
          * while the memory-aware planners answer (the hold) */
         bool updating;
         const struct tui_row *r = tui_view_row(t, &updating);
-        tui_trace(t, "view %s %s %s", r->planner ? r->planner : "-",
-                  r->stale ? "stale" : "fresh", tui_settled(t) ? "settled" : "updating");
+        tui_trace(t, "view %s %s %s %s", r->planner ? r->planner : "-",
+                  r->stale ? "stale" : "fresh", tui_settled(t) ? "settled" : "updating",
+                  !r->plan ? "-" : r->plan->fits ? "fits" : "nofit");
         bool ilp;
         tui_trace(t, "bound %.17g", tui_objective_bound(t, &ilp));
     }

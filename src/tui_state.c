@@ -908,12 +908,16 @@ int tui_shown_row(const struct tui *t)
     /* while the baselines come in, stay on the plan that was best, so the
      * views do not jump from row to row; not on its plan for the settings
      * before, once the hold is over (it would be shown as this setting's) */
+    int b = tui_best_row(t);
     if (t->follow && !tui_baselines_done(t)) {
         int i = row_index(t, t->follow);
-        if (i >= 0 && row_usable(&t->rows[i]) && !t->rows[i].stale)
+        /* ...but never a plan that does not fit over one that does (the
+         * row followed may be the best of a cap where nothing fitted,
+         * while the ILP's plan for this one came from the cache) */
+        if (i >= 0 && row_usable(&t->rows[i]) && !t->rows[i].stale &&
+            (t->rows[i].plan->fits || !t->rows[b].plan->fits))
             return i;
     }
-    int b = tui_best_row(t);
     return b >= 0 ? b : 0;
 }
 
