@@ -1297,13 +1297,23 @@ static void draw_details(struct tui *t, const struct layout *ly)
     }
     if (!pl || ly->ndetails < 3)
         return;
-    bool links = COLS >= 110;
     static const char *const heads[] = { "load", "send", "recv", "weights", "activ.",
                                          "buffers", "reserved", "total", "cap" };
+    /* whole columns of 10, most telling first, as many as leave "GPU" and
+     * "  layers" their room: never a figure without its unit */
+    static const int keep[] = { 0, 7, 8, 4, 3, 5, 6, 1, 2 };
+    bool shown[9] = { false };
+    int room = COLS - 3 - 8;
+    for (int k = 0; k < 9 && room >= 10; k++) {
+        if ((keep[k] == 1 || keep[k] == 2) && COLS < 110)
+            continue;
+        shown[keep[k]] = true;
+        room -= 10;
+    }
     struct pen pn = { ly->details + 1, 0, COLS };
     put(&pn, roles[R_DIM], "GPU");
     for (int c = 0; c < 9; c++) {
-        if (!links && (c == 1 || c == 2))
+        if (!shown[c])
             continue;
         pad_to(&pn, pn.x + 10 - text_cols(heads[c]));
         put(&pn, roles[R_DIM], heads[c]);
@@ -1326,7 +1336,7 @@ static void draw_details(struct tui *t, const struct layout *ly)
         double v[9] = { g->load_ms, g->send_ms, g->recv_ms, g->weights, g->activations,
                         g->buffers, g->reserved, g->total, g->cap };
         for (int c = 0; c < 9; c++) {
-            if (!links && (c == 1 || c == 2))
+            if (!shown[c])
                 continue;
             char b[32];
             if (c < 3)

@@ -131,6 +131,38 @@ else
     grep '^view \|^replan \|^result ' "$TMP/bk.trace" | uniq -c | tail -n 40
 fi
 
+# ---- the per-GPU table drops whole columns, never a unit ----
+# (a stress run: at 80 columns its header ended "layer" and two GPUs had
+# no layers; at 70 "16.0" without its unit, at 66 a lone digit of the next
+# column). Each row has a figure and a unit under every heading, then
+# its layers.
+widths="60 66 70 79 80 85 100 110"
+[ -n "$PIPEPLAN_WRAP" ] && widths="66 80"
+for w in $widths; do
+    tui_start "gt$w" "$w" 32 -- --work-limit 30
+    if wait_screen "gt$w" "^GPU +load .*layers$" && wait_screen "gt$w" "^ +3 +[0-9.]+ ms .*[0-9]$"; then
+        bad=$(awk '/^GPU +load/ { n = NF - 2; on = 1; next }
+                   on && /^ +[0-9]+ / {
+                       rows++
+                       if (NF != 2 + 2 * n) { print "fields: " $0; next }
+                       for (i = 2; i <= 2 * n; i += 2)
+                           if ($i !~ /^[0-9.]+$/ || $(i + 1) !~ /^(us|ms|s|B|KiB|MiB|GiB|TiB|PiB)$/)
+                               { print "unit: " $0; next }
+                       if ($NF !~ /^[0-9][-0-9,]*(…)?$/) print "layers: " $0
+                       next }
+                   on { on = 0 }
+                   END { if (rows != 4) print "rows: " rows }' "$TMP/last")
+        if [ -z "$bad" ]; then
+            ok "$w columns: per-GPU table, a unit under every heading, layers on every row"
+        else
+            not_ok "$w columns: per-GPU table"; printf '%s\n' "$bad"; grep -A5 "^GPU " "$TMP/last"
+        fi
+    else
+        not_ok "$w columns: no per-GPU table"; show_last
+    fi
+    keys "gt$w" q
+done
+
 # ---- 2. layout at every size ----
 # (under valgrind, slow to start, the smallest and the largest size with 4
 # and 12 GPUs stand for all: the same drawing code)
