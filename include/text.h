@@ -26,6 +26,9 @@ int text_fputs(const char *s, FILE *out);
  * start of a file; s itself when it has none. */
 const char *text_skip_bom(const char *s);
 
+/* Every line break in s, in place, a blank (a pasted text shown on one line). */
+void text_breaks_blank(char *s);
+
 /* fprintf to stderr with the result escaped by text_fputs: every message
  * may quote a file's names or values. */
 void text_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

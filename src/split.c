@@ -15,6 +15,9 @@ int split_parse_list(const char *list, int L, int P, int *gpu, char *err, size_t
     long first[4097];
     int n = 0;
     const char *p = list;
+    /* blanks (a list pasted over lines too) may surround the commas */
+    while (isspace((unsigned char)*p))
+        p++;
     if (!*p) {
         snprintf(err, errlen, "empty (expected the first layer of each stage, e.g. 0,12,24)");
         return -1;
@@ -57,14 +60,19 @@ int split_parse_list(const char *list, int L, int P, int *gpu, char *err, size_t
         }
         first[n++] = v;
         p = end;
+        while (isspace((unsigned char)*p))
+            p++;
         if (*p == '\0')
             break;
-        if (*p != ',' || p[1] == '\0') {
+        const char *comma = p;
+        if (*p == ',')
+            for (p++; isspace((unsigned char)*p); p++)
+                ;
+        if (*comma != ',' || *p == '\0') {
             snprintf(err, errlen, "'%.20s' after layer %ld (expected a comma and the next "
-                     "layer index)", p, v);
+                     "layer index)", comma, v);
             return -1;
         }
-        p++;
     }
     for (int s = 0; s < n; s++) {
         long stop = s + 1 < n ? first[s + 1] : L;

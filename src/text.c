@@ -114,3 +114,10 @@ const char *text_skip_bom(const char *s)
 {
     return strncmp(s, "\xEF\xBB\xBF", 3) == 0 ? s + 3 : s;
 }
+
+void text_breaks_blank(char *s)
+{
+    for (; *s; s++)
+        if (*s == '\n' || *s == '\r')
+            *s = ' ';
+}

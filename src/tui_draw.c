@@ -1495,8 +1495,12 @@ static void draw_status(struct tui *t, int y, int lines)
     }
     if (t->mode == MODE_PROMPT || t->mode == MODE_CONFIRM) {
         char path[sizeof t->input + 100], what[96], shown[TUI_PATH_SHOWN + 8];
+        char typed[sizeof t->input];
+        /* a pasted split's line breaks, kept for its comments, read as blanks */
+        snprintf(typed, sizeof typed, "%s", t->input);
+        text_breaks_blank(typed);
         text_clean(t->mode == MODE_CONFIRM ? tui_path_short(t->input, shown, sizeof shown)
-                                           : t->input, path, sizeof path, t->unicode);
+                                           : typed, path, sizeof path, t->unicode);
         if (t->mode == MODE_CONFIRM) {
             put(&pn, roles[R_WARN], path);
             put(&pn, roles[R_WARN], " exists. Overwrite it? (y/n)");
@@ -1970,7 +1974,7 @@ static const char *const help_text[] = {
     "#Other",
     "  e            export the plan on screen: pick a format (1 table, 2 json, 3 csv, 4 plan file, 5 megatron, 6 deepspeed, 7 torch, 8 torch schedule, as solve --format; or Enter for the highlighted one, json at first), then the file",
     "  p            load a plan file (written by e or solve --format plan) as your plan: the row \"your split\", judged like the others",
-    "  S            type your split as --split takes it (0,12,24,36, megatron:LAYOUT, deepspeed:[PARTS], torchtitan:[[...]], on one line): the row \"your split\"",
+    "  S            type your split as --split takes it (0,12,24,36 from layer 0, megatron:LAYOUT, deepspeed:[PARTS], torchtitan:[[...]]; a paste of several lines is taken whole): the row \"your split\"",
     "  Ctrl-L       redraw the screen",
     "  F            the frontier view: the best iteration time (1f1b) or period (pipedream) of each planner against a memory cap on every GPU, for these GPUs and schedule; computed in the background, the baselines first, then the ILP with a short limit per cap",
     "  ?            this help",

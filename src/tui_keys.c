@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "text.h"
 #include "units.h"
 
 #define CTRL(c) ((c) & 0x1f)
@@ -94,12 +95,16 @@ static void split_commit(struct tui *t)
     curs_set(0);
     char err[SPEC_ERR_LEN + 4200];
     if (tui_user_split(t, t->input, err, sizeof err) < 0) {
+        text_breaks_blank(err);
         tui_message(t, MSG_ERROR, "%s", err);
         return;
     }
     t->sel = t->user;
-    tui_message(t, MSG_INFO, "judging your split %.80s%s (selected)", t->input,
-                strlen(t->input) > 80 ? "..." : "");
+    char typed[sizeof t->input];
+    snprintf(typed, sizeof typed, "%s", t->input);
+    text_breaks_blank(typed);
+    tui_message(t, MSG_INFO, "judging your split %.80s%s (selected)", typed,
+                strlen(typed) > 80 ? "..." : "");
 }
 
 /* p: load the plan file named on the prompt line as your plan. */
@@ -132,11 +137,18 @@ static bool input_pending(void)
 static void prompt_key(struct tui *t, int ch)
 {
     /* A newline with more input right behind it is inside pasted text
-     * (torchtitan's lists and DeepSpeed's parts span lines): a blank, so
-     * the paste is taken whole. One typed, or a paste's last, commits. */
+     * (torchtitan's lists and DeepSpeed's parts span lines): kept, so the
+     * paste is taken whole and a '#' comment in it ends at its line, as
+     * in the file it came from (shown as a blank). One typed, or a
+     * paste's last, commits. */
     if (t->prompt == PROMPT_SPLIT && (ch == '\n' || ch == '\r' || ch == KEY_ENTER) &&
-        input_pending())
-        ch = ' ';
+        input_pending()) {
+        if (t->input_len + 1 < sizeof t->input)
+            t->input[t->input_len++] = '\n';
+        t->input[t->input_len] = '\0';
+        t->dirty = true;
+        return;
+    }
     switch (ch) {
     case 27:
     case CTRL('G'):

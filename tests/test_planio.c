@@ -91,6 +91,13 @@ static void test_split_list(void **state)
     assert_int_equal(split_parse_list("0", 11, 4, gpu, err, sizeof err), 0);
     for (int i = 0; i < 11; i++)
         assert_int_equal(gpu[i], 0);
+    /* blanks and line breaks at the commas (a list pasted over lines) */
+    memset(gpu, -1, sizeof gpu);
+    assert_int_equal(split_parse_list(" 0, 3 ,\n6,\t8\n", 11, 4, gpu, err, sizeof err), 0);
+    assert_memory_equal(gpu, want, sizeof want);
+    list_refused("0 3", "'3' after layer 0 (expected a comma and the next layer index)");
+    list_refused("0, ", "', ' after layer 0 (expected a comma and the next layer index)");
+    list_refused(" ", "empty (expected the first layer of each stage, e.g. 0,12,24)");
     list_refused("", "empty (expected the first layer of each stage, e.g. 0,12,24)");
     list_refused("1,4", "the first stage starts at layer 1 (expected 0: stage 0 "
                       "starts with the first layer)");

@@ -60,6 +60,32 @@ TM paste-buffer -t sp
 expect_screen sp "S: a pasted split of three lines, judged whole" \
     "judging your split deepspeed:\[0, 5,  10, 15,  23\] \(selected\)" "^▶ your split .* $ds_text "
 
+# the torch export's list as it is, its lines' "# stage s" comments and
+# all (the newlines kept: a comment ends at its line), and a plain list
+# over lines with blanks at its commas
+pp solve "$NET" "$PLAT" --planner user --split 0,5,10,15 --format torch -o "$TMP/ta.py"
+sed -n '/^module_fqns_per_model_part = \[/,/^\]/p' "$TMP/ta.py" |
+    sed '1s/^module_fqns_per_model_part = /torchtitan:/' >"$TMP/tt.txt"
+pp solve "$NET" "$PLAT" --planner user --split "$(cat "$TMP/tt.txt")" --json >"$TMP/tt.json"
+tt_text=$(awk -v ms="$(jq -r '.plans[0].iteration_ms' "$TMP/tt.json")" 'BEGIN { printf "%.1f ms", ms }')
+if grep -q '# stage 0' "$TMP/tt.txt" && [ "$(wc -l <"$TMP/tt.txt")" -eq 6 ]; then
+    ok "the torch export's list, with a comment on each line"
+else
+    not_ok "the torch export's list"; cat "$TMP/tt.txt"
+fi
+keys sp S
+keys sp C-u
+TM load-buffer "$TMP/tt.txt"
+TM paste-buffer -t sp
+expect_screen sp "S: the torch export's list pasted as it is, comments and all" \
+    "judging your split torchtitan:\[ +\[\"node1-Input\"" "^▶ your split .* $tt_text "
+keys sp S
+keys sp C-u
+printf '0, 6,\n12 ,\n 18\n' | TM load-buffer -
+TM paste-buffer -t sp
+expect_screen sp "S: a plain list pasted over lines, blanks at its commas" \
+    "judging your split 0, 6, 12 ,  18 \(selected\)" "^▶ your split "
+
 # ---- e: the format chooser, then the file ----
 keys sp e
 expect_screen sp "e: offers the formats" "Export as: 1 table 2 json 3 csv 4 plan 5 megatron 6 deepspeed"
