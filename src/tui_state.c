@@ -16,6 +16,7 @@
 #include "report.h"
 #include "simulate.h"
 #include "split.h"
+#include "units.h"
 
 /* Replays longer than this (micro-batches x operations, about 5 ms) are
  * not re-checked on the UI's thread: a check must not stall the screen. */
@@ -133,9 +134,20 @@ static struct problem *problem_build(const struct spec_network *net,
     struct problem *pb = problem_create(net, plat, &s->k, err, errlen);
     if (!pb)
         return NULL;
-    for (int p = 0; p < pb->P && p < s->ncap; p++)
-        if (s->cap[p])
-            pb->cap[p] = (double)s->cap[p];
+    for (int p = 0; p < pb->P && p < s->ncap; p++) {
+        if (!s->cap[p])
+            continue;
+        if ((double)s->cap[p] <= pb->reserved[p]) {
+            /* as a uniform cap (and a [gpu N] section) is refused */
+            char b1[32], b2[32];
+            snprintf(err, errlen, "GPU %d's cap %s is not above the %s it reserves "
+                     "(expected more)", p, units_format_size((double)s->cap[p], b1, sizeof b1),
+                     units_format_size(pb->reserved[p], b2, sizeof b2));
+            problem_free(pb);
+            return NULL;
+        }
+        pb->cap[p] = (double)s->cap[p];
+    }
     return pb;
 }
 

@@ -202,6 +202,15 @@ keys_literal caps ']}'
 expect_screen caps "] }: per-GPU caps, header still shows the ILP" "cap 16\.0 GiB-17\.0 GiB" \
     "^pipeplan .*ILP (running|waiting|optimal|timeout)|^[a-z0-9]+.* ILP (running|waiting|optimal|timeout)"
 
+# a GPU's cap never goes down to what it reserves (a stress run reached
+# "cap 1.00 GiB" on the A10s, which reserve 2.5 GiB, where m and the files
+# refuse it): { says why and the cap stays
+tui_start rsv 100 30 -- "$D"/networks/alexnet.ini "$D"/platforms/a10-24gb-pcie-4.ini --work-limit 20
+keys_literal rsv ']]{{{{{{{{{{{{{{{{{{{{{{'
+expect_screen rsv "{ down to the reserve: refused, the cap stays above it" \
+    "GPU 2's cap 2\.00 GiB is not above the 2\.50 GiB it reserves" "cap 3\.00 GiB-24\.0 GiB"
+keys rsv q
+
 # ---- 4. a message lasts until the next key ----
 keys caps u
 expect_screen caps "u: says undone" "undone \(0 more\)"
