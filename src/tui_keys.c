@@ -520,14 +520,18 @@ static void main_key(struct tui *t, int ch)
  * terminal disagree, as xterm-256color and tmux do about Home and End):
  * read the rest so it never acts as the keys it is made of ("\e[4~" is
  * not "[" then "4"), and map the usual ones. Returns the key, 27 for a
- * lone Esc, or ERR for a sequence to ignore (Alt+key included). */
+ * lone Esc, or ERR for a sequence to ignore. An Esc with any other key
+ * behind it (typed fast, or joined on a slow link; a resize) is an Esc,
+ * and that key is read next, not lost. */
 static int escape_decode(void)
 {
     int c = getch();
     if (c == ERR)
         return 27;
-    if (c != '[' && c != 'O')
-        return ERR;
+    if (c != '[' && c != 'O') {
+        ungetch(c);
+        return 27;
+    }
     int param = 0, nparams = 0;
     while ((c = getch()) != ERR && !(c >= 0x40 && c <= 0x7e)) {
         if (c >= '0' && c <= '9' && nparams == 0)

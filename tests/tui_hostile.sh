@@ -116,4 +116,17 @@ expect_screen ln "60 columns: the long name cut with an ellipsis" \
 keys ln q
 expect_screen ln "quits" "^EXITED:0$"
 
+# ---- Esc and the key behind it in one read (typed fast, or joined on a
+# slow link): the Esc closes, the key acts; both were dropped ----
+tui_start esc 80 24 -- "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" "$PLAT" --work-limit 20
+expect_screen esc "starts" "GPUs 4 "
+keys esc S
+expect_screen esc "S: the prompt" "Your split"
+keys esc Escape g
+expect_screen esc "Esc g together: the prompt closes and g takes a GPU away" "GPUs 3 "
+keys esc '?'
+expect_screen esc "?: the help" "move the layer cursor"
+keys esc Escape q
+expect_screen esc "Esc q together: the help closes and q quits" "^EXITED:0$"
+
 finish
