@@ -28,8 +28,12 @@ static int sig_pipe[2] = { -1, -1 };
 /* Curses owns the terminal: a crash must give it back first. */
 static volatile sig_atomic_t term_active;
 
-static const int quit_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-static const int crash_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE };
+/* every signal whose default ends the process: the terminal is given
+ * back first (USR1 or ALRM left it in the alternate screen, cursor hidden) */
+static const int quit_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1,
+                                    SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF };
+static const int crash_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
+                                     SIGSYS, SIGXCPU, SIGXFSZ };
 #define NQUIT ((int)(sizeof quit_signals / sizeof quit_signals[0]))
 #define NCRASH ((int)(sizeof crash_signals / sizeof crash_signals[0]))
 static struct sigaction saved_quit[NQUIT], saved_crash[NCRASH], saved_winch, curses_winch;

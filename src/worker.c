@@ -426,8 +426,10 @@ struct worker *worker_start(const struct worker_request *req, char *err, size_t 
          * or dies and the death signal above does; dying of them here
          * mid-solve would only race it (and under valgrind report the
          * solve's memory in flight as lost). */
-        static const int sigs[] = { SIGTERM, SIGSEGV, SIGABRT, SIGBUS,
-                                    SIGFPE, SIGWINCH, SIGPIPE, SIGCHLD };
+        static const int sigs[] = { SIGTERM, SIGQUIT, SIGSEGV, SIGABRT, SIGBUS, SIGFPE,
+                                    SIGILL, SIGTRAP, SIGSYS, SIGXCPU, SIGXFSZ, SIGWINCH,
+                                    SIGPIPE, SIGCHLD, SIGUSR1, SIGUSR2, SIGALRM,
+                                    SIGVTALRM, SIGPROF };
         for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
             signal(sigs[i], SIG_DFL);
         signal(SIGINT, SIG_IGN);

@@ -205,18 +205,23 @@ NET=$NET_SAVED
 # ---- signals: the terminal comes back ----
 keys rl q
 expect_screen rl "reload session quits" "^EXITED:0$"
-for sig in TERM HUP SEGV; do
+# (USR1 and ALRM end a process too: they left the alternate screen on and
+# the terminal raw)
+for sig in TERM HUP SEGV USR1 ALRM; do
     tui_start "sig$sig" 80 24 -- --time-limit 5
     if wait_screen "sig$sig" "^ILP " && wait_file "$TMP/sig$sig.pid"; then
         kill -"$sig" "$(cat "$TMP/sig$sig.pid")"
         case $sig in
             TERM) want="^EXITED:143$" ;;
             HUP) want="^EXITED:129$" ;;
+            USR1) want="^EXITED:138$" ;;
+            ALRM) want="^EXITED:142$" ;;
             *) want="^EXITED:[1-9][0-9]*$" ;;
         esac
         expect_screen "sig$sig" "SIG$sig: exits" "$want" "^SHELL-OK$"
         if wait_file "$TMP/sig$sig.stty" && grep -Eq '(^| )icanon( |$)' "$TMP/sig$sig.stty" &&
-            grep -Eq '(^| )echo( |$)' "$TMP/sig$sig.stty"; then
+            grep -Eq '(^| )echo( |$)' "$TMP/sig$sig.stty" &&
+            [ "$(TM display -p -t "sig$sig" '#{alternate_on}')" = 0 ]; then
             ok "SIG$sig: terminal restored"
         else
             not_ok "SIG$sig: terminal modes"; cat "$TMP/sig$sig.stty"
