@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <term.h>
 #include <unistd.h>
 
 #include "text.h"
@@ -464,6 +465,20 @@ int tui_run(const struct tui_options *opt, struct spec_network *net,
         goto out;
     }
     set_term(scr);
+    /* a terminal that cannot place the cursor (TERM=dumb) draws every
+     * frame onto one line */
+    const char *cup = tigetstr("cup");
+    if (!cup || cup == (const char *)-1) {
+        endwin();
+        delscreen(scr);
+        signals_restore();
+        const char *term = getenv("TERM");
+        text_eprintf("pipeplan: the terminal (TERM=%s) cannot move the cursor, which the "
+                     "explorer needs (e.g. TERM=xterm-256color); solve works anywhere\n",
+                     term ? term : "unset");
+        t->exit_status = 2;
+        goto out;
+    }
     term_active = 1;
     winch_install();
     cbreak();
