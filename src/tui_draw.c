@@ -2139,10 +2139,15 @@ static void draw_small(void)
         put_centred(LINES / 2, R_NORMAL, need, 4);
 }
 
+bool tui_too_small(void)
+{
+    return COLS < MIN_COLS || LINES < MIN_LINES;
+}
+
 void tui_draw(struct tui *t)
 {
     erase();
-    if (COLS < MIN_COLS || LINES < MIN_LINES) {
+    if (tui_too_small()) {
         draw_small();
     } else if (t->mode == MODE_HELP) {
         draw_help(t);

@@ -281,6 +281,7 @@ void tui_key(struct tui *t, int ch);
 /* ---- tui_draw.c ---- */
 void tui_draw_init(struct tui *t);      /* colours and glyphs, after newterm */
 void tui_draw(struct tui *t);           /* erase, draw all, one doupdate */
+bool tui_too_small(void);               /* the screen shows only "too small" */
 /* The frontier view (all but the keys line); the caps it wants at this
  * screen width. */
 void tui_frontier_draw(struct tui *t);

@@ -571,6 +571,12 @@ void tui_key(struct tui *t, int ch)
     }
     if (ch == 27 && (ch = escape_decode()) == ERR)
         return;
+    /* the screen says only "too small (q quits)": no key acts unseen */
+    if (tui_too_small()) {
+        if (ch == 'q' || ch == 'Q')
+            t->quit = true;
+        return;
+    }
     switch (t->mode) {
     case MODE_HELP: help_key(t, ch); break;
     case MODE_PROMPT: prompt_key(t, ch); break;

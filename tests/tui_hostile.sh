@@ -129,4 +129,16 @@ expect_screen esc "?: the help" "move the layer cursor"
 keys esc Escape q
 expect_screen esc "Esc q together: the help closes and q quits" "^EXITED:0$"
 
+# ---- too small: the screen says only that, so no key acts unseen ----
+tui_start tiny 40 10 -- "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" "$PLAT" --work-limit 20
+expect_screen tiny "40x10: too small" "too small"
+keys tiny g g M b
+TM resize-window -t tiny -x 80 -y 24
+expect_screen tiny "g g M b while too small: nothing changed" \
+    "GPUs 4  cap 16\.0 GiB  micro-batches 8 "
+TM resize-window -t tiny -x 40 -y 10
+expect_screen tiny "40x10 again: too small" "too small"
+keys tiny q
+expect_screen tiny "q quits while too small" "^EXITED:0$"
+
 finish
