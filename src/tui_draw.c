@@ -1380,8 +1380,11 @@ static void draw_keys(const struct tui *t, int y)
     static const struct keyhint confirm_keys[] = {
         { "y", "overwrite", 0 }, { "n", "pick another name", 0 },
     };
-    static const struct keyhint format_keys[] = {
-        { "1-9", "format", 0 }, { "Enter", "highlighted", 0 }, { "Esc", "cancel", 0 },
+    /* the digits that pick a format: as many as there are formats */
+    char digits[16];
+    snprintf(digits, sizeof digits, "1-%d", export_count());
+    const struct keyhint format_keys[] = {
+        { digits, "format", 0 }, { "Enter", "highlighted", 0 }, { "Esc", "cancel", 0 },
     };
     static const struct keyhint frontier_keys[] = {
         { "Left/Right", "cap", 0 }, { "Enter", "apply", 0 }, { "g/G", "GPUs", 1 },
@@ -1697,10 +1700,12 @@ void tui_frontier_draw(struct tui *t)
     const char *sched = ilp_obj ? "1f1b" : "pipedream", *what = ilp_obj ? "iteration time"
                                                                          : "period";
     /* the most that fits */
+    const char *gpus = pb->tp > 1 ? (pb->P == 1 ? "rank" : "ranks")
+                                  : (pb->P == 1 ? "GPU" : "GPUs");
     snprintf(left[0], sizeof left[0], "frontier  %s  %d %s  %s: %s by memory cap", name, pb->P,
-             pb->tp > 1 ? "ranks" : "GPUs", sched, what);
-    snprintf(left[1], sizeof left[1], "frontier  %s  %d %s  %s %s", name, pb->P,
-             pb->tp > 1 ? "ranks" : "GPUs", sched, what);
+             gpus, sched, what);
+    snprintf(left[1], sizeof left[1], "frontier  %s  %d %s  %s %s", name, pb->P, gpus, sched,
+             what);
     snprintf(left[2], sizeof left[2], "frontier  %s  %s", name, sched);
     snprintf(left[3], sizeof left[3], "frontier");
     fr_progress(t, right, sizeof right);

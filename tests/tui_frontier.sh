@@ -201,4 +201,11 @@ expect_screen big "Enter on such a cap: said so, the view kept" \
 keys big C-c
 expect_screen big "quits" "^EXITED:0$"
 
+# ---- one GPU: "1 GPU" in the title, not "1 GPUs" ----
+tui_start one 100 30 -- --gpus 1 --work-limit 20
+keys one F
+expect_screen one "one GPU: the title says 1 GPU" "frontier +resnet50 +1 GPU +1f1b"
+keys one q q
+expect_screen one "quits" "^EXITED:0$"
+
 finish

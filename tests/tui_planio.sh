@@ -88,7 +88,8 @@ expect_screen sp "S: a plain list pasted over lines, blanks at its commas" \
 
 # ---- e: the format chooser, then the file ----
 keys sp e
-expect_screen sp "e: offers the formats" "Export as: 1 table 2 json 3 csv 4 plan 5 megatron 6 deepspeed"
+expect_screen sp "e: offers the formats, a digit for each" \
+    "Export as: 1 table 2 json 3 csv 4 plan 5 megatron 6 deepspeed" "1-8 format"
 keys sp 3
 expect_screen sp "3: csv, then the file name" "Export your split \(csv\) to: .*\.csv" "Enter write"
 keys sp C-u
