@@ -740,24 +740,30 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     int i = t->layer;
     char name[160], b1[32], b2[32], b3[32], b4[32], b5[32];
     text_clean(pb->names[i] ? pb->names[i] : "", name, sizeof name, t->unicode);
-    char costs[256];
-    int n = snprintf(costs, sizeof costs, "f %s  b %s  w %s  a %s",
-                     fmt_time(pb->f[i], b1, sizeof b1), fmt_time(pb->b[i], b2, sizeof b2),
-                     fmt_size(pb->w[i], b3, sizeof b3), fmt_size(pb->a[i], b4, sizeof b4));
-    if (pb->s[i] != pb->a[i] && n > 0 && (size_t)n < sizeof costs)
-        n += snprintf(costs + n, sizeof costs - (size_t)n, "  stored %s",
-                      fmt_size(pb->s[i], b5, sizeof b5));
-    if (n > 0 && (size_t)n < sizeof costs && COLS >= 100)
-        snprintf(costs + n, sizeof costs - (size_t)n, "  %d in flight", pl->copies[i]);
+    /* the costs, then what is stored (when it differs) and the copies in
+     * flight: the most of them that fits, each part whole */
+    char base[256], more[256 + 64], all[256 + 64 + 32], stored[64] = "", flight[32];
+    snprintf(base, sizeof base, "f %s  b %s  w %s  a %s",
+             fmt_time(pb->f[i], b1, sizeof b1), fmt_time(pb->b[i], b2, sizeof b2),
+             fmt_size(pb->w[i], b3, sizeof b3), fmt_size(pb->a[i], b4, sizeof b4));
+    if (pb->s[i] != pb->a[i])
+        snprintf(stored, sizeof stored, "  stored %s", fmt_size(pb->s[i], b5, sizeof b5));
+    snprintf(flight, sizeof flight, "  %d in flight", pl->copies[i]);
+    snprintf(more, sizeof more, "%s%s", base, stored);
+    snprintf(all, sizeof all, "%s%s", more, COLS >= 100 ? flight : "");
+    char *costs[3] = { all, more, base };
     char where[64];
     snprintf(where, sizeof where, "  %s GPU %d", G->arrow, pl->gpu[i]);
     pn = (struct pen){ ly->info, 0, COLS };
     char num[32];
     snprintf(num, sizeof num, "layer %d/%d ", i + 1, L);
-    /* the costs go whole, or not at all */
-    if (text_cols(num) + 8 + text_cols(where) + 2 + text_cols(costs) > COLS)
-        costs[0] = '\0';
-    int room = COLS - text_cols(costs) - text_cols(where) - 2 - text_cols(num);
+    int k = 0;
+    while (k < 3 && text_cols(num) + 8 + text_cols(where) + 2 + text_cols(costs[k]) > COLS)
+        k++;
+    char *cost = k < 3 ? costs[k] : costs[2];
+    if (k == 3)
+        cost[0] = '\0';
+    int room = COLS - text_cols(cost) - text_cols(where) - 2 - text_cols(num);
     if (room < 4)
         room = 4;
     if (text_cols(name) > room) {
@@ -777,10 +783,10 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     put(&pn, roles[R_VALUE], name);
     put(&pn, roles[R_NORMAL], where);
     put(&pn, roles[R_NORMAL], "  ");
-    int x = COLS - text_cols(costs);
+    int x = COLS - text_cols(cost);
     if (x > pn.x)
         pn.x = x;
-    put(&pn, roles[R_NORMAL], costs);
+    put(&pn, roles[R_NORMAL], cost);
 }
 
 /* One GPU's memory: weights, activations, buffers, reserved against a

@@ -163,6 +163,13 @@ for w in $widths; do
     keys "gt$w" q
 done
 
+# ---- the layer under the cursor: its costs at 80 columns, where a
+# transformer's "stored" part does not fit (all of them were dropped) ----
+tui_start tf 80 24 -- "$D"/networks/llama3-70b.ini "$D"/platforms/dgx-h100.ini --work-limit 5
+expect_screen tf "80 columns, llama3-70b: the layer's costs without \"stored\"" \
+    "^layer 1/83 tok_embeddings .* f $TIME  b $TIME  w $NUM (B|KiB|MiB|GiB)  a $NUM (B|KiB|MiB|GiB)$"
+keys tf q
+
 # ---- 2. layout at every size ----
 # (under valgrind, slow to start, the smallest and the largest size with 4
 # and 12 GPUs stand for all: the same drawing code)
