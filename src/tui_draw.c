@@ -1025,7 +1025,14 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
         c_gap = 52;
         c_note = COLS >= 64 ? 59 : -1;
     }
-    bool wide = COLS >= 100;
+    /* T/T_lb and the peak GPU when the longest they can be fits with
+     * "so far" after it (the GPU's number as long as the last's, the
+     * size as "65536 PiB"), whatever the rows hold: no column comes and
+     * goes as the results come in */
+    char note[64];
+    int note_w = snprintf(note, sizeof note, "  %5s  %d (%s)  ", "1.000", pb->P - 1,
+                          "65536 PiB");
+    bool wide = c_note >= 0 && c_note + note_w + 6 <= COLS;
     if (ly->header >= 0) {
         struct pen pn = { ly->header, 0, COLS };
         pad_to(&pn, c_name);

@@ -136,8 +136,8 @@ fi
 # no layers; at 70 "16.0" without its unit, at 66 a lone digit of the next
 # column). Each row has a figure and a unit under every heading, then
 # its layers.
-widths="60 66 70 79 80 85 100 110"
-[ -n "$PIPEPLAN_WRAP" ] && widths="66 80"
+widths="60 66 70 79 80 85 100 102 103 104 110"
+[ -n "$PIPEPLAN_WRAP" ] && widths="66 80 102"
 for w in $widths; do
     tui_start "gt$w" "$w" 32 -- --work-limit 30
     if wait_screen "gt$w" "^GPU +load .*layers$" && wait_screen "gt$w" "^ +3 +[0-9.]+ ms .*[0-9]$"; then
@@ -152,8 +152,12 @@ for w in $widths; do
                        next }
                    on { on = 0 }
                    END { if (rows != 4) print "rows: " rows }' "$TMP/last")
+        # and the plans' "best" tag whole (at 100 columns it read "bes")
+        if grep -Eq '  (b|be|bes|so|so f|so fa)$' "$TMP/last"; then
+            bad="a tag cut: $(grep -E '  (b|be|bes|so|so f|so fa)$' "$TMP/last")"
+        fi
         if [ -z "$bad" ]; then
-            ok "$w columns: per-GPU table, a unit under every heading, layers on every row"
+            ok "$w columns: per-GPU table, a unit under every heading, layers on every row; tags whole"
         else
             not_ok "$w columns: per-GPU table"; printf '%s\n' "$bad"; grep -A5 "^GPU " "$TMP/last"
         fi
