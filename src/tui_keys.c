@@ -149,6 +149,10 @@ static void prompt_key(struct tui *t, int ch)
         t->dirty = true;
         return;
     }
+    /* A file name ends at its line: what a paste holds after it is not
+     * keys to act on (a stress run's "GG" took two GPUs away) */
+    if ((ch == '\n' || ch == '\r' || ch == KEY_ENTER) && input_pending())
+        flushinp();
     switch (ch) {
     case 27:
     case CTRL('G'):

@@ -83,8 +83,9 @@ keys sp S
 keys sp C-u
 printf '0, 6,\n12 ,\n 18\n' | TM load-buffer -
 TM paste-buffer -t sp
+u_text=$(awk -v ms="$(jq -r '.plans[0].iteration_ms' "$TMP/user.json")" 'BEGIN { printf "%.1f ms", ms }')
 expect_screen sp "S: a plain list pasted over lines, blanks at its commas" \
-    "judging your split 0, 6, 12 ,  18 \(selected\)" "^▶ your split "
+    "judging your split 0, 6, 12 ,  18 \(selected\)" "^▶ your split .* $u_text "
 
 # ---- e: the format chooser, then the file ----
 keys sp e
@@ -138,6 +139,15 @@ keys sp Escape
 keys sp e
 keys sp Escape
 expect_screen sp "Esc: export cancelled" "export cancelled"
+# a paste of a name and more lines: the name is taken, the rest is not
+# run as keys (GG took two GPUs away)
+keys sp e
+keys sp 2
+keys sp C-u
+printf '%s\nGG\n' "$TMP/pasted.json" | TM load-buffer -
+TM paste-buffer -t sp
+expect_screen sp "e, a pasted name with lines after it: exported, the lines not run" \
+    "exported the plan \(your split\) as json to .*pasted\.json" "^GPUs 4 "
 
 # ---- every size ----
 for size in "60 15" "200 50"; do
