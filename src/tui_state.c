@@ -1115,8 +1115,11 @@ int tui_export_begin(struct tui *t)
         tui_message(t, MSG_ERROR, "no plan on screen to export");
         return -1;
     }
-    if (r->stale) {
-        /* its figures belong to the knobs before the last change */
+    bool updating;
+    tui_view_row(t, &updating);
+    if (r->stale || updating || r->tp != t->cur) {
+        /* its figures belong to the knobs before the last change (a key
+         * right after a knob's comes before the re-plan starts) */
         tui_message(t, MSG_INFO, "the %s plan is being computed for the new knobs; "
                     "export it in a moment", planner_title(r->planner));
         return -1;

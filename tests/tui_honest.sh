@@ -398,6 +398,12 @@ if wait_file "$TMP/run.json" && jq -e '.plans[0] | (.planner == "ilp") and (.sta
 else
     not_ok "export while running"; jq -c '.plans[0] | {planner, status, solve_seconds}' "$TMP/run.json"
 fi
+# e right behind a knob's key (read before the re-plan starts): the plan
+# on show is the old knobs', so the export waits for the new one (it wrote
+# the 4-GPU plan as the 5-GPU setting's, "running", stress run)
+keys run G e
+expect_screen run "G e together: the export waits for the new knobs' plan" \
+    "plan is being computed for the new knobs; export it in a moment" "^GPUs 5 "
 keys run q
 
 # ---- 10. the limit the search obeys; a small gap that is not zero ----
