@@ -550,6 +550,11 @@ static bool tree_clear(const struct sched *s, int p, double y, double d, int ski
     double T = s->T, eps = sched_eps(T), m = tree_slack(T);
     if (cnt == 0)
         return true;
+    /* an op of no length clashes only with the inside of one of some
+     * length: with none filed, nothing to walk (a network of layers that
+     * take no time walked every op at every placement, quadratic) */
+    if (d <= eps && s->nz[p] - (skip >= 0 && op_dur(s, skip) > eps) == 0)
+        return true;
     if (d + 2.0 * m >= T) {
         for (int o = tree_first(s, p); o >= 0; o = tree_next(s, o))
             if (o != skip && clash(y, d, s->off[o], op_dur(s, o), T))
