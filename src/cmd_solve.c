@@ -5,6 +5,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "fileio.h"
@@ -240,9 +243,22 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
             goto bad;
         a->threads = (int)n;
         break;
-    case 3:
+    case 3: {
+        /* said now, not found out by the worker, which could only fall
+         * back to no log (a FIFO is opened when the worker starts, by
+         * whoever reads it) */
+        struct stat st;
+        if (stat(value, &st) != 0 || !S_ISFIFO(st.st_mode)) {
+            int fd = open(value, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+            if (fd < 0) {
+                snprintf(why, sizeof why, "cannot open for writing: %s", strerror(errno));
+                goto bad;
+            }
+            close(fd);
+        }
         a->log_path = value;
         break;
+    }
     default:
         if (units_parse_count(value, 1, 1000000000L, &n, why, sizeof why) < 0)
             goto bad;

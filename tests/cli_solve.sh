@@ -351,4 +351,14 @@ if [ "$(jq -r '.plans[0].status' "$TMP/out")" != error ]; then
 run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 200 --planner ilp --format plan
 expect_status 0 "no compute: its plan exports"
 
+# a --log that cannot be written is refused at once, not dropped by the
+# worker without a word (a directory, a path under a file)
+for log in "$TMP" /etc/passwd/x; do
+    run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 5 --log "$log"
+    expect_status 2 "--log $log: refused"
+    if grep -q "^pipeplan: bad --log '$log': cannot open for writing: " "$TMP/err" &&
+       [ ! -s "$TMP/out" ]; then
+        ok "--log $log: says why, nothing else"; else not_ok "--log $log"; cat "$TMP/err"; fi
+done
+
 finish
