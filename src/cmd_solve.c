@@ -402,6 +402,8 @@ int cli_finish_results(const struct problem *pb, struct planner_result *results,
             res->kept = false;
             snprintf(res->message, sizeof res->message, "rejected by the simulator: %s",
                      sim.reason);
+            plan_free(res->plan);
+            res->plan = NULL;
         }
     }
     return blocks;

@@ -301,6 +301,10 @@ static void child_run(int fd, const struct worker_request *req)
         if (res.plan && res.status != PLAN_ERROR && simulate_plan(res.plan, req->pb, &sim) != SIM_OK) {
             res.status = PLAN_ERROR;
             snprintf(res.message, sizeof res.message, "rejected by the simulator: %s", sim.reason);
+            /* no figures of it either: "fits", a gap or a rate beside
+             * "error" would be shown as if they held */
+            plan_free(res.plan);
+            res.plan = NULL;
         }
         struct worker_event ev = {
             .kind = WORKER_RESULT, .status = res.status, .bound = res.bound,

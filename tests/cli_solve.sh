@@ -326,6 +326,11 @@ if jq -e '.problem.min_fitting_cap == null and .plans[0].status == "error"
           and (.plans[0].message | test("too long to replay"))' "$TMP/out" >/dev/null; then
     ok "every plan refused by the simulator: no cap is named"
 else not_ok "refused plans and the least cap"; jq -c '.problem.min_fitting_cap, .plans[0].message' "$TMP/out"; fi
+# and a refused plan has no figures beside its error ("fits": true and a
+# gap were shown as if they held)
+if jq -e '.plans[0] | .fits == false and .gap == null and .period_ms == null' "$TMP/out" >/dev/null
+then ok "a plan refused by the simulator: no fit, gap or period shown"
+else not_ok "refused plan's figures"; jq -c '.plans[0] | {fits, gap, period_ms}' "$TMP/out"; fi
 
 # --log carries CBC's log and the search's own trace.
 rm -f "$TMP/log"
