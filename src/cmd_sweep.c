@@ -1235,6 +1235,14 @@ int cmd_sweep(int argc, char **argv)
                                    CLI_USAGE_MERGE ")");
         return sweep_merge(&a);
     }
+    /* -o one of the inputs: its resume would refuse it, and --force
+     * would replace the network or the platform with the CSV */
+    struct stat so, si;
+    if (stat(a.output, &so) == 0)
+        for (int f = 0; f < a.nfiles; f++)
+            if (stat(a.files[f], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+                return cli_usage_error("sweep", "-o '%s' is the input file '%s' (expected "
+                                       "another name for the CSV)", a.output, a.files[f]);
     if (a.nfiles < 2)
         return cli_usage_error("sweep", "missing %s (expected " CLI_USAGE_SWEEP ")",
                                a.nfiles ? "PLATFORM.ini after the network files"

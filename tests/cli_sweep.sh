@@ -317,4 +317,16 @@ else
     not_ok "message column"; grep -v '^#' "$TMP/msg.csv"; echo "want: $want"
 fi
 
+# -o naming an input file: refused, even with --force (which replaced the
+# platform with the CSV), and the file is left as it was
+cp "$PLAT" "$TMP/plat-in.ini"
+run sweep "$NET" "$TMP/plat-in.ini" --work-limit 5 -o "$TMP/plat-in.ini" --force
+expect_status 2 "-o the platform file: refused"
+if grep -q "^pipeplan sweep: -o '.*plat-in\.ini' is the input file" "$TMP/err" &&
+   cmp -s "$PLAT" "$TMP/plat-in.ini"; then
+    ok "-o the platform file: says so, the file untouched"
+else
+    not_ok "-o the platform file"; cat "$TMP/err"
+fi
+
 finish
