@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -835,10 +836,24 @@ static int output_open(const struct sweep_args *a, char **header, int nheader, l
     return 0;
 }
 
+/* The sweep's hold on its CSV (flock on fd, released when it closes), or
+ * -1 with why when another sweep holds it. */
+static int output_lock(const struct sweep_args *a, int fd)
+{
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return 0;
+    if (errno == EWOULDBLOCK)
+        text_eprintf("pipeplan sweep: %s: another sweep is writing it (wait for it to end, "
+                     "or give another -o)\n", a->output);
+    else
+        text_eprintf("pipeplan sweep: %s: cannot lock: %s\n", a->output, strerror(errno));
+    return -1;
+}
+
 static int sweep_run(const struct sweep_args *a)
 {
     struct sweep_inputs in;
-    int rc = 2;
+    int rc = 2, lockfd = -1;
     if (inputs_load(a, &in) < 0) {
         inputs_free(&in);
         return 2;
@@ -871,6 +886,14 @@ static int sweep_run(const struct sweep_args *a)
         text_eprintf("pipeplan: out of memory\n");
         goto out;
     }
+    /* one sweep writes a CSV at a time: a second one on the same -o (a
+     * requeued job, a command run twice) appended its rows too, and the
+     * file no longer read back. Locked before anything is read or
+     * rewritten, and again on the file the rows go to (a fresh file, or
+     * one rewritten without its partial row, is another inode). */
+    lockfd = open(a->output, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (lockfd >= 0 && output_lock(a, lockfd) < 0)
+        goto out;
     if (output_open(a, header, nheader, size, &cf) < 0)
         goto out;
     int np = a->grid->nplanners;
@@ -895,6 +918,20 @@ static int sweep_run(const struct sweep_args *a)
     if (fd < 0) {
         text_eprintf("pipeplan sweep: %s: cannot append: %s\n", a->output, strerror(errno));
         goto out;
+    }
+    struct stat sl, sf;
+    bool held = lockfd >= 0 && fstat(lockfd, &sl) == 0 && fstat(fd, &sf) == 0 &&
+                sl.st_dev == sf.st_dev && sl.st_ino == sf.st_ino;
+    if (!held) {
+        /* the file was made or rewritten: the lock goes with its new inode
+         * (two locks on one file, even in one process, exclude each other) */
+        if (lockfd >= 0)
+            close(lockfd);
+        lockfd = -1;
+        if (output_lock(a, fd) < 0) {
+            close(fd);
+            goto out;
+        }
     }
     struct sigaction sa, old_int, old_term, old_hup;
     memset(&sa, 0, sizeof sa);
@@ -988,6 +1025,8 @@ static int sweep_run(const struct sweep_args *a)
         csv_free(&all);
     }
 out:
+    if (lockfd >= 0)
+        close(lockfd);
     csv_free(&cf);
     header_free(header, nheader);
     inputs_free(&in);

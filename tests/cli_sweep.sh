@@ -329,4 +329,23 @@ else
     not_ok "-o the platform file"; cat "$TMP/err"
 fi
 
+# two sweeps on one -o: the second is refused while the first holds the
+# file (both appended their rows, and the file no longer read back); the
+# lock is held here by flock(1) on the CSV, as a running sweep holds it
+run sweep "$NET" "$PLAT" --gpus 1,2 --work-limit 5 -o "$TMP/locked.csv"
+expect_status 0 "a sweep to lock"
+cp "$TMP/locked.csv" "$TMP/locked.before"
+status=0
+flock "$TMP/locked.csv" $PIPEPLAN_WRAP "$PIPEPLAN" sweep "$NET" "$PLAT" --gpus 1,2 --work-limit 5 \
+    -o "$TMP/locked.csv" >"$TMP/out" 2>"$TMP/err" || status=$?
+expect_status 2 "a sweep on a CSV another holds: refused"
+if grep -q "locked\.csv: another sweep is writing it" "$TMP/err" &&
+   cmp -s "$TMP/locked.csv" "$TMP/locked.before"; then
+    ok "a sweep on a CSV another holds: says so, the file untouched"
+else
+    not_ok "a sweep on a held CSV"; cat "$TMP/err"
+fi
+run sweep "$NET" "$PLAT" --gpus 1,2 --work-limit 5 -o "$TMP/locked.csv"
+expect_status 0 "once it is free: resumed"
+
 finish
