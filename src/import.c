@@ -572,6 +572,67 @@ static bool check_edges(struct graph *g)
     return true;
 }
 
+static int uf_find(int *parent, int x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+/* One graph: every node joined to the others by edges (either way). A
+ * file cut short keeps its node lines and loses edges: its activations
+ * would be read as ending early, and the plans built on wrong figures. */
+static bool check_connected(struct graph *g)
+{
+    if (g->nnodes < 2)
+        return true;
+    if (g->nedges == 0) {
+        const struct node *last = &g->nodes[0];
+        for (int i = 1; i < g->nnodes; i++)
+            if (g->nodes[i].line > last->line)
+                last = &g->nodes[i];
+        return fail(g, last->line, "%d nodes and no edges (expected tab-indented 'nodeA -- "
+                    "nodeB' edges after the nodes: is the file cut short?)", g->nnodes);
+    }
+    int *parent = malloc((size_t)g->nnodes * sizeof *parent);
+    if (!parent)
+        return fail(g, 1, "out of memory");
+    for (int i = 0; i < g->nnodes; i++)
+        parent[i] = i;
+    for (int i = 0; i < g->nedges; i++) {
+        int a = uf_find(parent, g->edges[i].from), b = uf_find(parent, g->edges[i].to);
+        if (a != b)
+            parent[a] = b;
+    }
+    /* the node the file names first is in the graph; the first line of
+     * another part is the one named */
+    int first = 0;
+    for (int i = 1; i < g->nnodes; i++)
+        if (g->nodes[i].line < g->nodes[first].line)
+            first = i;
+    int root = uf_find(parent, first), odd = -1;
+    for (int i = 0; i < g->nnodes; i++)
+        if (uf_find(parent, i) != root && (odd < 0 || g->nodes[i].line < g->nodes[odd].line))
+            odd = i;
+    bool lone = false;
+    if (odd >= 0) {
+        lone = true;
+        for (int i = 0; i < g->nedges && lone; i++)
+            lone = g->edges[i].from != odd && g->edges[i].to != odd;
+    }
+    free(parent);
+    if (odd < 0)
+        return true;
+    if (lone)
+        return fail(g, g->nodes[odd].line, "node%lu has no edge (expected every node to feed "
+                    "or be fed by another: is the file cut short?)", g->nodes[odd].id);
+    return fail(g, g->nodes[odd].line, "node%lu is not joined to node%lu by any path of "
+                "edges (expected one graph: is the file cut short?)", g->nodes[odd].id,
+                g->nodes[first].id);
+}
+
 static void heap_push(int *h, int *n, int v)
 {
     int i = (*n)++;
@@ -966,7 +1027,8 @@ struct spec_network *import_pipedream(const char *text, const char *label,
         return NULL;
     }
     struct spec_network *net = NULL;
-    if (parse_text(&g, text ? text : "") && check_nodes(&g) && check_edges(&g)) {
+    if (parse_text(&g, text ? text : "") && check_nodes(&g) && check_edges(&g) &&
+        check_connected(&g)) {
         if (g.nnodes == 0)
             fail(&g, 1, "no nodes (expected a PipeDream graph.txt: 'nodeN -- ...' "
                  "lines, then tab-indented 'nodeA -- nodeB' edges)");

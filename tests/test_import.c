@@ -414,6 +414,34 @@ static void test_long_cycle_message_is_shortened(void **state)
                  "node4 -> node5 -> node6 -> node7 -> node8 -> ... -> node20 -> node1 ");
 }
 
+/* A graph cut short keeps its nodes and loses edges: no edges, a node
+ * with none, or two parts are errors, not a network of wrong activations
+ * (the first 41 lines of vgg16's graph.txt imported without a word). */
+static void test_graph_cut_short_is_an_error(void **state)
+{
+    (void)state;
+    assert_fails(NODE(1, "Input", "0.0", "0.0", "1.0", "0.0")
+                 NODE(2, "Linear", "1.0", "2.0", "1.0", "0.0")
+                 NODE(3, "ReLU", "1.0", "2.0", "1.0", "0.0"),
+                 3, "3 nodes and no edges");
+    assert_fails(NODE(1, "Input", "0.0", "0.0", "1.0", "0.0")
+                 NODE(2, "Linear", "1.0", "2.0", "1.0", "0.0")
+                 NODE(3, "ReLU", "1.0", "2.0", "1.0", "0.0")
+                 EDGE(1, 2),
+                 3, "node3 has no edge");
+    assert_fails(NODE(1, "Input", "0.0", "0.0", "1.0", "0.0")
+                 NODE(2, "Linear", "1.0", "2.0", "1.0", "0.0")
+                 NODE(3, "ReLU", "1.0", "2.0", "1.0", "0.0")
+                 NODE(4, "ReLU", "1.0", "2.0", "1.0", "0.0")
+                 EDGE(1, 2) EDGE(3, 4),
+                 3, "node3 is not joined to node1 by any path of edges");
+    /* one node alone is a network of one layer */
+    struct spec_network *net = import_text(NODE(1, "Linear", "1.0", "2.0", "1.0", "0.0"));
+    assert_non_null(net);
+    assert_int_equal(net->nlayers, 1);
+    spec_network_free(net);
+}
+
 static void test_empty_graph_is_an_error(void **state)
 {
     (void)state;
@@ -878,6 +906,7 @@ int main(void)
         cmocka_unit_test(test_self_loop_and_duplicate_edge_are_errors),
         cmocka_unit_test(test_cycle_names_an_edge_on_it),
         cmocka_unit_test(test_long_cycle_message_is_shortened),
+        cmocka_unit_test(test_graph_cut_short_is_an_error),
         cmocka_unit_test(test_empty_graph_is_an_error),
         cmocka_unit_test(test_micro_batch_must_be_positive),
         cmocka_unit_test(test_alexnet_profile),
