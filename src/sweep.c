@@ -296,11 +296,11 @@ int sweep_shard_parse(const char *text, long *shard, long *nshards, char *err, s
     memcpy(first, text, (size_t)(slash - text));
     first[slash - text] = '\0';
     if (units_parse_count(slash + 1, 1, SWEEP_MAX_SETTINGS, nshards, why, sizeof why) < 0) {
-        snprintf(err, errlen, "N %s", why);
+        snprintf(err, errlen, "N: %s (expected I/N with I in 0..N-1, e.g. 0/4)", why);
         return -1;
     }
     if (units_parse_count(first, 0, SWEEP_MAX_SETTINGS, shard, why, sizeof why) < 0) {
-        snprintf(err, errlen, "I %s", why);
+        snprintf(err, errlen, "I: %s (expected I/N with I in 0..N-1, e.g. 0/4)", why);
         return -1;
     }
     if (*shard >= *nshards) {

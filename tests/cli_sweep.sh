@@ -185,6 +185,7 @@ for bad in "--memory 40GB:10GB:5GB|bad --memory '40GB:10GB:5GB': START above STO
            "--gpus 2,,4|bad --gpus '2,,4': an empty item" \
            "--gpus 2,2|bad --gpus '2,2': a value given twice" \
            "--schedule 1f1b,gpipe|bad --schedule '1f1b,gpipe': 'gpipe' (expected 1f1b or pipedream)" \
+           "--shard -1/2|bad --shard '-1/2': I: negative value (expected I/N with I in 0..N-1, e.g. 0/4)" \
            "--shard 4/4|bad --shard '4/4': I is 4, N 4 (expected I in 0..N-1: shards count from 0; from a Slurm array numbered 1..N pass \$((SLURM_ARRAY_TASK_ID - 1))/N)" \
            "--planner user|--planner user is your own plan, which a sweep does not take" \
            "--planner dp,|bad --planner 'dp,': an empty item (expected NAME[,NAME...] or all)"; do
