@@ -245,7 +245,7 @@ if grep -q "$ESC" "$TMP/err"; then not_ok "--split: ESC echoed raw"; else ok "--
 # a newline in the value (a list pasted over lines): the message stays one line
 NL=$(printf '\nx'); NL=${NL%x}
 run solve "$TMP/ctl.ini" "$PLAT" --split "0,1${NL}2"
-expect_stderr "pipeplan: bad --split '0,1\\x0A2': '\\x0A2' after layer 1 (expected a comma and the next layer index)" \
+expect_stderr "pipeplan: bad --split '0,1\\x0A2': '2' after layer 1 (expected a comma and the next layer index)" \
     "--split: a newline in the value is escaped, the message one line"
 
 # ---- duplicate and empty layer names; text after a section header ----
