@@ -318,17 +318,22 @@ else
     not_ok "message column"; grep -v '^#' "$TMP/msg.csv"; echo "want: $want"
 fi
 
+# untouched WHAT PATTERN FILE COPY: the refusal says PATTERN, FILE is COPY
+untouched() {
+    if grep -q "$2" "$TMP/err" && cmp -s "$3" "$4"; then
+        ok "$1: says so, the file untouched"
+    else
+        not_ok "$1"; cat "$TMP/err"
+    fi
+}
+
 # -o naming an input file: refused, even with --force (which replaced the
 # platform with the CSV), and the file is left as it was
 cp "$PLAT" "$TMP/plat-in.ini"
 run sweep "$NET" "$TMP/plat-in.ini" --work-limit 5 -o "$TMP/plat-in.ini" --force
 expect_status 2 "-o the platform file: refused"
-if grep -q "^pipeplan sweep: -o '.*plat-in\.ini' is the input file" "$TMP/err" &&
-   cmp -s "$PLAT" "$TMP/plat-in.ini"; then
-    ok "-o the platform file: says so, the file untouched"
-else
-    not_ok "-o the platform file"; cat "$TMP/err"
-fi
+untouched "-o the platform file" "^pipeplan sweep: -o '.*plat-in\.ini' is the input file" \
+    "$TMP/plat-in.ini" "$PLAT"
 
 # two sweeps on one -o: the second is refused while the first holds the
 # file (both appended their rows, and the file no longer read back); the
@@ -340,12 +345,8 @@ status=0
 flock "$TMP/locked.csv" $PIPEPLAN_WRAP "$PIPEPLAN" sweep "$NET" "$PLAT" --gpus 1,2 --work-limit 5 \
     -o "$TMP/locked.csv" >"$TMP/out" 2>"$TMP/err" || status=$?
 expect_status 2 "a sweep on a CSV another holds: refused"
-if grep -q "locked\.csv: another sweep is writing it" "$TMP/err" &&
-   cmp -s "$TMP/locked.csv" "$TMP/locked.before"; then
-    ok "a sweep on a CSV another holds: says so, the file untouched"
-else
-    not_ok "a sweep on a held CSV"; cat "$TMP/err"
-fi
+untouched "a sweep on a CSV another holds" "locked\.csv: another sweep is writing it" \
+    "$TMP/locked.csv" "$TMP/locked.before"
 run sweep "$NET" "$PLAT" --gpus 1,2 --work-limit 5 -o "$TMP/locked.csv"
 expect_status 0 "once it is free: resumed"
 
