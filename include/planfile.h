@@ -31,6 +31,11 @@
 int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
                    const char *planner);
 
+/* Whether pl can be written as a plan file that reads back: every time
+ * within what the reader takes (PLANFILE_MAX_MS). Returns 0, or -1 with
+ * the reason in err. */
+int planfile_check(const struct plan *pl, char *err, size_t errlen);
+
 /* Parse text (label names it in messages) into a plan for pb, evaluated
  * and checked by the simulator. Returns the plan (plan_free), or NULL
  * with the message in err. */

@@ -80,6 +80,11 @@ static int write_plan(FILE *out, const struct export_input *in)
     return planfile_write(out, in->rep->pb, in->res->plan, planner_title(in->res->planner));
 }
 
+static int check_plan(const struct export_input *in, char *err, size_t errlen)
+{
+    return planfile_check(in->res->plan, err, errlen);
+}
+
 /* ---- Megatron-Core ---- */
 
 static int megatron_layout(const struct export_input *in, struct split_megatron *m, char *err,
@@ -358,7 +363,7 @@ static const struct export_format formats[] = {
     { "table", "the table solve prints", "txt", false, NULL, write_table },
     { "json", "JSON, as solve --json", "json", false, NULL, write_json },
     { "csv", "one row per layer", "csv", true, NULL, write_csv },
-    { "plan", "plan file, read back by --plan", "plan", true, NULL, write_plan },
+    { "plan", "plan file, read back by --plan", "plan", true, check_plan, write_plan },
     { "megatron", "Megatron-Core arguments", "args", true, check_megatron, write_megatron },
     { "deepspeed", "DeepSpeed parts list", "py", true, check_deepspeed, write_deepspeed },
     { "torch", "torch.distributed.pipelining stages", "py", true, check_torch, write_torch },

@@ -14,6 +14,13 @@
 #include "text.h"
 #include "units.h"
 
+/* The longest time a plan file holds: a trip lasts many times a layer,
+ * whose time files keep to 10^12 ms, but a period of 10^308 ms left the
+ * memory model and the simulator apart. Links of a thousandth of a byte
+ * a second still give longer periods: those plans are not written
+ * (planfile_check), so every plan file written reads back. */
+#define PLANFILE_MAX_MS 1e15
+
 /* The shortest decimal that reads back as exactly v, with "ms". */
 static void ms_exact(double v, char *buf, size_t len)
 {
@@ -51,6 +58,27 @@ int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
                 text_escape(pb->names[i], name, sizeof name), pl->gpu[i], b1, b2);
     }
     return ferror(out) ? -1 : 0;
+}
+
+int planfile_check(const struct plan *pl, char *err, size_t errlen)
+{
+    char b[32];
+    const char *what = NULL;
+    double t = 0;
+    if (!(pl->T <= PLANFILE_MAX_MS)) {
+        what = "period";
+        t = pl->T;
+    }
+    for (int i = 0; !what && i < 2 * pl->L; i++)
+        if (!(pl->start[i] <= PLANFILE_MAX_MS)) {
+            what = "start of an operation";
+            t = pl->start[i];
+        }
+    if (!what)
+        return 0;
+    snprintf(err, errlen, "its %s, %s, is beyond the longest time a plan file holds (%s)",
+             what, units_format_time(t, b, sizeof b), "10^12 s");
+    return -1;
 }
 
 /* ---- reading ---- */
@@ -98,13 +126,8 @@ static char *trim(char *s)
     return s;
 }
 
-/* A time with a unit written out: "12.5ms", "250us", "0.5s"; negative
- * allowed (a start may precede the first layer's). Decimal only (strtod
- * would take hex floats), and within PLANFILE_MAX_MS: a trip lasts many
- * times a layer, whose time files keep to 10^12 ms, but a period of
- * 10^308 ms left the memory model and the simulator apart. */
-#define PLANFILE_MAX_MS 1e15
-
+/* A time with a unit written out: "12.5ms", "250us", "0.5s". Decimal
+ * only (strtod would take hex floats), and within PLANFILE_MAX_MS. */
 static int parse_ms(struct reader *r, const char *key, const char *v, double *ms)
 {
     char *end;

@@ -118,6 +118,18 @@ for v in 1e20ms 0x1p4ms; do
     esac
     expect_stderr "$want" "plan file, period $v: FILE:LINE and why"
 done
+# a plan longer than a plan file holds is not written, so every file written reads back
+sed 's|^bandwidth = .*|bandwidth = 0.000001B/s|; s|^memory = .*|memory = 4GiB|' four.ini >crawl.ini
+run solve gpt.ini crawl.ini --planner dp --format plan -o crawl.plan
+expect_status 2 "a period past what a plan file holds"
+expect_stderr "pipeplan: cannot write plan mem-aware DP as plan: its period, 1e+13 s, is beyond the longest time a plan file holds (10^12 s)" \
+    "a period past what a plan file holds: says so"
+if [ ! -e crawl.plan ]; then ok "a period past what a plan file holds: no file"; else not_ok "crawl.plan written"; fi
+sed 's|^bandwidth = .*|bandwidth = 0.001B/s|; s|^memory = .*|memory = 4GiB|' four.ini >crawl.ini
+run solve gpt.ini crawl.ini --planner dp --format plan -o crawl.plan
+expect_status 0 "a long period within what a plan file holds"
+run solve gpt.ini crawl.ini --planner user --plan crawl.plan
+expect_status 0 "a long period within what a plan file holds: reads back"
 run check dp.plan
 expect_stderr "dp.plan:$(grep -n '^\[plan\]' dp.plan | cut -d: -f1): a plan file, which needs its network and GPUs (expected a network or a platform file; check a plan with pipeplan solve NETWORK.ini PLATFORM.ini --plan dp.plan)" \
     "check of a plan file: says how to check one"
