@@ -165,9 +165,9 @@ static bool row_fields_ok(char **f, char *why, size_t len)
 
 /* Read a sweep CSV made for grid g: the header, the column line, then
  * rows of nshards' shard (shard < 0: any); with g NULL the header and
- * the column line only. A last line without its newline or with the
- * wrong field count is a partial row (a killed run): dropped, its line
- * number kept. Returns 0, or -1 with "FILE:LINE: why". */
+ * the column line only. A last line without its newline or with too
+ * few fields is a partial row (a killed run): dropped, its line number
+ * kept. Returns 0, or -1 with "FILE:LINE: why". */
 static int csv_load(const char *path, const struct sweep_grid *g, long size, long shard,
                     long nshards, struct csv_file *cf, char *err, size_t errlen)
 {
@@ -230,8 +230,9 @@ static int csv_load(const char *path, const struct sweep_grid *g, long size, lon
                 rc = -1;
                 break;
             }
-            if (last && (!nl || nf != SWEEP_NCOLUMNS)) {
-                /* a run killed while writing: never a whole row */
+            if (last && (!nl || (nf >= 0 && nf < SWEEP_NCOLUMNS))) {
+                /* a run killed while writing: a row cut short, never one
+                 * with more fields than a row has (that one is an error) */
                 cf->partial_line = line;
                 free(copy);
                 break;

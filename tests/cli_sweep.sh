@@ -115,6 +115,16 @@ if cmp -s "$TMP/bad.csv" "$TMP/bad.before"; then ok "the broken file is left alo
 run sweep $NET $PLAT $GRID -o "$TMP/wide.csv"
 expect_stderr "pipeplan sweep: $TMP/wide.csv:13: more than 21 fields, or a quote not closed (expected 21 fields) (use --force to start over)" \
     "a row of too many fields: said so, not '0 fields'"
+# the same as the last row: no kill leaves a whole line longer than a row
+last=$(wc -l <"$TMP/full.csv")
+sed "${last}s/\$/,x,y/" "$TMP/full.csv" >"$TMP/wide.csv"
+cp "$TMP/wide.csv" "$TMP/wide.before"
+run sweep $NET $PLAT $GRID -o "$TMP/wide.csv"
+expect_status 2 "a last row of too many fields"
+expect_stderr "pipeplan sweep: $TMP/wide.csv:$last: more than 21 fields, or a quote not closed (expected 21 fields) (use --force to start over)" \
+    "a last row of too many fields: an error on its line, not a partial row dropped"
+if cmp -s "$TMP/wide.csv" "$TMP/wide.before"; then ok "a last row of too many fields: the file is left alone"; else
+    not_ok "wide last row: file changed"; fi
 # a row whose figures no run writes: refused with its line, not carried on
 awk -F, -v OFS=, 'NR == 13 { $10 = "bogus" } { print }' "$TMP/full.csv" >"$TMP/bogus.csv"
 run sweep $NET $PLAT $GRID -o "$TMP/bogus.csv"
