@@ -34,7 +34,8 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a);
 
 /* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
  * with *value set (the next argument consumed if need be), -1 for none,
- * -2 after saying that the value is missing. */
+ * -2 after saying that the value is missing or that the flag was given
+ * before (-o and --output are one flag). */
 int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
                    const char **value);
 

@@ -32,6 +32,25 @@ static const char solve_usage[] =
 /* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
  * with *value set (the next argument consumed if need be), -1 for none,
  * -2 after saying that the value is missing. */
+/* The value flags met so far. One command line is parsed per process;
+ * a flag given twice is refused (as gen and import do) rather than the
+ * last one silently winning: `--memory 8GiB ... --memory 80GiB` in a
+ * script is a mistake more often than an override. */
+static const char *flags_seen[64];
+static int nflags_seen;
+
+static bool flag_seen_before(const char *name)
+{
+    if (strcmp(name, "-o") == 0)
+        name = "--output";
+    for (int k = 0; k < nflags_seen; k++)
+        if (strcmp(flags_seen[k], name) == 0)
+            return true;
+    if (nflags_seen < (int)(sizeof flags_seen / sizeof flags_seen[0]))
+        flags_seen[nflags_seen++] = name;
+    return false;
+}
+
 int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
                    const char **value)
 {
@@ -40,6 +59,12 @@ int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
         size_t len = strlen(names[n]);
         if (strncmp(arg, names[n], len) != 0 || (arg[len] != '\0' && arg[len] != '='))
             continue;
+        if (flag_seen_before(names[n])) {
+            text_eprintf("pipeplan: %s given twice (expected it once)\n",
+                         strcmp(names[n], "-o") == 0 || strcmp(names[n], "--output") == 0
+                         ? "-o/--output" : names[n]);
+            return -2;
+        }
         if (arg[len] == '=') {
             *value = arg + len + 1;
         } else if (*i + 1 < argc) {

@@ -169,6 +169,21 @@ run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 0
 expect_status 2 "zero GPUs"
 expect_stdout_empty "zero GPUs"
 expect_stderr "pipeplan: bad --gpus '0': out of range (expected 1 to 4096)" "zero GPUs message"
+# a value flag given twice: refused, whichever way it is spelt, in every command
+for twice in "--gpus 4 --gpus=5|--gpus" "--memory 8GiB --memory 80GiB|--memory" \
+             "--time-limit 1 --time-limit 2|--time-limit" "--planner dp --planner uniform|--planner" \
+             "-o $TMP/a.json --output $TMP/b.json|-o/--output" "--split 0,5 --split 0,6|--split"; do
+    # shellcheck disable=SC2086
+    run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini ${twice%%|*}
+    expect_status 2 "${twice%%|*}"
+    expect_stderr "pipeplan: ${twice#*|} given twice (expected it once)" "${twice%%|*}: says so"
+    expect_stdout_empty "${twice%%|*}"
+done
+if [ ! -e "$TMP/a.json" ] && [ ! -e "$TMP/b.json" ]; then ok "-o given twice: no file"; else not_ok "-o twice wrote"; fi
+run sweep data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 2 --gpus 4 -o "$TMP/twice.csv"
+expect_stderr "pipeplan: --gpus given twice (expected it once)" "sweep: a grid axis given twice"
+run data/networks/gnmt.ini data/platforms/dgx-h100.ini --work-limit 5 --work-limit=6
+expect_stderr "pipeplan: --work-limit given twice (expected it once)" "explorer: a flag given twice"
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --planner magic
 expect_status 2 "unknown planner"
 expect_stdout_empty "unknown planner"
