@@ -1522,7 +1522,9 @@ static void draw_status(struct tui *t, int y, int lines)
             put(&pn, roles[R_WARN], " exists. Overwrite it? (y/n)");
             return;
         }
-        if (t->prompt == PROMPT_LOAD)
+        if (t->input_cut)   /* said before Enter, which will not take it */
+            snprintf(buf, sizeof buf, "Too long, Esc: ");
+        else if (t->prompt == PROMPT_LOAD)
             snprintf(buf, sizeof buf, "Load a plan file: ");
         else if (t->prompt == PROMPT_SPLIT)
             snprintf(buf, sizeof buf, "Your split (as --split): ");

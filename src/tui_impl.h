@@ -141,6 +141,7 @@ struct tui {
     enum tui_prompt prompt;
     char input[4096];            /* prompt line (a split of many layers is long) */
     size_t input_len;
+    bool input_cut;              /* a key was dropped, the line full: not taken */
     const struct export_format *export_fmt;   /* chosen in MODE_FORMAT */
     int format_sel;              /* highlighted format in the chooser */
 

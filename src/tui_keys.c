@@ -145,6 +145,8 @@ static void prompt_key(struct tui *t, int ch)
         input_pending()) {
         if (t->input_len + 1 < sizeof t->input)
             t->input[t->input_len++] = '\n';
+        else
+            t->input_cut = true;
         t->input[t->input_len] = '\0';
         t->dirty = true;
         return;
@@ -174,6 +176,18 @@ static void prompt_key(struct tui *t, int ch)
             prompt_key(t, 27);
             return;
         }
+        if (t->input_cut) {
+            /* a cut line is another split or name than the one given */
+            t->mode = MODE_MAIN;
+            curs_set(0);
+            tui_message(t, MSG_ERROR, "not taken: the line is longer than the %zu bytes the "
+                        "prompt holds (%s)", sizeof t->input - 1,
+                        t->prompt == PROMPT_SPLIT ? "give a long split with --split, or in a "
+                        "plan file with p" : "give a shorter name");
+            if (t->prompt == PROMPT_EXPORT)
+                tui_export_end(t);
+            return;
+        }
         if (t->prompt == PROMPT_LOAD)
             load_commit(t);
         else if (t->prompt == PROMPT_SPLIT)
@@ -190,6 +204,7 @@ static void prompt_key(struct tui *t, int ch)
         break;
     case CTRL('U'):
         t->input_len = 0;
+        t->input_cut = false;
         break;
     case CTRL('W'):
         while (t->input_len > 0 && t->input[t->input_len - 1] == '/')
@@ -198,8 +213,12 @@ static void prompt_key(struct tui *t, int ch)
             t->input_len--;
         break;
     default:
-        if (ch >= 0x20 && ch < 0x100 && ch != 0x7f && t->input_len + 1 < sizeof t->input)
-            t->input[t->input_len++] = (char)ch;
+        if (ch >= 0x20 && ch < 0x100 && ch != 0x7f) {
+            if (t->input_len + 1 < sizeof t->input)
+                t->input[t->input_len++] = (char)ch;
+            else
+                t->input_cut = true;
+        }
         break;
     }
     t->input[t->input_len] = '\0';
@@ -490,6 +509,7 @@ static void main_key(struct tui *t, int ch)
         t->prompt = PROMPT_SPLIT;
         t->mode = MODE_PROMPT;
         t->input_len = 0;
+        t->input_cut = false;
         if (t->user_split && strlen(t->user_split) < sizeof t->input)
             t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s", t->user_split);
         else if (t->user_split)
@@ -502,6 +522,7 @@ static void main_key(struct tui *t, int ch)
     case 'p':
         t->prompt = PROMPT_LOAD;
         t->mode = MODE_PROMPT;
+        t->input_cut = false;
         t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s", t->last_plan);
         curs_set(1);
         t->dirty = true;

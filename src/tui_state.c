@@ -1184,6 +1184,7 @@ int tui_export_format(struct tui *t, const struct export_format *f)
     /* the format named where its extension is another's too (csv and
      * torch-schedule, deepspeed and torch) */
     bool named = strcmp(f->name, f->ext) != 0;
+    t->input_cut = false;
     t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s-%dgpu-%s%s%s.%s",
                                     n ? name : "plan", t->export_pb->P,
                                     t->export_res.planner, named ? "-" : "",

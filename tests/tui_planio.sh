@@ -60,6 +60,17 @@ TM paste-buffer -t sp
 expect_screen sp "S: a pasted split of three lines, judged whole" \
     "judging your split deepspeed:\[0, 5,  10, 15,  23\] \(selected\)" "^▶ your split .* $ds_text "
 
+# a paste longer than the prompt holds is not taken cut short: cut after
+# its blanks, "0,5,10,<blanks>15" would be judged as the split 0,5,10
+keys sp S
+keys sp C-u
+awk 'BEGIN { printf "0,5,10,"; for (i = 0; i < 4200; i++) printf " "; print "15" }' >"$TMP/long.txt"
+TM load-buffer "$TMP/long.txt"
+TM paste-buffer -t sp
+expect_screen sp "S: a paste past the prompt's 4095 bytes is refused, not judged cut" \
+    "^not taken: the line is longer than the 4095 bytes the prompt holds" \
+    "^▶ your split .* $ds_text "
+
 # the torch export's list as it is, its lines' "# stage s" comments and
 # all (the newlines kept: a comment ends at its line), and a plain list
 # over lines with blanks at its commas
