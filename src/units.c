@@ -343,7 +343,9 @@ char *units_format_time(double ms, char *buf, size_t len)
         snprintf(buf, len, "%.1f ms", ms);
     else if (a < 1e7)
         snprintf(buf, len, "%.2f s", ms / 1e3);
-    else    /* hours and beyond (files allow 10^12 ms): a column's width */
+    else if (a < 999999.5e3)   /* hours to days: whole seconds, as a table's column */
+        snprintf(buf, len, "%.0f s", ms / 1e3);
+    else    /* beyond (files allow 10^12 ms): a column's width */
         snprintf(buf, len, "%.3g s", ms / 1e3);
     return buf;
 }

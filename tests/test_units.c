@@ -227,6 +227,10 @@ static void test_human_formats(void **state)
     assert_string_equal(units_format_time(1500, buf, sizeof buf), "1.50 s");
     assert_string_equal(units_format_time(9999990, buf, sizeof buf), "9999.99 s");
     assert_string_equal(units_format_time(2e12, buf, sizeof buf), "2e+09 s");
+    /* hours to days in whole seconds, as the explorer's table shows them */
+    assert_string_equal(units_format_time(2.934584e8, buf, sizeof buf), "293458 s");
+    assert_string_equal(units_format_time(999999.4e3, buf, sizeof buf), "999999 s");
+    assert_string_equal(units_format_time(999999.6e3, buf, sizeof buf), "1e+06 s");
     assert_string_equal(units_format_bandwidth(25e9, buf, sizeof buf), "25 GB/s");
     assert_string_equal(units_format_rate(542.44, buf, sizeof buf), "542.4");
     assert_string_equal(units_format_rate(3.2e12, buf, sizeof buf), "3.200e+12");
