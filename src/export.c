@@ -63,7 +63,7 @@ int export_csv(FILE *out, const struct problem *pb, const struct plan *pl)
         csv_field(out, pb->names[i]);
         fprintf(out, ",%d,%d,%.6f,%.6f,%d,%.0f\n", pl->gpu[i], stage,
                 in_period(pl->start[i], pl->T), in_period(pl->start[pl->L + i], pl->T),
-                pl->inflight[i], pb->s[i] * pl->copies[i]);
+                pl->copies[i], pb->s[i] * pl->copies[i]);
     }
     return ferror(out) ? -1 : 0;
 }

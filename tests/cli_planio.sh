@@ -146,6 +146,16 @@ expect_status 0 "--format csv"
 if [ "$(head -1 "$TMP/out")" = "index,name,gpu,stage,forward_start_ms,backward_start_ms,in_flight,stored_bytes" ] &&
    [ "$(wc -l <"$TMP/out")" -eq 12 ]; then ok "csv: header and one row per layer"; else
     not_ok "csv"; cat "$TMP/out"; fi
+# in_flight is the copies kept (at most the micro-batches with 1f1b),
+# stored_bytes those copies of the layer's 60 MB: with 2 micro-batches
+# GPU 0's layers have an in-flight count n of 4, and keep 2
+run solve gpt.ini four.ini --planner uniform --micro-batches 2 --format csv
+if awk -F, 'NR > 1 { if ($7 > 2 || ($2 ~ /^layers/ && $8 != $7 * 60000000)) bad = 1; if ($7 == 2) full = 1 }
+            END { exit !(full && !bad) }' "$TMP/out"; then
+    ok "csv: in_flight at most the micro-batches, stored_bytes that many copies"
+else
+    not_ok "csv: in_flight"; cat "$TMP/out"
+fi
 run solve gpt.ini four.ini --planner dp --format megatron
 expect_stdout_has '--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "' "megatron: the arguments"
 expect_stdout_has '--tensor-model-parallel-size 2' "megatron: tensor parallel from the network"
