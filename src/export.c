@@ -315,7 +315,15 @@ static int write_deepspeed(FILE *out, const struct export_input *in)
     fprintf(out, "# subclass it and override _partition_layers to set self.parts = parts and "
             "call self._set_bounds(start=self.parts[stage_id], stop=self.parts[stage_id + 1])\n");
     if (stages < P)
-        fprintf(out, "# %d of the %d GPUs hold layers\n", stages, P);
+        /* PipelineModule refuses a world size num_stages does not divide */
+        fprintf(out, "# %d of the %d GPUs hold layers: launch on %d ranks (or a multiple of "
+                "%d, the rest data parallel), as DeepSpeed needs num_stages to divide the "
+                "world size\n", stages, P, stages * pb->tp, stages * pb->tp);
+    if (pb->tp > 1)
+        fprintf(out, "# tensor parallel %d: each stage is a group of %d GPUs; pass "
+                "topology=PipeModelDataParallelTopology(num_pp=%d, num_mp=%d, num_dp=...) "
+                "and shard the layers (e.g. Megatron-DeepSpeed's --tensor-model-parallel-size "
+                "%d)\n", pb->tp, pb->tp, stages, pb->tp, pb->tp);
     runtime_note(out, in, "DeepSpeed");
     rank_comment(out, gpu_of, stages, "stage");
     fputs("parts = [", out);

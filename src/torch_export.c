@@ -535,8 +535,15 @@ static void write_data(FILE *out, const struct problem *pb, const struct split *
     write_int_list(out, sp->rank_of, sp->S);
     fputs("\nrank_gpu = ", out);
     write_int_list(out, sp->gpu_of_rank, sp->R);
-    fprintf(out, "\npp_degree = %d  # pipeline ranks\n"
-            "n_microbatches = %d  # per step()\n\n", sp->R, m);
+    fprintf(out, "\npp_degree = %d  # pipeline ranks\n", sp->R);
+    if (pb->tp > 1)
+        /* the network's figures are one GPU's share of its rank's group:
+         * run unsharded, each GPU would hold tp times the plan's weights */
+        fprintf(out, "tp_degree = %d  # tensor parallel: each pipeline rank is a group of %d "
+                "GPUs;\n# shard each stage's modules over its group (a 2-D DeviceMesh of "
+                "(pp_degree, tp_degree),\n# parallelize_module on the \"tp\" dimension) "
+                "before wrapping it as a PipelineStage\n", pb->tp, pb->tp);
+    fprintf(out, "n_microbatches = %d  # per step()\n\n", m);
     fputs("# The same split for the tracer frontend, pipeline(module, mb_args,\n"
           "# split_spec=split_spec): a split before the first module of every stage\n"
           "# but stage 0.\n"
@@ -631,6 +638,8 @@ static void write_torchtitan(FILE *out, const struct problem *pb, const struct s
                 "# and reads pipeline_parallel_schedule (\"%s\") only to place the stages.", name);
     fprintf(out, "\n#\n# [parallelism]\n# pipeline_parallel_degree = %d\n"
             "# pipeline_parallel_schedule = \"%s\"\n", sp->R, name);
+    if (pb->tp > 1)
+        fprintf(out, "# tensor_parallel_degree = %d\n", pb->tp);
     if (!use_1f1b)
         fputs("# pipeline_parallel_schedule_csv = \"schedule.csv\"\n", out);
     fprintf(out, "# pipeline_parallel_microbatch_size = %ld\n"

@@ -201,6 +201,17 @@ if grep -q "^pipeplan: cannot write plan your split as deepspeed: GPU 0 holds la
 run solve gpt.ini four.ini --planner user --split 0,3,6,8 --format deepspeed
 expect_stdout_has "parts = [0, 3, 6, 8, 11]" "deepspeed: parts"
 expect_stdout_has "_partition_layers" "deepspeed: says how PipelineModule takes it"
+# the network's tensor parallelism (2) goes with every export, not only megatron's:
+# run unsharded, each GPU would hold twice the weights planned
+expect_stdout_has "# tensor parallel 2: each stage is a group of 2 GPUs; pass topology=PipeModelDataParallelTopology(num_pp=4, num_mp=2, num_dp=...)" \
+    "deepspeed: the tensor-parallel topology"
+run solve gpt.ini four.ini --planner user --split 0,3,8 --format deepspeed
+expect_stdout_has "# 3 of the 4 GPUs hold layers: launch on 6 ranks (or a multiple of 6, the rest data parallel), as DeepSpeed needs num_stages to divide the world size" \
+    "deepspeed: fewer stages than GPUs: the world size it needs"
+run solve gpt.ini four.ini --planner user --split 0,3,6,8 --format torch
+expect_stdout_has "tp_degree = 2  # tensor parallel: each pipeline rank is a group of 2 GPUs;" \
+    "torch: the tensor-parallel degree"
+expect_stdout_has "# tensor_parallel_degree = 2" "torchtitan: tensor_parallel_degree in its TOML"
 # the parts read back, as DeepSpeed prints them: the dp's allocation again
 run solve gpt.ini four.ini --planner dp --format deepspeed
 parts=$(sed -n 's/^parts = //p' "$TMP/out")
