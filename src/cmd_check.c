@@ -30,17 +30,45 @@ static bool is_schedule(const char *text, const char *label)
     return *q >= '0' && *q <= '9';
 }
 
-/* The schedule's rows: after a byte order mark, without the blank lines
- * at the end (an editor's last newline is not a rank). NULL: out of memory. */
+/* What torch's _load_csv cannot take although the rows read: it opens
+ * the file as plain UTF-8, so a byte order mark is part of the first
+ * action, and csv.reader makes every blank line a row, that is one more
+ * rank (then "Schedule has incorrect number of ranks"). The last line
+ * break is no row. Returns 0, or -1 having said which line. */
+static int schedule_layout(const char *text, const char *label)
+{
+    if (text_skip_bom(text) != text) {
+        text_eprintf("%s:1: a byte order mark before the first action, which torch's "
+                     "_load_csv reads as part of it (expected the file saved without one)\n",
+                     label);
+        return -1;
+    }
+    int line = 1;
+    for (const char *p = text; *p; line++) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        if (strspn(p, " \t\r") >= n) {
+            text_eprintf("%s:%d: a blank line, which torch's _load_csv reads as a rank of "
+                         "no action (expected one row per rank and no other line)\n", label,
+                         line);
+            return -1;
+        }
+        p = eol ? eol + 1 : p + n;
+    }
+    return 0;
+}
+
+/* The schedule's rows, without the last line break. NULL: out of memory. */
 static char *schedule_rows(const char *text)
 {
-    char *rows = strdup(text_skip_bom(text));
+    char *rows = strdup(text);
     if (!rows)
         return NULL;
     size_t n = strlen(rows);
-    while (n > 0 && strchr(" \t\r\n", rows[n - 1]))
-        n--;
-    rows[n] = '\0';
+    if (n > 0 && rows[n - 1] == '\n')
+        rows[--n] = '\0';
+    if (n > 0 && rows[n - 1] == '\r')
+        rows[--n] = '\0';
     return rows;
 }
 
@@ -153,6 +181,8 @@ static int check_text(const char *text, const char *label, struct checked *c)
     memset(c, 0, sizeof *c);
     if (is_schedule(text, label)) {
         c->kind = FILE_SCHEDULE;
+        if (schedule_layout(text, label) < 0)
+            return -1;
         char *rows = schedule_rows(text);
         int rc = 0;
         long actions = 0;

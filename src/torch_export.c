@@ -745,6 +745,14 @@ static int cell_unreadable(int rank, int col, const char *b, const char *e, char
                            size_t errlen)
 {
     int len = (int)(e - b) > 40 ? 40 : (int)(e - b);
+    const char *p = b;
+    int n;
+    if (read_num(&p, e, &n) && p < e && (*p == 'I' || *p == 'W'))
+        /* torch reads these (a backward split in two), this check does not */
+        return fail(err, errlen, "rank %d, column %d: \"%.*s\" is a %s action, which torch "
+                    "reads but this check does not (it checks schedules of F and B, as "
+                    "pipeplan writes them)", rank, col, len, b,
+                    *p == 'I' ? "backward-input (I)" : "backward-weight (W)");
     return fail(err, errlen, "rank %d, column %d: cannot read \"%.*s\" (expected stage, F "
                 "or B, micro-batch, e.g. 2F0)", rank, col, len, b);
 }

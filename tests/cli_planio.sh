@@ -355,11 +355,29 @@ run check far.csv
 expect_status 2 "check: a micro-batch number no file of its size completes"
 expect_stderr "far.csv: 1 action for 1 stage and 100000000 micro-batches (expected an F and a B for each stage and micro-batch: 200000000)" \
     "check: counts the actions against what the numbers need"
-# an editor's byte order mark and blank lines at the end are not the schedule
-printf '\357\273\2770F0,0B0\n1F0,1B0\r\n\n\n' >bom.csv
-run check bom.csv
-expect_status 0 "check: a byte order mark and blank lines at the end"
+# torch's _load_csv opens the file as plain UTF-8 and makes a rank of
+# every csv.reader row: an editor's byte order mark or a blank line at
+# the end is a schedule torch refuses; CRLF line ends and the last line
+# break are not
+printf '0F0,0B0\n1F0,1B0\r\n' >crlf.csv
+run check crlf.csv
+expect_status 0 "check: CRLF line ends and the last line break"
 expect_stdout_has "2 stages on 2 ranks, 1 micro-batch" "check: those read as two ranks"
+printf '\357\273\2770F0,0B0\n1F0,1B0\n' >bom.csv
+run check bom.csv
+expect_status 2 "check: a byte order mark"
+expect_stderr "bom.csv:1: a byte order mark before the first action, which torch's _load_csv reads as part of it (expected the file saved without one)" \
+    "check: a byte order mark, which torch cannot read"
+printf '0F0,0B0\n1F0,1B0\r\n\n' >blankend.csv
+run check blankend.csv
+expect_status 2 "check: a blank line at the end"
+expect_stderr "blankend.csv:3: a blank line, which torch's _load_csv reads as a rank of no action (expected one row per rank and no other line)" \
+    "check: a blank line at the end, which torch reads as a third rank"
+# I and W actions torch reads: said so, not 'cannot read'
+printf '0F0,0I0,0W0\n' >iw.csv
+run check iw.csv
+expect_stderr 'iw.csv: rank 0, column 1: "0I0" is a backward-input (I) action, which torch reads but this check does not (it checks schedules of F and B, as pipeplan writes them)' \
+    "check: an I action named as one"
 printf '4294967296F0,4294967296B0\n' >huge.csv
 run check huge.csv
 expect_status 2 "check: no cell reads as an action"
@@ -377,8 +395,12 @@ expect_stderr 'quoted.csv: rank 1, column 1: quoted cells are not read (expected
     "check: a quoted cell named, not a count of actions"
 printf '\n\n' >blank.csv
 run check blank.csv
-expect_stderr "blank.csv:1: no action in the schedule (expected rows of cells such as 0F0 or 1B3, one row per rank)" \
+expect_stderr "blank.csv:1: a blank line, which torch's _load_csv reads as a rank of no action (expected one row per rank and no other line)" \
     "check: a schedule of blank lines"
+printf ',,\n' >commas.csv
+run check commas.csv
+expect_stderr "commas.csv:1: no action in the schedule (expected rows of cells such as 0F0 or 1B3, one row per rank)" \
+    "check: a schedule of empty cells"
 
 run solve gpt.ini four.ini --planner dp --json --format csv
 expect_status 2 "--json with another format"
