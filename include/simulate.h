@@ -24,6 +24,8 @@ struct sim_report {
     enum sim_verdict verdict;
     char reason[256];        /* human explanation naming the op / GPU; ops
                                 are written F3 / B3 with 0-based layers */
+    int op;                  /* the operation to blame (F_i: i, B_i: L + i),
+                                one that starts too early or overlaps; -1 */
     int microbatches;        /* how many were replayed */
     double period;           /* measured steady-state period, ms */
     double makespan;         /* of the replay (flushed: m micro-batches) */

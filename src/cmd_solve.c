@@ -635,7 +635,10 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
         plan_free(pl);
     }
     if (rc < 0) {
-        text_eprintf("pipeplan: your %s: %s\n", sa->split ? "split" : "plan", res->message);
+        if (sa->split)
+            text_eprintf("pipeplan: your split: %s\n", res->message);
+        else   /* the file, as the reader's own messages name it */
+            text_eprintf("%s: your plan: %s\n", sa->plan_path, res->message);
         planner_result_clear(res);
         return -1;
     }

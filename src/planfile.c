@@ -101,6 +101,7 @@ struct reader {
     int layer;               /* section: -1 [plan], else the layer, -2 none yet */
     unsigned seen;           /* keys seen in the current section */
     int plan_line, period_line, last_layer_line;
+    int *op_line;            /* [2L] the line of each start (F_i: i, B_i: L + i) */
 };
 
 static int fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -277,11 +278,13 @@ static int key_value(struct reader *r, char *key, char *v)
             return fail(r, "forward_start = %s for the first layer (expected 0ms: times count "
                         "from its start)", v);
         r->pl->start[i] = ms;
+        r->op_line[i] = r->line;
         return 0;
     default:
         if (parse_ms(r, key, v, &ms) < 0)
             return -1;
         r->pl->start[pb->L + i] = ms;
+        r->op_line[pb->L + i] = r->line;
         return 0;
     }
 }
@@ -291,10 +294,12 @@ struct plan *planfile_parse(const char *text, const char *label, const struct pr
 {
     struct reader r = { .label = label, .pb = pb, .err = err, .errlen = errlen, .layer = -2 };
     r.pl = plan_new(pb->L, pb->P);
+    r.op_line = calloc(2 * (size_t)pb->L, sizeof *r.op_line);
     char *copy = strdup(text);
-    if (!r.pl || !copy) {
+    if (!r.pl || !r.op_line || !copy) {
         snprintf(err, errlen, "%s: out of memory", label);
         plan_free(r.pl);
+        free(r.op_line);
         free(copy);
         return NULL;
     }
@@ -354,11 +359,15 @@ struct plan *planfile_parse(const char *text, const char *label, const struct pr
     if (rc == 0) {
         struct sim_report rep;
         if (simulate_plan(r.pl, pb, &rep) != SIM_OK) {
-            r.line = r.period_line;
+            /* the start that runs too early or into another operation;
+             * the period for what no one start explains (links, memory) */
+            r.line = rep.op >= 0 && rep.op < 2 * pb->L && r.op_line[rep.op] > 0
+                     ? r.op_line[rep.op] : r.period_line;
             rc = fail(&r, "the schedule does not pass the simulator: %s (expected a valid "
                       "periodic schedule, doc/model.md section 6)", rep.reason);
         }
     }
+    free(r.op_line);
     if (rc != 0) {
         plan_free(r.pl);
         return NULL;

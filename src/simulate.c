@@ -48,6 +48,7 @@ struct sim {
     bool pipedream;
     double T, tol;
     double tmin0, tmax0;    /* first start, last end of micro-batch 0 */
+    int ovl_op;             /* the operation of the first overlap */
     long K;                 /* micro-batches replayed for periodic checks */
     long kmem;              /* ... for memory and makespan */
     int *ops;               /* [2L] the operations, GPU by GPU */
@@ -327,7 +328,7 @@ static int build_instances(struct sim *s, int p)
 /* Every instance of every operation against its chain predecessor in the
  * same micro-batch. Returns the start of the earliest violating instance
  * (INFINITY if none) and fills the reason for it. */
-static double find_dependency(struct sim *s, char *why, size_t len)
+static double find_dependency(struct sim *s, char *why, size_t len, int *blame)
 {
     double first = INFINITY;
     for (long j = 0; j < s->K; j++)
@@ -339,6 +340,7 @@ static double find_dependency(struct sim *s, char *why, size_t len)
             if (t >= end + delay - s->tol || t >= first)
                 continue;
             first = t;
+            *blame = o;
             char a[16], b[16];
             op_name(o, s->L, a, sizeof a);
             op_name(p, s->L, b, sizeof b);
@@ -357,7 +359,7 @@ static double find_dependency(struct sim *s, char *why, size_t len)
 /* Sweep the GPU's instances in time order; an instance that starts
  * before the latest end seen so far overlaps that operation. Returns the
  * earlier of first and its own first overlap, with the reason in why. */
-static double find_overlap(struct sim *s, double first, char *why, size_t len)
+static double find_overlap(struct sim *s, double first, char *why, size_t len, int *blame)
 {
     long k = 0;
     while (k < s->nin) {
@@ -372,6 +374,7 @@ static double find_overlap(struct sim *s, double first, char *why, size_t len)
                     if (x->t < first) {
                         char a[16], b[16];
                         first = x->t;
+                        *blame = x->o;
                         snprintf(why, len, "GPU %d: %s of micro-batch %ld [%.9g, %.9g) "
                                  "overlaps %s of micro-batch %ld [%.9g, %.9g)", g,
                                  op_name(holder->o, s->L, a, sizeof a), holder->j,
@@ -408,7 +411,7 @@ static int replay_gpus(struct sim *s, double *tovl, char *ovl, size_t len)
     for (int p = 0; p < s->P; p++) {
         if (build_instances(s, p) < 0)
             return -1;
-        *tovl = find_overlap(s, *tovl, ovl, len);
+        *tovl = find_overlap(s, *tovl, ovl, len, &s->ovl_op);
         for (long k = 0; k < s->nin; k++) {
             const struct inst *x = &s->in[k];
             s->busy[p] += clip(x->t, x->d, w0, w1);
@@ -427,10 +430,12 @@ static int replay_gpus(struct sim *s, double *tovl, char *ovl, size_t len)
 static enum sim_verdict check_replay(struct sim *s, double tovl, const char *ovl)
 {
     char dep[sizeof s->rep->reason];
-    double tdep = find_dependency(s, dep, sizeof dep);
+    int dep_op = -1;
+    double tdep = find_dependency(s, dep, sizeof dep, &dep_op);
     if (tdep == INFINITY && tovl == INFINITY)
         return SIM_OK;
     /* Report whichever the replay meets first. */
+    s->rep->op = tdep <= tovl ? dep_op : s->ovl_op;
     if (tdep <= tovl)
         return say(s->rep, SIM_DEPENDENCY, "%s", dep);
     return say(s->rep, SIM_OVERLAP, "%s", ovl);
@@ -793,6 +798,7 @@ enum sim_verdict simulate_plan(const struct plan *pl, const struct problem *pb,
     s.pb = pb;
     s.rep = report ? report : &local;
     memset(s.rep, 0, sizeof *s.rep);
+    s.rep->op = -1;
 
     enum sim_verdict v = check_form(&s);
     if (v != SIM_OK)

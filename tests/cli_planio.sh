@@ -139,6 +139,19 @@ sed "${line}s/^backward_start = .*/backward_start = -23ms/" dp.plan >bad.plan
 run solve gpt.ini four.ini --plan bad.plan
 expect_stderr "bad.plan:$line: backward_start = -23ms is negative (expected a time from 0)" \
     "plan file, a negative start: its own line"
+# a start that breaks the schedule: the simulator's reason on that start's line
+line=$(grep -n '^forward_start = ' dp.plan | tail -1 | cut -d: -f1)
+sed "${line}s/^forward_start = .*/forward_start = 1ms/" dp.plan >bad.plan
+run solve gpt.ini four.ini --plan bad.plan
+if grep -q "^bad.plan:$line: the schedule does not pass the simulator: F10 of micro-batch 0 starts at 1 ms" "$TMP/err"; then
+    ok "plan file, a start the simulator refuses: that start's line"; else
+    not_ok "plan file, simulator: wanted line $line"; cat "$TMP/err"; fi
+# a plan of two runs on one GPU read under --layout contiguous: the file named
+run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format plan -o two.plan
+run solve gpt.ini four.ini --layout contiguous --plan two.plan
+expect_status 2 "a plan file of two runs on a GPU, contiguous layout"
+expect_stderr "two.plan: your plan: GPU 0 holds a second run of layers from layer 5: the contiguous layout gives a GPU one" \
+    "a plan file the layout refuses: the file named"
 
 # ---- formats ----
 run solve gpt.ini four.ini --planner dp --format csv
