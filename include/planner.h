@@ -73,6 +73,14 @@ const struct planner_result *planner_result_find(const struct planner_result *v,
 int planner_judge(const struct problem *pb, const int *gpu, double T, const double *start,
                   const char *source, struct planner_result *res);
 
+/* The same with the order of a runtime that runs its own 1F1B
+ * (Megatron-LM, DeepSpeed, torch's Schedule1F1B: schedule_build_1f1b):
+ * its in-flight counts whatever the period, no stretch. Returns 0; 1
+ * when gpu[] is no such split (a GPU of two runs, or fewer micro-batches
+ * than stages), judged as planner_judge() judges it; -1 as there. */
+int planner_judge_1f1b(const struct problem *pb, const int *gpu, const char *source,
+                       struct planner_result *res);
+
 const char *planner_status_name(enum plan_status s);
 
 /* The status in words, the same everywhere: "optimal", "optimal for 12

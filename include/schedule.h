@@ -35,6 +35,17 @@ int schedule_build_at(struct plan *pl, const struct problem *pb, double T);
  * found, 0 when none fits (pl unchanged). */
 int schedule_stretch(struct plan *pl, const struct problem *pb);
 
+/* The schedule of a runtime that runs its own 1F1B order (Megatron-LM,
+ * DeepSpeed, torch's Schedule1F1B; doc/model.md section 2.1): stage r of
+ * S (the runs in chain order, one per GPU) runs the backward of
+ * micro-batch j after its forward of micro-batch j + S - r - 1, so keeps
+ * S - r micro-batches in flight whatever the period; the least period at
+ * which that order runs, forwards with no wait. Then calls
+ * plan_evaluate(). Returns 0; -2 when the plan is no such split (a GPU
+ * of two runs) or there are fewer micro-batches than stages (no steady
+ * 1F1B), pl unchanged; -1 on a malformed plan or out of memory. */
+int schedule_build_1f1b(struct plan *pl, const struct problem *pb);
+
 /* Tests only: with on, every search tests each candidate against every
  * op (the quadratic reference the faster search must equal to the bit). */
 void schedule_use_reference(bool on);

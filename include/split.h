@@ -13,6 +13,11 @@
  * has no limit; this one keeps a typo like t*999999999 harmless). */
 #define SPLIT_MAX_EXPANDED 1000000
 
+/* Whether a --split value is in a runtime's own terms (megatron:,
+ * deepspeed:, torchtitan:): that runtime runs the split in its 1F1B
+ * order, and it is judged so (planner_judge_1f1b). */
+bool split_runtime_order(const char *spec);
+
 /* A --split value: "0,12,24,36" (the first layer of each stage, 0-based,
  * strictly increasing, the first 0; stage i on GPU i), "megatron:LAYOUT",
  * "megatron:--ARG ..." (Megatron's other pipeline arguments, counted as

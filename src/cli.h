@@ -55,6 +55,7 @@ int cli_run_planners(const struct problem *pb, const char *const *order, int nru
  * the ILP worked on (pb->L if none). */
 int cli_finish_results(const struct problem *pb, struct planner_result *results, int n);
 
+
 /* "pipeplan CMD: message" on stderr; returns 2, the usage exit status. */
 /* Print a command's help (cmd: NULL for pipeplan's own) and say whether
  * it reached standard output: 0, or 2 with a message (a full disk). */

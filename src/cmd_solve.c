@@ -622,7 +622,9 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
             return -1;
         }
         snprintf(source, sizeof source, "--split %s", sa->split);
-        rc = planner_judge(pb, gpu, 0, NULL, source, res);
+        rc = split_runtime_order(sa->split) ? planner_judge_1f1b(pb, gpu, source, res)
+                                            : planner_judge(pb, gpu, 0, NULL, source, res);
+        rc = rc < 0 ? -1 : 0;
         free(gpu);
     } else {
         struct plan *pl = planfile_load(sa->plan_path, pb, err, sizeof err);

@@ -128,7 +128,7 @@ static void runtime_note(FILE *out, const struct export_input *in, const char *r
     const struct plan *pl = in->res->plan;
     struct planner_result r;
     memset(&r, 0, sizeof r);
-    if (planner_judge(pb, pl->gpu, 0, NULL, runtime, &r) == 0 && r.plan &&
+    if (planner_judge_1f1b(pb, pl->gpu, runtime, &r) >= 0 && r.plan &&
         r.plan->objective > pl->objective * (1 + 1e-3)) {
         bool pd = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
         char a[32], b[32];

@@ -142,8 +142,10 @@ int planner_run_until(const char *name, const struct problem *pb, struct planner
     return 0;
 }
 
-int planner_judge(const struct problem *pb, const int *gpu, double T, const double *start,
-                  const char *source, struct planner_result *res)
+/* The checks every judgement makes of gpu[]: a new plan holding it, or
+ * NULL with the reason in res (status error). */
+static struct plan *judge_begin(const struct problem *pb, const int *gpu, const char *source,
+                                struct planner_result *res)
 {
     memset(res, 0, sizeof *res);
     res->planner = given.name;
@@ -155,7 +157,7 @@ int planner_judge(const struct problem *pb, const int *gpu, double T, const doub
     for (int i = 0; i < pb->L; i++) {
         if (gpu[i] < 0) {
             snprintf(res->message, sizeof res->message, "layer %d has no GPU", i);
-            return -1;
+            return NULL;
         }
         if (gpu[i] + 1 > used)
             used = gpu[i] + 1;
@@ -163,26 +165,48 @@ int planner_judge(const struct problem *pb, const int *gpu, double T, const doub
     if (used > pb->P) {
         snprintf(res->message, sizeof res->message, "it uses GPU %d, but there %s only %d "
                  "GPU%s", used - 1, pb->P == 1 ? "is" : "are", pb->P, pb->P == 1 ? "" : "s");
-        return -1;
+        return NULL;
     }
     /* a plan of another layout is no plan of this setting (it would be
      * shown beside an ILP that rules such plans out) */
     int second = pb->layout == LAYOUT_CONTIGUOUS ? plan_second_run(gpu, pb->L, pb->P) : pb->L;
     if (second < 0) {
         snprintf(res->message, sizeof res->message, "out of memory");
-        return -1;
+        return NULL;
     }
     if (second < pb->L) {
         snprintf(res->message, sizeof res->message, "GPU %d holds a second run of layers from "
                  "layer %d: the contiguous layout gives a GPU one", gpu[second], second);
-        return -1;
+        return NULL;
     }
     struct plan *pl = plan_new(pb->L, pb->P);
     if (!pl) {
         snprintf(res->message, sizeof res->message, "out of memory");
-        return -1;
+        return NULL;
     }
     memcpy(pl->gpu, gpu, (size_t)pb->L * sizeof *gpu);
+    return pl;
+}
+
+static int judge_end(struct plan *pl, int rc, struct planner_result *res)
+{
+    if (rc != 0) {
+        plan_free(pl);
+        snprintf(res->message, sizeof res->message, "no schedule for this allocation");
+        return -1;
+    }
+    res->plan = pl;
+    res->believed_fit = pl->fits;
+    res->status = pl->fits ? PLAN_FEASIBLE : PLAN_NO_FIT;
+    return 0;
+}
+
+int planner_judge(const struct problem *pb, const int *gpu, double T, const double *start,
+                  const char *source, struct planner_result *res)
+{
+    struct plan *pl = judge_begin(pb, gpu, source, res);
+    if (!pl)
+        return -1;
     int rc;
     if (start) {
         pl->T = T;
@@ -195,15 +219,27 @@ int planner_judge(const struct problem *pb, const int *gpu, double T, const doub
         if (rc == 0)
             schedule_stretch(pl, pb);
     }
-    if (rc != 0) {
-        plan_free(pl);
-        snprintf(res->message, sizeof res->message, "no schedule for this allocation");
+    return judge_end(pl, rc, res);
+}
+
+int planner_judge_1f1b(const struct problem *pb, const int *gpu, const char *source,
+                       struct planner_result *res)
+{
+    struct plan *pl = judge_begin(pb, gpu, source, res);
+    if (!pl)
         return -1;
+    int rc = schedule_build_1f1b(pl, pb);
+    if (rc == -2) {
+        /* no 1F1B split: the order the plan's own schedule would run */
+        plan_free(pl);
+        return planner_judge(pb, gpu, 0, NULL, source, res) == 0 ? 1 : -1;
     }
-    res->plan = pl;
-    res->believed_fit = pl->fits;
-    res->status = pl->fits ? PLAN_FEASIBLE : PLAN_NO_FIT;
-    return 0;
+    if (rc == 0) {
+        size_t n = strlen(res->message);
+        snprintf(res->message + n, sizeof res->message - n, "%s(judged in the runtime's 1F1B "
+                 "order)", n ? " " : "");
+    }
+    return judge_end(pl, rc, res);
 }
 
 void planner_result_clear(struct planner_result *res)

@@ -1419,3 +1419,109 @@ int schedule_stretch(struct plan *pl, const struct problem *pb)
     plan_free(best);
     return plan_evaluate(pl, pb) == 0 ? 1 : 0;
 }
+
+/* ---- the 1F1B order of the runtimes ---- */
+
+/* Stage r's slack into its window at period T: how much later than
+ * (k_r - 1) T + f_r after its forward its backward starts, from the last
+ * stage back (doc/model.md section 2.1). Returns whether every window
+ * holds it: E_r <= T - f_r - b_r. With `E` not NULL, the values too. */
+static bool order_fits(int S, const double *f, const double *b, const double *c, double T,
+                       double *E)
+{
+    double e = 0;
+    for (int r = S - 1; r >= 0; r--) {
+        if (r < S - 1)
+            e = fmax(e + f[r + 1] + b[r + 1] + 2.0 * c[r] - T, 0.0);
+        if (E)
+            E[r] = e;
+        if (e > T - f[r] - b[r])
+            return false;
+    }
+    return true;
+}
+
+int schedule_build_1f1b(struct plan *pl, const struct problem *pb)
+{
+    int L = pb->L, P = pb->P;
+    if (pl->L != L || L < 1)
+        return -1;
+    for (int i = 0; i < L; i++)
+        if (pl->gpu[i] < 0 || pl->gpu[i] >= P)
+            return -1;
+    int *first = malloc(((size_t)L + 1) * sizeof *first);
+    bool *used = calloc((size_t)P, sizeof *used);
+    double *v = calloc(5 * (size_t)L, sizeof *v);
+    int rc = -1;
+    if (!first || !used || !v)
+        goto out;
+    /* the stages: runs in chain order, a GPU holding one at most */
+    int S = 0;
+    for (int i = 0; i < L; i++) {
+        if (i > 0 && pl->gpu[i] == pl->gpu[i - 1])
+            continue;
+        if (used[pl->gpu[i]]) {
+            rc = -2;
+            goto out;
+        }
+        used[pl->gpu[i]] = true;
+        first[S++] = i;
+    }
+    first[S] = L;
+    /* a flush of fewer micro-batches than stages is no steady 1F1B */
+    if (pb->m < S) {
+        rc = -2;
+        goto out;
+    }
+    double *f = v, *b = v + L, *c = v + 2 * L, *E = v + 3 * L, *phi = v + 4 * L;
+    double T = SCHEDULE_MIN_T, hi = 0;
+    for (int r = 0; r < S; r++) {
+        for (int i = first[r]; i < first[r + 1]; i++) {
+            f[r] += pb->f[i];
+            b[r] += pb->b[i];
+        }
+        c[r] = r < S - 1 ? pb->c[first[r + 1] - 1] : 0.0;
+        /* its compute, and its links: a cut each way at both its ends */
+        T = fmax(T, fmax(f[r] + b[r], c[r] + (r > 0 ? c[r - 1] : 0.0)));
+    }
+    for (int r = 0; r + 1 < S; r++)
+        hi = fmax(hi, f[r + 1] + b[r + 1] + 2.0 * c[r]);
+    /* at hi every slack is 0; the slacks only shrink as T grows, so the
+     * least T whose windows hold them is found by bisection, and it is
+     * the best one: the iteration grows with T (doc/model.md section 2.1) */
+    hi = fmax(hi, T);
+    if (!order_fits(S, f, b, c, T, NULL)) {
+        double lo = T;
+        for (int k = 0; k < 200 && hi - lo > 1e-12 * hi; k++) {
+            double mid = 0.5 * (lo + hi);
+            if (order_fits(S, f, b, c, mid, NULL))
+                hi = mid;
+            else
+                lo = mid;
+        }
+        T = hi;
+    }
+    order_fits(S, f, b, c, T, E);
+    /* forwards with no wait; stage r's backward of micro-batch j just after
+     * its forward of micro-batch j + S - r - 1, or E_r later */
+    for (int r = 0; r < S; r++) {
+        phi[r] = r == 0 ? 0.0 : phi[r - 1] + f[r - 1] + c[r - 1];
+        double t = phi[r];
+        for (int i = first[r]; i < first[r + 1]; i++) {
+            pl->start[i] = t;
+            t += pb->f[i];
+        }
+        t = phi[r] + (double)(S - r - 1) * T + f[r] + E[r];
+        for (int i = first[r + 1] - 1; i >= first[r]; i--) {
+            pl->start[L + i] = t;
+            t += pb->b[i];
+        }
+    }
+    pl->T = T;
+    rc = plan_evaluate(pl, pb) == 0 ? 0 : -1;
+out:
+    free(first);
+    free(used);
+    free(v);
+    return rc;
+}

@@ -1124,6 +1124,14 @@ int split_torchtitan_parse(const char *text, char *const *names, int L, int P, i
 
 /* ---- --split ---- */
 
+bool split_runtime_order(const char *spec)
+{
+    while (isspace((unsigned char)*spec))
+        spec++;
+    return strncmp(spec, "megatron:", 9) == 0 || strncmp(spec, "deepspeed:", 10) == 0 ||
+           strncmp(spec, "torchtitan:", 11) == 0;
+}
+
 int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen)
 {
     static const char prefix[] = "megatron:", ds[] = "deepspeed:", titan[] = "torchtitan:";

@@ -331,20 +331,28 @@ run check virt.csv
 expect_stdout_has "8 stages on 4 ranks, 8 micro-batches" "torch-schedule with virtual stages: valid"
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format torch
 expect_stdout_has "_PipelineScheduleRuntime" "several stages per rank: the CSV runtime, not Schedule1F1B"
-# Llama 3 70B, TP8, micro-batch 4 on 8 ranks of 80 GB: the even Megatron
-# split fits only with a period stretched so that fewer micro-batches are
-# in flight than Megatron's 1F1B keeps (its export says so, rank by
-# rank); the split the ILP finds fits at the load bound, read back from
-# its layout with the same period
+# Llama 3 70B, TP8, micro-batch 4 on 8 ranks of 80 GB: the even split
+# fits only with a period stretched so that fewer micro-batches are in
+# flight than Megatron's 1F1B keeps (its export says so, rank by rank);
+# given as Megatron's layout it is judged in Megatron's order, which
+# keeps 8 on rank 0 whatever the period: it does not fit. The split the
+# ILP finds fits at the load bound, read back from its layout with the
+# same period
 run gen transformer --preset llama3-70b --tensor-parallel 8 --gpu H100 --micro-batch 4 -o l70.ini
 ib="$PIPEPLAN_SRCDIR/data/platforms/h100-ib-8nodes.ini"
 even='megatron:Et*10|t*10|t*10|t*10|t*10|t*10|t*10|t*10L'
-run solve l70.ini "$ib" --planner user --split "$even"
+run solve l70.ini "$ib" --planner user --split 0,11,21,31,41,51,61,71
 expect_stdout_has "your split       feasible                  1.02 s    38.40 s" \
     "even split: fits at a stretched period (1.02 s)"
-run solve l70.ini "$ib" --planner user --split "$even" --format megatron
+run solve l70.ini "$ib" --planner user --split 0,11,21,31,41,51,61,71 --format megatron
 expect_stdout_has "# warning: on rank 0 the plan keeps 6 micro-batches in flight where Megatron's 1F1B keeps 8" \
     "megatron export of it: warns that Megatron keeps more in flight"
+run solve l70.ini "$ib" --planner user --split "$even"
+expect_stdout_has "your split       no_fit                  724.1 ms    28.18 s" \
+    "even split as Megatron's layout: Megatron's order, no stretch: does not fit"
+expect_stdout_has "  your split: does not fit: GPU 0 needs 94.9 GiB of its 80.0 GiB" \
+    "even split as Megatron's layout: rank 0's 8 micro-batches need 94.9 GiB"
+expect_stdout_has "(judged in the runtime's 1F1B order)" "even split as Megatron's layout: says in which order"
 run solve l70.ini "$ib" --planner user --split 'megatron:Et*8|t*9|t*10|t*11|t*11|t*11|t*11|t*9L'
 expect_stdout_has "your split       feasible                725.0 ms    28.08 s" \
     "the ILP's layout read back: fits at 725.0 ms"

@@ -129,6 +129,53 @@ static int check_plan(const struct problem *pb, const struct planner_result *res
     return bad;
 }
 
+/* The baseline's split judged in a runtime's own 1F1B order
+ * (planner_judge_1f1b): the simulator accepts it, and stage r of S keeps
+ * min(S - r, m) micro-batches of every layer in flight, whatever the
+ * period. A split that is no 1F1B one (fewer micro-batches than stages)
+ * comes back judged as planner_judge would. Returns the failures. */
+static int check_runtime_order(const struct problem *pb, const int *gpu, const char *where)
+{
+    struct planner_result r;
+    int rc = planner_judge_1f1b(pb, gpu, "runtime", &r);
+    if (rc < 0) {
+        print_error("%s: runtime order: %s\n", where, r.message);
+        return 1;
+    }
+    char at[160];
+    snprintf(at, sizeof at, "%s (1F1B order)", where);
+    int bad = 0;
+    struct sim_report rep;
+    if (!r.plan || simulate_plan(r.plan, pb, &rep) != SIM_OK) {
+        print_error("%s: simulator: %s\n", at, r.plan ? rep.reason : "no plan");
+        planner_result_clear(&r);
+        return 1;
+    }
+    int S = 1;
+    for (int i = 1; i < pb->L; i++)
+        S += gpu[i] != gpu[i - 1];
+    if (rc == 0) {
+        for (int i = 0, st = 0; i < pb->L; i++) {
+            st += i > 0 && gpu[i] != gpu[i - 1];
+            long want = S - st < pb->m ? S - st : pb->m;
+            /* an operation of no time at a stage's edge may end as the
+             * next starts: one copy fewer, as the model counts it */
+            bool edge = pb->f[i] == 0 && pb->b[i] == 0 && r.plan->copies[i] == want - 1;
+            if (r.plan->copies[i] != want && !edge) {
+                print_error("%s: layer %d of stage %d keeps %d copies, not %ld\n", at, i, st,
+                            r.plan->copies[i], want);
+                bad++;
+                break;
+            }
+        }
+    } else if (pb->m >= S) {
+        print_error("%s: a split of %d stages not judged in its 1F1B order\n", at, S);
+        bad++;
+    }
+    planner_result_clear(&r);
+    return bad;
+}
+
 /* Valgrind runs every fifth network x platform pair: each network, five
  * of the platforms. */
 #define VALGRIND_STRIDE 5
@@ -157,6 +204,8 @@ static int run_instances(long micro_batches, int schedule, int *failures, int *p
                 assert_int_equal(planner_run(planner_name(i), pb, &res), 0);
                 *failures += check_plan(pb, &res, where);
                 (*plans)++;
+                if (res.plan && schedule == SPEC_SCHEDULE_1F1B)
+                    *failures += check_runtime_order(pb, res.plan->gpu, where);
                 planner_result_clear(&res);
             }
             problem_free(pb);
@@ -182,6 +231,63 @@ static void test_every_plan_passes_the_simulator_pipedream(void **state)
     int failures = 0, plans = 0;
     run_instances(4, SPEC_SCHEDULE_PIPEDREAM, &failures, &plans);
     assert_int_equal(failures, 0);
+}
+
+/* The 1F1B order worked by hand: two stages of f = 1, b = 2 and a cut of
+ * 0.5 ms. At T the last stage's backward follows its forward at once;
+ * stage 0's follows its forward of the next micro-batch, at T + 1 +
+ * E_0 with E_0 = max(3 + 2 x 0.5 - T, 0), which its window takes while
+ * E_0 <= T - 3: T = 3.5, E_0 = 0.5. F at 0 and 1.5, B at 5 and 2.5,
+ * latency 7, iteration 3 x 3.5 + 7 = 17.5 with 4 micro-batches; stage 0
+ * keeps 2 in flight, stage 1 one. */
+static void test_runtime_order_by_hand(void **state)
+{
+    (void)state;
+    struct problem *pb = problem_new(2, 2);
+    assert_non_null(pb);
+    pb->m = 4;
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->phi = 4;
+    pb->micro_batch = 1;
+    for (int i = 0; i < 2; i++) {
+        pb->f[i] = 1;
+        pb->b[i] = 2;
+        pb->cap[i] = 1e12;
+    }
+    pb->c[0] = 0.5;
+    struct plan *pl = plan_new(2, 2);
+    assert_non_null(pl);
+    pl->gpu[0] = 0;
+    pl->gpu[1] = 1;
+    assert_int_equal(schedule_build_1f1b(pl, pb), 0);
+    assert_true(fabs(pl->T - 3.5) < 1e-9);
+    const double want[4] = { 0, 1.5, 5, 2.5 };
+    for (int o = 0; o < 4; o++)
+        assert_true(fabs(pl->start[o] - want[o]) < 1e-9);
+    assert_true(fabs(pl->latency - 7) < 1e-9);
+    assert_true(fabs(pl->iteration - 17.5) < 1e-9);
+    assert_int_equal(pl->copies[0], 2);
+    assert_int_equal(pl->copies[1], 1);
+    struct sim_report rep;
+    assert_int_equal(simulate_plan(pl, pb, &rep), SIM_OK);
+    /* no 1F1B split: one micro-batch for two stages, a GPU of two runs */
+    pb->m = 1;
+    assert_int_equal(schedule_build_1f1b(pl, pb), -2);
+    pb->m = 4;
+    plan_free(pl);
+    pl = plan_new(3, 2);
+    struct problem *three = problem_new(3, 2);
+    assert_true(pl && three);
+    three->m = 4;
+    three->schedule = SPEC_SCHEDULE_1F1B;
+    for (int i = 0; i < 3; i++)
+        three->f[i] = three->b[i] = 1;
+    pl->gpu[0] = pl->gpu[2] = 0;
+    pl->gpu[1] = 1;
+    assert_int_equal(schedule_build_1f1b(pl, three), -2);
+    plan_free(pl);
+    problem_free(three);
+    problem_free(pb);
 }
 
 /* The memory-aware DP is exact over contiguous plans in its wait-free
@@ -350,6 +456,7 @@ static void test_result_order_prefers_fitting_then_objective(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_runtime_order_by_hand),
         cmocka_unit_test(test_every_plan_passes_the_simulator_1f1b),
         cmocka_unit_test(test_every_plan_passes_the_simulator_pipedream),
         cmocka_unit_test(test_no_fitting_contiguous_plan_beats_dp_model),
