@@ -161,7 +161,8 @@ static const char *fit_text(const struct planner_result *res, char *buf, size_t 
     else if (pl->fits)
         snprintf(buf, len, "fits");
     else
-        snprintf(buf, len, "needs %s", units_format_size(pl->peak_memory, b, sizeof b));
+        /* up: "needs 1.00 GiB" beside a cap of 1.00 GiB says nothing */
+        snprintf(buf, len, "needs %s", units_format_size_up(pl->peak_memory, b, sizeof b));
     return buf;
 }
 
@@ -251,7 +252,7 @@ int report_table(FILE *out, const struct report *r)
             const struct plan_gpu *g = &res->plan->gpus[res->plan->peak_gpu];
             fprintf(out, "  %s: does not fit: GPU %d needs %s of its %s\n",
                     planner_title(res->planner), res->plan->peak_gpu,
-                    units_format_size(g->total, b1, sizeof b1),
+                    units_format_size_up(g->total, b1, sizeof b1),
                     units_format_size(g->cap, b2, sizeof b2));
         } else if (!res->believed_fit && planner_has_memory_rule(res->planner) &&
                    !planner_is_solver(res->planner)) {

@@ -1114,7 +1114,8 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
             put(&pn, is_shown ? fig : (r->stale ? roles[R_DIM] : roles[R_GOOD]), "fits");
         } else {
             char b[32];
-            snprintf(buf, sizeof buf, "needs %s", fmt_size(pl->peak_memory, b, sizeof b));
+            snprintf(buf, sizeof buf, "needs %s",
+                     units_format_size_up(pl->peak_memory, b, sizeof b));
             put(&pn, is_shown ? fig : (r->stale ? roles[R_DIM] : roles[R_BAD]), buf);
         }
         if (!r->stale)

@@ -350,8 +350,8 @@ expect_stdout_has "# warning: on rank 0 the plan keeps 6 micro-batches in flight
 run solve l70.ini "$ib" --planner user --split "$even"
 expect_stdout_has "your split       no_fit                  724.1 ms    28.18 s" \
     "even split as Megatron's layout: Megatron's order, no stretch: does not fit"
-expect_stdout_has "  your split: does not fit: GPU 0 needs 94.9 GiB of its 80.0 GiB" \
-    "even split as Megatron's layout: rank 0's 8 micro-batches need 94.9 GiB"
+expect_stdout_has "  your split: does not fit: GPU 0 needs 95.0 GiB of its 80.0 GiB" \
+    "even split as Megatron's layout: rank 0's 8 micro-batches need 95.0 GiB (94.9x)"
 expect_stdout_has "(judged in the runtime's 1F1B order)" "even split as Megatron's layout: says in which order"
 run solve l70.ini "$ib" --planner user --split 'megatron:Et*8|t*9|t*10|t*11|t*11|t*11|t*11|t*9L'
 expect_stdout_has "your split       feasible                725.0 ms    28.08 s" \

@@ -164,6 +164,12 @@ if jq -e '.problem.gpus == 3 and .problem.micro_batches == 5 and .problem.layout
           and all(.plans[]; .fits) and (.plans[2].period_ms <= .plans[0].period_ms * 1.000001)' \
       "$TMP/out" >/dev/null; then ok "knobs in the JSON"; else not_ok "knobs in the JSON"; fi
 
+# a plan a byte over its cap: what it needs is rounded up, never shown as the cap
+printf '[network]\nname = one\nmicro_batch = 1\n[layer a]\nforward = 1ms\nbackward = 2ms\nweights = 1MB\nactivation = 1MB\n' >"$TMP/one.ini"
+printf '[platform]\nname = p\ngpus = 1\nmemory = 16GiB\nreserved = 1GiB\nbandwidth = 12GB/s\nlatency = 10us\n[training]\nmicro_batches = 8\nschedule = 1f1b\noptimizer = adam\n' >"$TMP/p1.ini"
+run solve "$TMP/one.ini" "$TMP/p1.ini" --memory 1078741823B --planner dp
+expect_stdout_has "needs 1.01 GiB" "a byte over a cap of 1.00 GiB: needs 1.01 GiB, rounded up"
+
 # Bad input: exit 2, nothing on stdout.
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 0
 expect_status 2 "zero GPUs"
