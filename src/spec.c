@@ -41,6 +41,8 @@ struct parser {
     char *err;
     size_t errlen;
     int err_line;           /* 0 = no error */
+    int missing_to;         /* the error is a key missing from the section
+                             * of lines err_line..missing_to, else 0 */
 
     struct section sec;
     /* whole-file state */
@@ -145,8 +147,11 @@ static void check_required(struct parser *ps, const struct key *keys, unsigned s
 {
     for (int i = 0; keys[i].name; i++) {
         if (keys[i].required && !(seen & (1u << i))) {
+            bool first = !ps->err_line;
             fail_at(ps, line, "%s has no '%s' (expected a line '%s = ...')",
                     title, keys[i].name, keys[i].name);
+            if (first)
+                ps->missing_to = ps->line;
             return;
         }
     }
@@ -650,7 +655,10 @@ static void parse_text(struct parser *ps)
     int rc = ini_parse_stream(reader, ps, handler, ps);
     if (!ps->err_line)
         section_end(ps);
-    if (rc > 0 && (!ps->err_line || rc < ps->err_line)) {
+    /* a line inih cannot read in a section is why a key is missing there
+     * ("forward 1ms"): that line is the one to name */
+    bool inside = ps->missing_to && rc > ps->err_line && rc <= ps->missing_to;
+    if (rc > 0 && (!ps->err_line || rc < ps->err_line || inside)) {
         ps->err_line = 0;
         fail_at(ps, rc, "not an INI line (expected [section], key = value or a ; comment)");
     } else if (rc < 0 && !ps->err_line) {

@@ -43,6 +43,12 @@ bad empty.ini '' '@empty.ini:1: empty file (expected a network or a platform fil
 bad json.ini '{"a": 1}\n' '@json.ini:1: not a spec file (expected a [network] or [platform] section first)'
 bad unknown-key.ini "$net$layer"'colour = red\n' \
     "@unknown-key.ini:9: unknown key 'colour' in [layer a] (expected forward, backward, weights, activation or stored)"
+# a key written without its '=': that line is named, not the section's
+# header for the key it lacks, in the last layer and in one before another
+bad no-equals.ini "$net"'[layer a]\nforward 1ms\nbackward = 2ms\nweights = 1MB\nactivation = 1MB\n' \
+    "@no-equals.ini:5: not an INI line (expected [section], key = value or a ; comment)"
+bad no-equals2.ini "$net"'[layer a]\nforward 1ms\nbackward = 2ms\nweights = 1MB\nactivation = 1MB\n'"$layer" \
+    "@no-equals2.ini:5: not an INI line (expected [section], key = value or a ; comment)"
 bad dup-layer.ini "$net$layer$layer" "@dup-layer.ini:9: duplicate layer 'a' (first defined on line 4)"
 bad no-layers.ini "$net" "@no-layers.ini:1: network 'n' has no layers (expected [layer NAME] sections)"
 bad negative.ini "$net"'[layer a]\nforward = -1ms\n' "@negative.ini:5: bad forward '-1ms': negative value"
