@@ -177,11 +177,20 @@ plan_res() {
             if (v < 100 && v > -100) return sprintf("%.1f %s", v, u[k])
             return sprintf("%.0f %s", v, u[k])
         }
+        # what a plan needs is rounded up (units_format_size_up)
+        function fsize_up(b,  k, v, d, x, up) {
+            k = 0; v = b
+            while (v >= 1024 && k < 5) { v /= 1024; k++ }
+            d = k == 0 ? 1 : v < 10 ? 100 : v < 100 ? 10 : 1
+            x = v * d
+            up = (x > int(x) ? int(x) + 1 : int(x)) / d
+            return fsize(up * 1024 ^ k)
+        }
         function re(s) { gsub(/\./, "\\.", s); gsub(/ /, " +", s); return s }
         BEGIN { t["dp"] = "mem-aware DP"; t["pipedream"] = "PipeDream"; t["time"] = "time-balanced"
                 t["parameters"] = "param-balanced"; t["uniform"] = "uniform" }
         {
-            fit = $5 == 1 ? "fits" : "needs " fsize($6)
+            fit = $5 == 1 ? "fits" : "needs " fsize_up($6)
             printf "%s +%s +%s +%s +%s\n", re(t[$1]), re(ftime($2)), re(ftime($3)),
                    re(sprintf("%.1f", $4)), re(fit)
         }')
