@@ -246,6 +246,34 @@ static int write_megatron(FILE *out, const struct export_input *in)
                     "(the torch-schedule export runs the plan's own order)\n", r, fewest,
                     fewest == 1 ? "" : "es", want);
     }
+    /* the interleaved 1F1B (schedules.py, forward_backward_pipelining_
+     * with_interleaving) warms up (P - r - 1) * 2 + (V - 1) * P chunk
+     * forwards on rank r (the micro-batch group being P by default), so
+     * holds one more at its peak; all m * V when m is P */
+    for (int r = 0; m.virtual_stages > 1 && r < pb->P; r++) {
+        long V = m.virtual_stages;
+        long want = (long)(pb->P - r - 1) * 2 + (V - 1) * pb->P + 1;
+        if (pb->m == pb->P || want > pb->m * V)
+            want = pb->m * V;
+        long kept = 0;
+        int most = 0;
+        for (int i = 0; i < pb->L; i++) {
+            if (pl->gpu[i] != m.gpu[r])
+                continue;
+            if (i > 0 && pl->gpu[i - 1] == pl->gpu[i]) {
+                most = pl->copies[i] > most ? pl->copies[i] : most;
+                continue;
+            }
+            kept += most;
+            most = pl->copies[i];
+        }
+        kept += most;
+        if (kept < want)
+            fprintf(out, "# warning: on rank %d the plan keeps %ld chunk-micro-batches in "
+                    "flight (its %ld stages together) where Megatron's interleaved 1F1B keeps "
+                    "up to %ld: there Megatron needs more memory than planned (the "
+                    "torch-schedule export runs the plan's own order)\n", r, kept, V, want);
+    }
     if (m.virtual_stages == 1) {
         megatron_idle(out, &m, pl, pb->P, in->tensor_parallel);
         megatron_uneven(out, &m, pl->gpu, pb->L, pb->P, in->tensor_parallel);

@@ -208,6 +208,11 @@ run solve "$PIPEPLAN_SRCDIR/data/networks/llama3-70b.ini" "$PIPEPLAN_SRCDIR/data
 expect_status 0 "megatron, TP8: the comment's arguments read back"
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format megatron
 expect_stdout_has '"Et|t|t|t|t|t|t|tL"' "megatron: virtual stages written back"
+# Megatron's interleaved 1F1B warms up (P - r - 1) * 2 + (V - 1) * P chunk
+# forwards: 11 in flight on rank 0 of 4 with 2 stages each (8 micro-batches)
+if grep -q "^# warning: on rank 0 the plan keeps [0-9]* chunk-micro-batches in flight (its 2 stages together) where Megatron's interleaved 1F1B keeps up to 11:" "$TMP/out"; then
+    ok "megatron, virtual stages: warns where the interleaved 1F1B keeps more in flight"; else
+    not_ok "megatron interleaved warning"; cat "$TMP/out"; fi
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format deepspeed
 expect_status 2 "deepspeed: a plan that is not contiguous"
 if grep -q "^pipeplan: cannot write plan your split as deepspeed: GPU 0 holds layers 0 and 5 but not the layers between" "$TMP/err"; then
