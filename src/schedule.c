@@ -1423,7 +1423,7 @@ int schedule_stretch(struct plan *pl, const struct problem *pb)
 /* ---- the 1F1B order of the runtimes ---- */
 
 /* Stage r's slack into its window at period T: how much later than
- * (k_r - 1) T + f_r after its forward its backward starts, from the last
+ * (S - r - 1) T + f_r after its forward its backward starts, from the last
  * stage back (doc/model.md section 2.1). Returns whether every window
  * holds it: E_r <= T - f_r - b_r. With `E` not NULL, the values too. */
 static bool order_fits(int S, const double *f, const double *b, const double *c, double T,
