@@ -150,8 +150,8 @@ int problem_knobs_resolve(const struct knobs *k, const struct spec_platform *pla
     if (k->memory && k->memory <= plat->reserved) {
         /* nothing at all would fit: every plan's row would say no_fit */
         char b1[32], b2[32];
-        err_set(err, errlen, "memory cap %s is not above the %s reserved per GPU (expected "
-                "more)", units_format_size((double)k->memory, b1, sizeof b1),
+        err_set(err, errlen, "--memory %s is not above the %s the platform reserves per GPU "
+                "(expected more)", units_format_size((double)k->memory, b1, sizeof b1),
                 units_format_size((double)plat->reserved, b2, sizeof b2));
         return -1;
     }

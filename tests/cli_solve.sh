@@ -170,6 +170,11 @@ printf '[platform]\nname = p\ngpus = 1\nmemory = 16GiB\nreserved = 1GiB\nbandwid
 run solve "$TMP/one.ini" "$TMP/p1.ini" --memory 1078741823B --planner dp
 expect_stdout_has "needs 1.01 GiB" "a byte over a cap of 1.00 GiB: needs 1.01 GiB, rounded up"
 
+run solve data/networks/alexnet.ini data/platforms/v100-16gb-pcie-4.ini --memory 1GiB
+expect_status 2 "--memory at the platform's reserve"
+expect_stderr "pipeplan: --memory 1.00 GiB is not above the 1.00 GiB the platform reserves per GPU (expected more)" \
+    "--memory at the platform's reserve: names the option"
+
 # Bad input: exit 2, nothing on stdout.
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 0
 expect_status 2 "zero GPUs"
