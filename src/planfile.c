@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "fileio.h"
-#include "schedule.h"
 #include "simulate.h"
 #include "spec.h"
 #include "text.h"
@@ -257,11 +256,6 @@ static int key_value(struct reader *r, char *key, char *v)
                 return -1;
             if (!(ms > 0))
                 return fail(r, "period %s (expected a positive time)", v);
-            /* the planners' and the bounds' least period too: a plan
-             * below it would beat a bound that holds for every other */
-            if (ms < SCHEDULE_MIN_T)
-                return fail(r, "period = %s is below the least period pipeplan plans with "
-                            "(expected at least 1us)", v);
             r->pl->T = ms;
             r->period_line = r->line;
             return 0;
