@@ -923,7 +923,7 @@ static void test_problem_knob_errors(void **state)
     knobs_init(&k); k.weight_factor = -1.0;       expect_error(&fx, &k, "weight factor");
     knobs_init(&k); k.weight_factor = NAN;        expect_error(&fx, &k, "weight factor");
     fx.plat.reserved = 1000;
-    knobs_init(&k); k.memory = 1000;              expect_error(&fx, &k, "reserved per GPU");
+    knobs_init(&k); k.memory = 1000;              expect_error(&fx, &k, "the platform reserves per GPU");
     fx.plat.reserved = 0;
 
     knobs_init(&k);
