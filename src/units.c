@@ -138,6 +138,12 @@ static int parse_with_unit(const char *text, const struct unit *units,
         return -1;
     if (exponent_refused(p, err, errlen))
         return -1;
+    if (*p == '.' || (*p >= '0' && *p <= '9')) {
+        /* "1.2.3ms": the number goes on past what reads as one */
+        set_err(err, errlen, "not a number (expected digits and one decimal point, then a "
+                "unit)");
+        return -1;
+    }
     if (unit_text(p, ubuf, sizeof ubuf) < 0) {
         snprintf(msg, sizeof msg, "unknown unit (expected %s)", expected);
         set_err(err, errlen, msg);

@@ -53,6 +53,10 @@ static void test_time_rejects_bare_negative_and_nonfinite(void **state)
     assert_int_equal(units_parse_time("3 min", &ms, err, sizeof err), -1);
     assert_int_equal(units_parse_time("", &ms, err, sizeof err), -1);
     assert_int_equal(units_parse_time(".", &ms, err, sizeof err), -1);
+    /* a number that goes on past one decimal point is no number, not a unit */
+    assert_int_equal(units_parse_time("1.2.3ms", &ms, err, sizeof err), -1);
+    assert_string_equal(err, "not a number (expected digits and one decimal point, then a "
+                        "unit)");
 }
 
 static void test_size_decimal_and_binary_are_exact(void **state)
