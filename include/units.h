@@ -54,7 +54,9 @@ char *units_format_ratio(double ratio, char *buf, size_t len);
  * MiB, GiB (x1024) that writes bytes without loss, e.g. "37600B" ->
  * "37.6KB". Used by writers so files round-trip byte for byte. */
 char *units_write_size(uint64_t bytes, char *buf, size_t len);
-/* Milliseconds with up to 6 decimals, trailing zeros trimmed ("1.9ms"). */
+/* Milliseconds with up to 6 decimals, or 6 significant digits below a
+ * millisecond (down to 10^-12 ms), trailing zeros trimmed ("1.9ms",
+ * "0.00000082ms"); never an exponent. */
 char *units_write_time(double ms, char *buf, size_t len);
 /* v ("%.Ng") with the fewest digits N, from min_digits up to 17, that
  * read back (strtod) to v exactly: for writers whose numbers are read

@@ -441,7 +441,13 @@ char *units_write_size(uint64_t bytes, char *buf, size_t len)
 char *units_write_time(double ms, char *buf, size_t len)
 {
     char tmp[64];
-    snprintf(tmp, sizeof tmp, "%.6f", ms);
+    /* six decimals, and below a millisecond six significant digits
+     * (a layer of 0.82 ns was written 0.000001ms, 22% more); no
+     * exponent, which time files refuse */
+    int decimals = 6;
+    if (ms > 0 && ms < 0.1)
+        decimals = 5 + (int)fmin(-floor(log10(ms)), 13.0);
+    snprintf(tmp, sizeof tmp, "%.*f", decimals, ms);
     size_t n = strlen(tmp);
     while (n > 0 && tmp[n - 1] == '0')
         tmp[--n] = '\0';

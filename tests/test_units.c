@@ -231,6 +231,17 @@ static void test_human_formats(void **state)
     assert_string_equal(units_format_time(1500, buf, sizeof buf), "1.50 s");
     assert_string_equal(units_format_time(9999990, buf, sizeof buf), "9999.99 s");
     assert_string_equal(units_format_time(2e12, buf, sizeof buf), "2e+09 s");
+    /* written for files: six significant digits below a millisecond, no
+     * exponent (time files refuse one), read back to within them */
+    assert_string_equal(units_write_time(1.9, buf, sizeof buf), "1.9ms");
+    assert_string_equal(units_write_time(0.001, buf, sizeof buf), "0.001ms");
+    assert_string_equal(units_write_time(8.2e-7, buf, sizeof buf), "0.00000082ms");
+    assert_string_equal(units_write_time(1.234567891e-4, buf, sizeof buf), "0.000123457ms");
+    double ms_back;
+    char why[128];
+    assert_int_equal(units_parse_time(units_write_time(8.2e-7, buf, sizeof buf), &ms_back, why,
+                                      sizeof why), 0);
+    assert_true(fabs(ms_back - 8.2e-7) < 1e-18);
     /* hours to days in whole seconds, as the explorer's table shows them */
     assert_string_equal(units_format_time(2.934584e8, buf, sizeof buf), "293458 s");
     assert_string_equal(units_format_time(999999.4e3, buf, sizeof buf), "999999 s");
