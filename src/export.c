@@ -121,20 +121,24 @@ static void rank_comment(FILE *out, const int *gpu_of_rank, int P, const char *w
 
 /* A runtime that runs its own 1F1B order (Megatron, DeepSpeed) runs the
  * plan's split, not its schedule: what pipeplan judges that order to
- * take (the list scheduler, as for "your split"), when it is slower. */
+ * take (planner_judge_1f1b, as for "your split" in its terms), when it is
+ * slower; for an interleaved split, whose order pipeplan does not model,
+ * what the split takes in the order pipeplan gives it. */
 static void runtime_note(FILE *out, const struct export_input *in, const char *runtime)
 {
     const struct problem *pb = in->rep->pb;
     const struct plan *pl = in->res->plan;
     struct planner_result r;
     memset(&r, 0, sizeof r);
-    if (planner_judge_1f1b(pb, pl->gpu, runtime, &r) >= 0 && r.plan &&
-        r.plan->objective > pl->objective * (1 + 1e-3)) {
+    int rc = planner_judge_1f1b(pb, pl->gpu, runtime, &r);
+    if (rc >= 0 && r.plan && r.plan->objective > pl->objective * (1 + 1e-3)) {
         bool pd = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
         char a[32], b[32];
-        fprintf(out, "# note: %s runs this split in its own 1F1B order, which pipeplan judges "
+        fprintf(out, "# note: %s runs this split in its own %s, which pipeplan judges "
                 "at %s %s%s; the plan's %s is that of its own order, which "
                 "torch.distributed.pipelining runs from the torch-schedule export\n", runtime,
+                rc == 0 ? "1F1B order" : "order (interleaved: here pipeplan's list schedule "
+                "of the split)",
                 pd ? "a period of" : "an iteration of",
                 units_format_time(r.plan->objective, a, sizeof a),
                 r.plan->fits || !pl->fits ? "" : ", where it does not fit",
@@ -269,10 +273,11 @@ static int write_megatron(FILE *out, const struct export_input *in)
         }
         kept += most;
         if (kept < want)
-            fprintf(out, "# warning: on rank %d the plan keeps %ld chunk-micro-batches in "
+            fprintf(out, "# warning: on rank %d the plan keeps %ld chunk-micro-batch%s in "
                     "flight (its %ld stages together) where Megatron's interleaved 1F1B keeps "
-                    "up to %ld: there Megatron needs more memory than planned (the "
-                    "torch-schedule export runs the plan's own order)\n", r, kept, V, want);
+                    "up to %ld: there Megatron may need more memory than planned (the "
+                    "torch-schedule export runs the plan's own order)\n", r, kept,
+                    kept == 1 ? "" : "es", V, want);
     }
     if (m.virtual_stages == 1) {
         megatron_idle(out, &m, pl, pb->P, in->tensor_parallel);
