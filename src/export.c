@@ -137,8 +137,8 @@ static void runtime_note(FILE *out, const struct export_input *in, const char *r
         fprintf(out, "# note: %s runs this split in its own %s, which pipeplan judges "
                 "at %s %s%s; the plan's %s is that of its own order, which "
                 "torch.distributed.pipelining runs from the torch-schedule export\n", runtime,
-                rc == 0 ? "1F1B order" : "order (interleaved: here pipeplan's list schedule "
-                "of the split)",
+                rc == 0 ? "1F1B order" : "order (no steady 1F1B here, interleaved or of fewer "
+                "micro-batches than stages: pipeplan's list schedule of the split)",
                 pd ? "a period of" : "an iteration of",
                 units_format_time(r.plan->objective, a, sizeof a),
                 r.plan->fits || !pl->fits ? "" : ", where it does not fit",

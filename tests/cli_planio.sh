@@ -290,7 +290,7 @@ run gen transformer --preset gpt3-1.3b --gpu A100 -o g13.ini
 a100="$PIPEPLAN_SRCDIR/data/platforms/dgx-a100-80gb.ini"
 run solve g13.ini "$a100" --gpus 12 --layout contiguous --micro-batches 4 --planner ilp --work-limit 50 \
     --format megatron
-note=$(grep '^# note: Megatron runs this split in its own 1F1B order' "$TMP/out")
+note=$(grep '^# note: Megatron runs this split in its own ' "$TMP/out")
 layout=$(sed -n 's/^--pipeline-model-parallel-size .* --pipeline-model-parallel-layout "\([^"]*\)"$/\1/p' "$TMP/out")
 run solve g13.ini "$a100" --gpus 12 --layout contiguous --micro-batches 4 --planner user \
     --split "megatron:$layout"
