@@ -1124,17 +1124,17 @@ int split_torchtitan_parse(const char *text, char *const *names, int L, int P, i
 
 /* ---- --split ---- */
 
+/* The runtimes' prefixes of a --split value, as split_parse reads them. */
+static const char prefix[] = "megatron:", ds[] = "deepspeed:", titan[] = "torchtitan:";
+
 bool split_runtime_order(const char *spec)
 {
-    while (isspace((unsigned char)*spec))
-        spec++;
-    return strncmp(spec, "megatron:", 9) == 0 || strncmp(spec, "deepspeed:", 10) == 0 ||
-           strncmp(spec, "torchtitan:", 11) == 0;
+    return strncmp(spec, prefix, sizeof prefix - 1) == 0 ||
+           strncmp(spec, ds, sizeof ds - 1) == 0 || strncmp(spec, titan, sizeof titan - 1) == 0;
 }
 
 int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen)
 {
-    static const char prefix[] = "megatron:", ds[] = "deepspeed:", titan[] = "torchtitan:";
     if (strncmp(spec, prefix, sizeof prefix - 1) == 0) {
         const char *rest = spec + sizeof prefix - 1;
         while (isspace((unsigned char)*rest))
