@@ -436,6 +436,12 @@ struct dp {
     int *heap, *held;
     bool rising;           /* load never falls (times >= 0): cells can be
                               filled one by one */
+    /* Which cells can lie on a whole plan at the period being tried
+     * (dp_bounds): a cell (t, i) outside [rlo[t], rhi[t]] is empty and
+     * never read, so a fill neither resets nor visits it. */
+    double *lbm;           /* [L+1] prefix of each layer's least bytes */
+    int *reach;            /* [Smax+1] the furthest layer k stages reach */
+    int *rlo, *rhi;        /* [Smax+1] per row t */
 };
 
 /* Layer i's bytes with n copies in flight: its weights (with a version
@@ -458,6 +464,11 @@ static double dp_copies(double life, double T)
     return n < 1 ? 1 : n;
 }
 
+static double dp_copies_at(const struct dp *d, int l, double X, double T)
+{
+    return dp_copies(d->load[d->L] - d->load[l] + 2 * X, T);
+}
+
 /* Every cell empty but the end of the chain, reached with no stage. */
 static void dp_reset(struct dp *d)
 {
@@ -467,8 +478,76 @@ static void dp_reset(struct dp *d)
         d->slack[x] = -INFINITY;
         d->next[x] = -1;
     }
+    for (int t = 0; t <= d->Smax; t++) {
+        d->rlo[t] = 0;
+        d->rhi[t] = d->L;
+    }
     d->X[d->L] = 0;
     d->slack[d->L] = INFINITY;
+}
+
+/* Room for layers on the GPU of the front's k-th stage (0-based). */
+static double dp_room(const struct dp *d, int k)
+{
+    int g = d->same_room ? 0 : k;
+    return d->pb->cap[g] - d->pb->reserved[g];
+}
+
+/* A stage's layers as a relaxation of the fill's test: its load within T
+ * and the least bytes of its layers (the copies of a plan whose cuts cost
+ * nothing; more transfer only adds copies) within room. Both are interval
+ * sums of non-negative terms, so a sub-interval of an admitted stage is
+ * admitted and greedy stages reach furthest. The tolerance keeps the
+ * relaxation loose where the sums are rounded differently from the fill's. */
+static bool dp_relaxed_fits(const struct dp *d, int i, int j, double T, double room)
+{
+    return d->load[j] - d->load[i] <= T && d->lbm[j] - d->lbm[i] <= room * (1 + 1e-9) + 1;
+}
+
+/* The furthest end of a stage from i (front) or the earliest start of one
+ * ending at j (back) that the relaxation admits. */
+static int dp_relaxed_end(const struct dp *d, int i, double T, double room)
+{
+    int lo = i, hi = d->L;
+    while (lo < hi) {
+        int mid = hi - (hi - lo) / 2;
+        if (dp_relaxed_fits(d, i, mid, T, room))
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+static int dp_relaxed_start(const struct dp *d, int j, double T, double room)
+{
+    int lo = 0, hi = j;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (dp_relaxed_fits(d, mid, j, T, room))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+/* At period T, reach[k]: the furthest layer that k stages on GPUs 0..k-1
+ * cover in the relaxation. A cell (t, i) with i beyond the reach of the
+ * stages left in front of it, or an S with reach[S] < L, has no plan:
+ * with many GPUs near the load bound most cells of a row are so, and
+ * filling them made 2,000 layers on 512 GPUs take 40 minutes. */
+static void dp_bounds(struct dp *d, double T)
+{
+    const struct problem *pb = d->pb;
+    int L = d->L;
+    d->lbm[0] = 0;
+    for (int l = 0; l < L; l++)
+        d->lbm[l + 1] = d->lbm[l] + dp_layer_bytes(pb, l, dp_copies_at(d, l, 0, T));
+    d->reach[0] = 0;
+    for (int k = 1; k <= d->Smax; k++)
+        /* the searches need sums that never fall */
+        d->reach[k] = d->rising ? dp_relaxed_end(d, d->reach[k - 1], T, dp_room(d, k - 1)) : L;
 }
 
 /* Fill the tables at period T. S > 0: plans of exactly S stages on GPUs
@@ -566,11 +645,6 @@ static int heap_pop(struct dp *d, int *n)
     return top;
 }
 
-static double dp_copies_at(const struct dp *d, int l, double X, double T)
-{
-    return dp_copies(d->load[d->L] - d->load[l] + 2 * X, T);
-}
-
 /* The memory of the layers [i, j) of a stage whose cuts from j on
  * transfer X: per layer (phi + v - 1) w + u s with its wait-free copy
  * count, as the scan sums it. The count falls as l rises and takes two or
@@ -642,21 +716,46 @@ static void dp_fill_cells(struct dp *d, double T, int S)
     const struct problem *pb = d->pb;
     int L = d->L, tmax = S > 0 ? S : d->Smax;
     size_t row = (size_t)L + 1;
-    dp_reset(d);
+    d->rlo[0] = d->rhi[0] = L;
+    d->X[L] = 0;
+    d->slack[L] = INFINITY;
+    d->next[L] = -1;
+    int back = L; /* the earliest start t stages from the end reach */
     for (int t = 1; t <= tmax; t++) {
         int g = S > 0 ? S - t : 0;
         int ilo = S > 0 ? S - t : 0;
         double room = pb->cap[g] - pb->reserved[g];
         const double *Xp = d->X + (size_t)(t - 1) * row;
         const double *Sp = d->slack + (size_t)(t - 1) * row;
-        for (int j = 1; j <= L; j++) {
+        int plo = d->rlo[t - 1], phi = d->rhi[t - 1];
+        back = dp_relaxed_start(d, back, T, room);
+        int lo = ilo > back ? ilo : back;
+        int hi = d->reach[tmax - t] < L - 1 ? d->reach[tmax - t] : L - 1;
+        if (plo > phi || lo > hi) {
+            /* no cell of this row or of any after it lies on a plan */
+            for (int u = t; u <= tmax; u++) {
+                d->rlo[u] = 1;
+                d->rhi[u] = 0;
+            }
+            return;
+        }
+        d->rlo[t] = lo;
+        d->rhi[t] = hi;
+        for (int i = lo; i <= hi; i++)
+            dp_cell_set(d, (size_t)t * row + i, INFINITY, -INFINITY, -1);
+        for (int j = plo; j <= phi; j++) {
             d->xj[j] = (j < L ? pb->c[j - 1] : 0) + Xp[j];
             d->dead[j] = -1;
             d->memi[j] = -1;
         }
         int n = 0;
-        for (int i = L - 1; i >= ilo; i--) {
-            if (Xp[i + 1] != INFINITY)
+        /* the ends beyond the row's last cell, as the cells above it would
+         * have pushed them */
+        for (int j = phi; j > hi + 1 && j >= plo; j--)
+            if (Xp[j] != INFINITY)
+                heap_push(d, &n, j);
+        for (int i = hi; i >= lo; i--) {
+            if (i + 1 >= plo && i + 1 <= phi && Xp[i + 1] != INFINITY)
                 heap_push(d, &n, i + 1);
             /* the last stage of exactly S starts at layer 0 */
             if (S > 0 && t == S && i != 0)
@@ -736,6 +835,8 @@ static void dp_trace(const struct dp *d, int t, int *gpu)
 static void dp_consider(const struct dp *d, int t, double *bestX,
                         double *bestSlack, int *gpu)
 {
+    if (d->rlo[t] > 0 || d->rhi[t] < 0)
+        return;
     size_t at = (size_t)t * ((size_t)d->L + 1);
     double X = d->X[at], sl = d->slack[at];
     if (X < *bestX || (X < INFINITY && X == *bestX && sl > *bestSlack)) {
@@ -746,16 +847,23 @@ static void dp_consider(const struct dp *d, int t, double *bestX,
 }
 
 /* Whether some contiguous plan fits at T; the chosen one goes to gpu[]:
- * least transfer time, then most headroom, then fewest stages. */
-static bool dp_feasible(struct dp *d, double T, int *gpu)
+ * least transfer time, then most headroom, then fewest stages. With caps
+ * that differ, each count of stages is a fill of its own; `any` stops at
+ * the first count with a plan, all a bisection probe needs to know. */
+static bool dp_feasible(struct dp *d, double T, int *gpu, bool any)
 {
     double bestX = INFINITY, bestSlack = -INFINITY;
+    dp_bounds(d, T);
     if (d->same_room) {
+        if (d->reach[d->Smax] < d->L)
+            return false;
         dp_fill(d, T, 0);
         for (int t = 1; t <= d->Smax; t++)
             dp_consider(d, t, &bestX, &bestSlack, gpu);
     } else {
-        for (int S = 1; S <= d->Smax; S++) {
+        for (int S = 1; S <= d->Smax && !(any && bestX < INFINITY); S++) {
+            if (d->reach[S] < d->L)
+                continue;
             dp_fill(d, T, S);
             dp_consider(d, S, &bestX, &bestSlack, gpu);
         }
@@ -807,6 +915,10 @@ static void dp_free(struct dp *d)
     free(d->mems);
     free(d->heap);
     free(d->held);
+    free(d->lbm);
+    free(d->reach);
+    free(d->rlo);
+    free(d->rhi);
 }
 
 int baseline_dp_allocation(const struct problem *pb, int *gpu, double *period)
@@ -835,8 +947,13 @@ int baseline_dp_allocation_until(const struct problem *pb, int *gpu, double *per
     d.mems = malloc(row * sizeof *d.mems);
     d.heap = malloc(row * sizeof *d.heap);
     d.held = malloc(row * sizeof *d.held);
+    d.lbm = malloc(row * sizeof *d.lbm);
+    d.reach = malloc(((size_t)d.Smax + 1) * sizeof *d.reach);
+    d.rlo = malloc(((size_t)d.Smax + 1) * sizeof *d.rlo);
+    d.rhi = malloc(((size_t)d.Smax + 1) * sizeof *d.rhi);
     if (!d.load || !d.X || !d.slack || !d.next || !d.trial || !d.xj || !d.pw || !d.ps ||
-        !d.dead || !d.memi || !d.mems || !d.heap || !d.held) {
+        !d.dead || !d.memi || !d.mems || !d.heap || !d.held || !d.lbm || !d.reach ||
+        !d.rlo || !d.rhi) {
         dp_free(&d);
         return -1;
     }
@@ -858,7 +975,7 @@ int baseline_dp_allocation_until(const struct problem *pb, int *gpu, double *per
         dp_free(&d);
         return -2;
     }
-    if (!dp_feasible(&d, hi, gpu)) {
+    if (!dp_feasible(&d, hi, gpu, true)) {
         dp_free(&d);
         return baseline_time_allocation(pb, gpu) < 0 ? -1 : 0;
     }
@@ -886,12 +1003,18 @@ int baseline_dp_allocation_until(const struct problem *pb, int *gpu, double *per
         double gl = fmax(lo - lo0, gmin), gh = hi - lo0;
         if (gh > 4 * gl)
             mid = lo0 + sqrt(gl * gh);
-        if (dp_feasible(&d, mid, d.trial)) {
+        if (dp_feasible(&d, mid, d.trial, true)) {
             memcpy(gpu, d.trial, (size_t)d.L * sizeof *gpu);
             hi = dp_snap(&d, gpu, mid);
         } else {
             lo = mid;
         }
+    }
+    /* the probes took the first count that fits; the plan is the best one
+     * at the period found (it fits there: the probe's plan did) */
+    if (!d.same_room && dp_feasible(&d, hi, d.trial, false)) {
+        memcpy(gpu, d.trial, (size_t)d.L * sizeof *gpu);
+        hi = dp_snap(&d, gpu, hi);
     }
     if (period)
         *period = hi;
