@@ -486,6 +486,22 @@ static void dp_reset(struct dp *d)
     d->slack[d->L] = INFINITY;
 }
 
+/* Rows t + 1 .. tmax left empty. */
+static void dp_rows_empty(struct dp *d, int t, int tmax)
+{
+    for (int u = t + 1; u <= tmax; u++) {
+        d->rlo[u] = 1;
+        d->rhi[u] = 0;
+    }
+}
+
+/* Whether a fill asked only whether some plan exists may stop after row
+ * t: with any count of stages (S == 0), row t's first cell is a plan. */
+static bool dp_done(const struct dp *d, int t, int S, bool any)
+{
+    return any && S == 0 && d->rlo[t] <= 0 && d->X[(size_t)t * ((size_t)d->L + 1)] < INFINITY;
+}
+
 /* Room for layers on the GPU of the front's k-th stage (0-based). */
 static double dp_room(const struct dp *d, int k)
 {
@@ -554,7 +570,7 @@ static void dp_bounds(struct dp *d, double T)
  * 0..S-1 (caps differ); S == 0: any count up to Smax (caps equal, so the
  * stage's GPU does not matter). The direct way: every stage end j, then
  * every first layer i within a period of load, O(L^2 / S) per row. */
-static void dp_fill_scan(struct dp *d, double T, int S)
+static void dp_fill_scan(struct dp *d, double T, int S, bool any)
 {
     const struct problem *pb = d->pb;
     int L = d->L, tmax = S > 0 ? S : d->Smax;
@@ -595,6 +611,10 @@ static void dp_fill_scan(struct dp *d, double T, int S)
                     d->next[to] = j;
                 }
             }
+        }
+        if (dp_done(d, t, S, any)) {
+            dp_rows_empty(d, t, tmax);
+            return;
         }
     }
 }
@@ -711,7 +731,7 @@ static void dp_cell_set(struct dp *d, size_t at, double X, double slack, int nex
     d->next[at] = next;
 }
 
-static void dp_fill_cells(struct dp *d, double T, int S)
+static void dp_fill_cells(struct dp *d, double T, int S, bool any)
 {
     const struct problem *pb = d->pb;
     int L = d->L, tmax = S > 0 ? S : d->Smax;
@@ -733,10 +753,7 @@ static void dp_fill_cells(struct dp *d, double T, int S)
         int hi = d->reach[tmax - t] < L - 1 ? d->reach[tmax - t] : L - 1;
         if (plo > phi || lo > hi) {
             /* no cell of this row or of any after it lies on a plan */
-            for (int u = t; u <= tmax; u++) {
-                d->rlo[u] = 1;
-                d->rhi[u] = 0;
-            }
+            dp_rows_empty(d, t - 1, tmax);
             return;
         }
         d->rlo[t] = lo;
@@ -809,15 +826,19 @@ static void dp_fill_cells(struct dp *d, double T, int S)
             if (best >= 0)
                 dp_cell_set(d, (size_t)t * row + i, bestX, bestSl, best);
         }
+        if (dp_done(d, t, S, any)) {
+            dp_rows_empty(d, t, tmax);
+            return;
+        }
     }
 }
 
-static void dp_fill(struct dp *d, double T, int S)
+static void dp_fill(struct dp *d, double T, int S, bool any)
 {
     if (d->rising && !minmax_reference)
-        dp_fill_cells(d, T, S);
+        dp_fill_cells(d, T, S, any);
     else
-        dp_fill_scan(d, T, S);
+        dp_fill_scan(d, T, S, any);
 }
 
 static void dp_trace(const struct dp *d, int t, int *gpu)
@@ -848,7 +869,7 @@ static void dp_consider(const struct dp *d, int t, double *bestX,
 
 /* Whether some contiguous plan fits at T; the chosen one goes to gpu[]:
  * least transfer time, then most headroom, then fewest stages. With caps
- * that differ, each count of stages is a fill of its own; `any` stops at
+ * that differ, each count of stages is a fill of its own. `any` stops at
  * the first count with a plan, all a bisection probe needs to know. */
 static bool dp_feasible(struct dp *d, double T, int *gpu, bool any)
 {
@@ -857,14 +878,14 @@ static bool dp_feasible(struct dp *d, double T, int *gpu, bool any)
     if (d->same_room) {
         if (d->reach[d->Smax] < d->L)
             return false;
-        dp_fill(d, T, 0);
+        dp_fill(d, T, 0, any);
         for (int t = 1; t <= d->Smax; t++)
             dp_consider(d, t, &bestX, &bestSlack, gpu);
     } else {
         for (int S = 1; S <= d->Smax && !(any && bestX < INFINITY); S++) {
             if (d->reach[S] < d->L)
                 continue;
-            dp_fill(d, T, S);
+            dp_fill(d, T, S, any);
             dp_consider(d, S, &bestX, &bestSlack, gpu);
         }
     }
@@ -1012,7 +1033,7 @@ int baseline_dp_allocation_until(const struct problem *pb, int *gpu, double *per
     }
     /* the probes took the first count that fits; the plan is the best one
      * at the period found (it fits there: the probe's plan did) */
-    if (!d.same_room && dp_feasible(&d, hi, d.trial, false)) {
+    if (dp_feasible(&d, hi, d.trial, false)) {
         memcpy(gpu, d.trial, (size_t)d.L * sizeof *gpu);
         hi = dp_snap(&d, gpu, hi);
     }
