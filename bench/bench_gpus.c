@@ -5,7 +5,8 @@
  * The DP baseline (with caps that differ) and the least-cap search
  * (planner_min_cap, which pipeplan solve runs when no plan it made fits)
  * once took some 40 minutes on 2,003 layers x 512 GPUs of 16 and 32 GiB;
- * commit 4a1ce05 made it about 10 s. This guards that axis. For each P,
+ * filling only the cells that can lie on a plan made it seconds (see
+ * doc/model.md section 7). This guards that axis. For each P,
  * built in memory (no files): a transformer from the project's generator
  * (src/transformer.c: GPT style, hidden 1024, 16 heads, FFN 4096,
  * vocabulary 32000, sequence 2048, one sequence per micro-batch, bf16 on
@@ -56,56 +57,24 @@
 #include "planner.h"
 #include "problem.h"
 #include "spec.h"
+
+#include "bench_util.h"
 #include "transformer.h"
 
-#define MAX_SIZES 8
-#define MAX_STEPS 8
 #define GIB 1073741824.0
 /* pipeplan solve's default --time-limit (src/cmd_solve.c), which it also
  * gives planner_min_cap as its seconds */
 #define SOLVE_TIME_LIMIT 10.0
 
-struct step {
-    char name[32];
-    double sec[MAX_SIZES];    /* NAN: not measured; INFINITY: stopped */
-    double rss[MAX_SIZES];    /* MiB, peak of the process after the step */
-    char note[MAX_SIZES][96];
-};
-
-static struct step steps[MAX_STEPS];
+static struct bench_step steps[BENCH_MAX_STEPS];
 static int nsteps;
-static long sizes[MAX_SIZES];
+static long sizes[BENCH_MAX_SIZES];
 static int nsizes;
 static double limit_sec = 300;
 
-static double now(void)
+static struct bench_step *step_get(const char *name)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double peak_mib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0;
-}
-
-static struct step *step_get(const char *name)
-{
-    for (int i = 0; i < nsteps; i++)
-        if (strcmp(steps[i].name, name) == 0)
-            return &steps[i];
-    if (nsteps == MAX_STEPS)
-        return NULL;
-    struct step *s = &steps[nsteps++];
-    snprintf(s->name, sizeof s->name, "%s", name);
-    for (int k = 0; k < MAX_SIZES; k++) {
-        s->sec[k] = s->rss[k] = NAN;
-        s->note[k][0] = '\0';
-    }
-    return s;
+    return bench_step_get(steps, &nsteps, name);
 }
 
 /* ---- the problem ---- */
@@ -158,14 +127,6 @@ static struct problem *make_problem(long P, char *err, size_t errlen)
 
 /* ---- one size, in a child: lines "step seconds rss note" on fd ---- */
 
-static void say(int fd, const char *step, double sec, double rss, const char *note)
-{
-    char line[256];
-    int n = snprintf(line, sizeof line, "%s %.6f %.1f %s\n", step, sec, rss, note);
-    if (write(fd, line, (size_t)n) != n)
-        _exit(3);
-}
-
 static void plan_note(const struct planner_result *res, char *note, size_t len)
 {
     if (!res->plan)
@@ -177,14 +138,14 @@ static void plan_note(const struct planner_result *res, char *note, size_t len)
 
 static void step_dp(int fd, const char *step, const struct problem *pb)
 {
-    double t0 = now();
+    double t0 = bench_now();
     struct planner_result res;
     planner_run("dp", pb, &res);
-    double sec = now() - t0;
+    double sec = bench_now() - t0;
     char note[96];
     plan_note(&res, note, sizeof note);
     planner_result_clear(&res);
-    say(fd, step, sec, peak_mib(), note);
+    bench_say(fd, step, sec, bench_peak_mib(), note);
 }
 
 /* pipeplan solve --planner uniform: the uniform split, which does not fit,
@@ -193,12 +154,12 @@ static void step_dp(int fd, const char *step, const struct problem *pb)
 static void step_min_cap(int fd, const struct problem *pb)
 {
     struct planner_result res;
-    double t0 = now();
+    double t0 = bench_now();
     planner_run("uniform", pb, &res);
-    double sec = now() - t0;
+    double sec = bench_now() - t0;
     char note[96];
     plan_note(&res, note, sizeof note);
-    say(fd, "uniform", sec, peak_mib(), note);
+    bench_say(fd, "uniform", sec, bench_peak_mib(), note);
 
     for (int pass = 0; pass < 2; pass++) {
         struct min_cap_limits solve_lim = { SOLVE_TIME_LIMIT, 0 };
@@ -207,17 +168,17 @@ static void step_min_cap(int fd, const struct problem *pb)
         struct plan *fit = NULL;
         const char *who = NULL;
         double within = NAN;
-        t0 = now();
+        t0 = bench_now();
         double cap = planner_min_cap(pb, &res, 1, &fit, &who, &within,
                                      pass == 0 ? &solve_lim : NULL);
-        sec = now() - t0;
+        sec = bench_now() - t0;
         if (isnan(cap))
             snprintf(note, sizeof note, "no_cap");
         else
             snprintf(note, sizeof note, "cap=%.2fGiB,within=%.0fMiB,by=%s", cap / GIB,
                      within / 1048576.0, who ? who : "?");
         plan_free(fit);
-        say(fd, step, sec, peak_mib(), note);
+        bench_say(fd, step, sec, bench_peak_mib(), note);
     }
     planner_result_clear(&res);
 }
@@ -266,7 +227,7 @@ static void run_step(int fd, const char *const *names, int nnames,
             char note[96];
             snprintf(note, sizeof note, "stopped_after_%.0fs%s", limit_sec,
                      WIFSIGNALED(st) && WTERMSIG(st) != SIGALRM ? "(crashed)" : "");
-            say(fd, names[i], INFINITY, NAN, note);
+            bench_say(fd, names[i], INFINITY, NAN, note);
         }
 }
 
@@ -295,7 +256,7 @@ static void fn_min_cap(int fd, const char *step, const struct problem *pb)
 static void run_size(int fd, long P)
 {
     char err[SPEC_ERR_LEN];
-    double t0 = now();
+    double t0 = bench_now();
     struct problem *pb = make_problem(P, err, sizeof err);
     if (!pb) {
         fprintf(stderr, "bench_gpus: %s\n", err);
@@ -309,7 +270,7 @@ static void run_size(int fd, long P)
     char note[96];
     snprintf(note, sizeof note, "L=%d,P=%d,m=%ld,caps=%.0f-%.0fGiB", pb->L, pb->P, pb->m,
              lo / GIB, hi / GIB);
-    say(fd, "build", now() - t0, peak_mib(), note);
+    bench_say(fd, "build", bench_now() - t0, bench_peak_mib(), note);
     static const char *const dp[] = { "dp" }, *const eq[] = { "dp_equal" },
                              *const mc[] = { "uniform", "min_cap", "min_cap_nolimit" };
     run_step(fd, dp, 1, fn_dp, "dp", pb);
@@ -344,7 +305,7 @@ static int measure_size(int k, long P)
         double sec, rss;
         if (sscanf(line, "%31s %lf %lf %95s", name, &sec, &rss, note) != 4)
             continue;
-        struct step *s = step_get(name);
+        struct bench_step *s = step_get(name);
         if (!s)
             continue;
         s->sec[k] = sec;
@@ -358,72 +319,7 @@ static int measure_size(int k, long P)
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-/* ---- the machine (as bench_scale.c describes it) ---- */
-
-static void read_field(const char *file, const char *key, char *buf, size_t len)
-{
-    snprintf(buf, len, "?");
-    FILE *f = fopen(file, "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, key, strlen(key)) == 0 && colon) {
-            colon++;
-            colon += strspn(colon, " \t");
-            colon[strcspn(colon, "\n")] = '\0';
-            snprintf(buf, len, "%s", colon);
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
-}
-
-static void machine(char lines[5][256])
-{
-    char cpu[200], mem[64], load[64] = "?", rev[64] = "?", date[64] = "?";
-    read_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
-    read_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fgets(load, sizeof load, f))
-            load[strcspn(load, " ")] = '\0';
-        fclose(f);
-    }
-    f = popen("git describe --always --dirty 2>/dev/null", "r");
-    if (f) {
-        if (fgets(rev, sizeof rev, f))
-            rev[strcspn(rev, "\n")] = '\0';
-        pclose(f);
-    }
-    time_t t = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&t, &tm))
-        strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
-    snprintf(lines[0], 256, "cpu: %s, %ld cores online", cpu, sysconf(_SC_NPROCESSORS_ONLN));
-    snprintf(lines[1], 256, "memory: %s", mem);
-    snprintf(lines[2], 256, "date: %s, git %s", date, rev);
-    /* BENCH_GPUS_NOTE: what else ran on the machine, said by whoever ran it */
-    const char *note = getenv("BENCH_GPUS_NOTE");
-    snprintf(lines[3], 256, "load average (1 min) at the end: %s; wall-clock times%s%s", load,
-             note && *note ? "; " : "", note && *note ? note : "");
-    snprintf(lines[4], 256, "network: generated transformer, L = 4P (see bench/bench_gpus.c), "
-             "on P GPUs of 16 GiB (even) and 32 GiB (odd)");
-}
-
 /* ---- output ---- */
-
-static void fmt_sec(double s, char *buf, size_t len)
-{
-    if (isnan(s))
-        snprintf(buf, len, "-");
-    else if (isinf(s))
-        snprintf(buf, len, ">%.0f", limit_sec);
-    else if (s < 1)
-        snprintf(buf, len, "%.4f", s);
-    else
-        snprintf(buf, len, "%.2f", s);
-}
 
 static void print_table(void)
 {
@@ -438,11 +334,11 @@ static void print_table(void)
         printf(" %7s", "MiB");
     printf("  note (largest P)\n");
     for (int i = 0; i < nsteps; i++) {
-        struct step *s = &steps[i];
+        struct bench_step *s = &steps[i];
         printf("%-16s", s->name);
         for (int k = 0; k < nsizes; k++) {
             char b[32];
-            fmt_sec(s->sec[k], b, sizeof b);
+            bench_fmt_sec(s->sec[k], limit_sec, b, sizeof b);
             printf(" %8s", b);
         }
         bool stopped = false;
@@ -503,7 +399,7 @@ int main(int argc, char **argv)
     const char *e = getenv("BENCH_GPUS_LIMIT");
     if (e && atof(e) > 0)
         limit_sec = atof(e);
-    for (int i = 1; i < argc && nsizes < MAX_SIZES; i++) {
+    for (int i = 1; i < argc && nsizes < BENCH_MAX_SIZES; i++) {
         char *end;
         long n = strtol(argv[i], &end, 10);
         /* 4P - 3 blocks plus three layers stay within a network's layers */
@@ -528,7 +424,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_gpus: the %ld-GPU run failed\n", sizes[k]);
     }
     char mach[5][256];
-    machine(mach);
+    bench_machine(mach, "BENCH_GPUS_NOTE", "generated transformer, L = 4P (see bench/bench_gpus.c), "
+             "on P GPUs of 16 GiB (even) and 32 GiB (odd)");
     print_table();
     for (int i = 0; i < 5; i++)
         printf("%s\n", mach[i]);

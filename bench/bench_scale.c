@@ -46,49 +46,19 @@
 #include "simulate.h"
 #include "spec.h"
 
-#define MAX_SIZES 8
-#define MAX_STEPS 16
+#include "bench_util.h"
+
 #define PLATFORM "data/platforms/a100-40gb-8.ini"
 
-struct step {
-    char name[32];
-    double sec[MAX_SIZES];    /* NAN: not measured; INFINITY: stopped */
-    double rss[MAX_SIZES];    /* MiB, peak of the process after the step */
-    char note[MAX_SIZES][96];
-};
-
-static struct step steps[MAX_STEPS];
+static struct bench_step steps[BENCH_MAX_STEPS];
 static int nsteps;
-static long sizes[MAX_SIZES];
+static long sizes[BENCH_MAX_SIZES];
 static int nsizes;
 static double limit_sec = 120;
 
-static double now(void)
+static struct bench_step *step_get(const char *name)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double peak_mib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_maxrss / 1024.0;
-}
-
-static struct step *step_get(const char *name)
-{
-    for (int i = 0; i < nsteps; i++)
-        if (strcmp(steps[i].name, name) == 0)
-            return &steps[i];
-    if (nsteps == MAX_STEPS)
-        return NULL;
-    struct step *s = &steps[nsteps++];
-    snprintf(s->name, sizeof s->name, "%s", name);
-    for (int k = 0; k < MAX_SIZES; k++)
-        s->sec[k] = s->rss[k] = NAN;
-    return s;
+    return bench_step_get(steps, &nsteps, name);
 }
 
 /* ---- the network ---- */
@@ -118,14 +88,6 @@ static int write_network(const char *path, long n)
 
 /* ---- one size, in a child: lines "step seconds rss note" on fd ---- */
 
-static void say(int fd, const char *step, double sec, double rss, const char *note)
-{
-    char line[256];
-    int n = snprintf(line, sizeof line, "%s %.6f %.1f %s\n", step, sec, rss, note);
-    if (write(fd, line, (size_t)n) != n)
-        _exit(3);
-}
-
 static void run_baseline(int fd, const char *name, const char *step,
                          const struct problem *pb)
 {
@@ -133,7 +95,7 @@ static void run_baseline(int fd, const char *name, const char *step,
     pid_t pid = fork();
     if (pid == 0) {
         alarm((unsigned)limit_sec);
-        double t0 = now();
+        double t0 = bench_now();
         struct planner_result res;
         planner_run(name, pb, &res);
         struct sim_report rep;
@@ -143,7 +105,7 @@ static void run_baseline(int fd, const char *name, const char *step,
         else
             snprintf(note, sizeof note, "T=%.6gms%s", res.plan->T,
                      res.plan->fits ? "" : ",no_fit");
-        say(fd, step, now() - t0, peak_mib(), note);
+        bench_say(fd, step, bench_now() - t0, bench_peak_mib(), note);
         _exit(0);
     }
     int st = 0;
@@ -152,14 +114,14 @@ static void run_baseline(int fd, const char *name, const char *step,
     if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
         char note[96];
         snprintf(note, sizeof note, "stopped_after_%.0fs", limit_sec);
-        say(fd, step, INFINITY, NAN, note);
+        bench_say(fd, step, INFINITY, NAN, note);
     }
 }
 
 static void run_size(int fd, const char *net_path)
 {
     char err[SPEC_ERR_LEN];
-    double t0 = now();
+    double t0 = bench_now();
     struct spec_network *net = spec_network_load(net_path, err, sizeof err);
     struct spec_platform *plat = net ? spec_platform_load(PLATFORM, err, sizeof err) : NULL;
     struct problem *pb = plat ? problem_create(net, plat, NULL, err, sizeof err) : NULL;
@@ -169,14 +131,14 @@ static void run_size(int fd, const char *net_path)
         fprintf(stderr, "bench_scale: %s\n", err);
         _exit(2);
     }
-    double total = now() - t0;
-    say(fd, "load", total, peak_mib(), "-");
-    t0 = now();
+    double total = bench_now() - t0;
+    bench_say(fd, "load", total, bench_peak_mib(), "-");
+    t0 = bench_now();
     int blocks = ilp_blocks(pb, -1);
     struct problem *cb = problem_coarsen(pb, blocks);
     char note[96];
     snprintf(note, sizeof note, "%d_blocks", blocks);
-    say(fd, "coarsen", now() - t0, peak_mib(), note);
+    bench_say(fd, "coarsen", bench_now() - t0, bench_peak_mib(), note);
     problem_free(cb);
     for (int i = 0; i < planner_count(); i++) {
         const char *name = planner_name(i);
@@ -232,7 +194,7 @@ static int measure_size(int k, const char *net_path)
         double sec, rss;
         if (sscanf(line, "%31s %lf %lf %95s", name, &sec, &rss, note) != 4)
             continue;
-        struct step *s = step_get(name);
+        struct bench_step *s = step_get(name);
         if (!s)
             continue;
         s->sec[k] = sec;
@@ -249,7 +211,7 @@ static int measure_size(int k, const char *net_path)
         fclose(in);
     int st;
     waitpid(pid, &st, 0);
-    struct step *s = step_get("total");
+    struct bench_step *s = step_get("total");
     if (s) {
         s->sec[k] = complete ? total : INFINITY;
         s->rss[k] = total_rss;
@@ -291,13 +253,13 @@ static void measure_explorer(const char *net_path, const char *dir)
              "tmux -L %s -f /dev/null new-session -d -x 120 -y 40 "
              "'env TERM=xterm-256color PIPEPLAN_TRACE=%s %s %s %s/" PLATFORM
              " --time-limit 600'", sock, trace, pipeplan, net_path, cwd);
-    double t0 = now();
+    double t0 = bench_now();
     if (run_cmd(cmd) != 0) {
         fprintf(stderr, "bench_scale: tmux failed\n");
         return;
     }
     /* poll the trace: "frame MS" and "shown MS ..." on the monotonic clock */
-    while (now() - t0 < limit_sec && isnan(explorer_first[1])) {
+    while (bench_now() - t0 < limit_sec && isnan(explorer_first[1])) {
         usleep(20000);
         FILE *f = fopen(trace, "r");
         char line[256];
@@ -394,69 +356,8 @@ static void measure_ilp(const char *net_path, double secs)
 
 /* ---- the machine ---- */
 
-static void read_field(const char *file, const char *key, char *buf, size_t len)
-{
-    snprintf(buf, len, "?");
-    FILE *f = fopen(file, "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, key, strlen(key)) == 0 && colon) {
-            colon++;
-            colon += strspn(colon, " \t");
-            colon[strcspn(colon, "\n")] = '\0';
-            snprintf(buf, len, "%s", colon);
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
-}
-
-static void machine(char lines[5][256])
-{
-    char cpu[200], mem[64], load[64] = "?", rev[64] = "?", date[64] = "?";
-    read_field("/proc/cpuinfo", "model name", cpu, sizeof cpu);
-    read_field("/proc/meminfo", "MemTotal", mem, sizeof mem);
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fgets(load, sizeof load, f))
-            load[strcspn(load, " ")] = '\0';
-        fclose(f);
-    }
-    f = popen("git describe --always --dirty 2>/dev/null", "r");
-    if (f) {
-        if (fgets(rev, sizeof rev, f))
-            rev[strcspn(rev, "\n")] = '\0';
-        pclose(f);
-    }
-    time_t t = time(NULL);
-    struct tm tm;
-    if (gmtime_r(&t, &tm))
-        strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tm);
-    snprintf(lines[0], 256, "cpu: %s, %ld cores online", cpu, sysconf(_SC_NPROCESSORS_ONLN));
-    snprintf(lines[1], 256, "memory: %s", mem);
-    snprintf(lines[2], 256, "date: %s, git %s", date, rev);
-    /* BENCH_SCALE_NOTE: what else ran on the machine, said by whoever ran it */
-    const char *note = getenv("BENCH_SCALE_NOTE");
-    snprintf(lines[3], 256, "load average (1 min) at the end: %s; wall-clock times%s%s", load,
-             note && *note ? "; " : "", note && *note ? note : "");
-    snprintf(lines[4], 256, "network: generated chain (see bench/bench_scale.c) on " PLATFORM);
-}
 
 /* ---- output ---- */
-
-static void fmt_sec(double s, char *buf, size_t len)
-{
-    if (isnan(s))
-        snprintf(buf, len, "-");
-    else if (isinf(s))
-        snprintf(buf, len, ">%.0f", limit_sec);
-    else if (s < 1)
-        snprintf(buf, len, "%.4f", s);
-    else
-        snprintf(buf, len, "%.2f", s);
-}
 
 /* Where a step is known to be able to grow faster than n log n. */
 static const char *why(const char *step)
@@ -484,11 +385,11 @@ static void print_table(void)
         printf(" %8s", "MiB");
     printf("  note\n");
     for (int i = 0; i < nsteps; i++) {
-        struct step *s = &steps[i];
+        struct bench_step *s = &steps[i];
         printf("%-15s", s->name);
         for (int k = 0; k < nsizes; k++) {
             char b[32];
-            fmt_sec(s->sec[k], b, sizeof b);
+            bench_fmt_sec(s->sec[k], limit_sec, b, sizeof b);
             printf(" %9s", b);
         }
         bool superlinear = false;
@@ -514,19 +415,19 @@ static void print_table(void)
             printf("%11s   why: %s\n", "", why(s->name));
     }
     if (nsizes > 0) {
-        struct step *t = step_get("total");
+        struct bench_step *t = step_get("total");
         char b[32];
-        fmt_sec(t ? t->sec[nsizes - 1] : NAN, b, sizeof b);
+        bench_fmt_sec(t ? t->sec[nsizes - 1] : NAN, limit_sec, b, sizeof b);
         printf("\nTarget: %ld layers loaded, every baseline planned, scheduled and simulated "
                "in <= 5 s: %s s, %s\n", sizes[nsizes - 1], b,
                t && t->sec[nsizes - 1] <= 5 ? "met" : "NOT met");
     }
     char a[32], b[32];
-    fmt_sec(explorer_first[0], a, sizeof a);
-    fmt_sec(explorer_first[1], b, sizeof b);
+    bench_fmt_sec(explorer_first[0], limit_sec, a, sizeof a);
+    bench_fmt_sec(explorer_first[1], limit_sec, b, sizeof b);
     printf("Explorer on %ld layers: first frame %s s, first frame showing a plan %s s\n",
            nsizes ? sizes[nsizes - 1] : 0, a, b);
-    fmt_sec(ilp_fig.first_plan, a, sizeof a);
+    bench_fmt_sec(ilp_fig.first_plan, limit_sec, a, sizeof a);
     printf("ILP on %ld layers after automatic coarsening: %d blocks, largest master %d rows x "
            "%d columns (%d integer)%s, first plan after %s s (its warm start runs every "
            "baseline on the layers), status %s after %.1f s\n",
@@ -666,7 +567,7 @@ static int write_svg(const char *path)
         (void)ly;
     }
     /* a slope-1 reference through the total's first point */
-    struct step *t = step_get("total");
+    struct bench_step *t = step_get("total");
     if (t && t->sec[0] > 0) {
         double x0 = (double)sizes[0], x1 = (double)sizes[nsizes - 1];
         double y0 = t->sec[0], y1 = t->sec[0] * x1 / x0;
@@ -693,7 +594,7 @@ int main(int argc, char **argv)
     e = getenv("BENCH_SCALE_ILP");
     if (e && atof(e) > 0)
         ilp_secs = atof(e);
-    for (int i = 1; i < argc && nsizes < MAX_SIZES; i++) {
+    for (int i = 1; i < argc && nsizes < BENCH_MAX_SIZES; i++) {
         long n = atol(argv[i]);
         if (n < 1 || n > SPEC_MAX_LAYERS) {
             fprintf(stderr, "bench_scale: layers must be 1..%d\n", SPEC_MAX_LAYERS);
@@ -748,7 +649,7 @@ int main(int argc, char **argv)
     snprintf(trace, sizeof trace, "%s/trace", d);
     remove(trace);
     rmdir(d);
-    machine(mach);
+    bench_machine(mach, "BENCH_SCALE_NOTE", "generated chain (see bench/bench_scale.c) on " PLATFORM);
     print_table();
     for (int i = 0; i < 5; i++)
         printf("%s\n", mach[i]);
