@@ -440,8 +440,10 @@ struct dp {
      * (dp_bounds): a cell (t, i) outside [rlo[t], rhi[t]] is empty and
      * never read, so a fill neither resets nor visits it. */
     double *lbm;           /* [L+1] prefix of each layer's least bytes */
-    int *reach;            /* [Smax+1] the furthest layer k stages reach */
+    int *reach0, *reach;   /* [Smax+1] the furthest layer k stages reach:
+                              with any count; with the count being filled */
     int *rlo, *rhi;        /* [Smax+1] per row t */
+    double cmin, amin;     /* the least transfer time and size of a cut */
 };
 
 /* Layer i's bytes with n copies in flight: its weights (with a version
@@ -502,6 +504,37 @@ static bool dp_done(const struct dp *d, int t, int S, bool any)
     return any && S == 0 && d->rlo[t] <= 0 && d->X[(size_t)t * ((size_t)d->L + 1)] < INFINITY;
 }
 
+/* The memory of the layers [i, j) of a stage whose cuts from j on
+ * transfer X: per layer (phi + v - 1) w + u s with its wait-free copy
+ * count, as the scan sums it. The count falls as l rises and takes two or
+ * three values within a period of load, so the layers go by runs of one
+ * count from prefix sums: a few binary searches, not the stage's length
+ * (under a tight cap every stage end was summed over its whole window:
+ * 10,000 layers took 50 s). Byte counts are integers, so the sums are the
+ * scan's to the bit. */
+static double stage_memory(const struct dp *d, int i, int j, double X, double T)
+{
+    const struct problem *pb = d->pb;
+    bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
+    double sum = 0;
+    for (int hi = j; hi > i;) {
+        double n = dp_copies_at(d, hi - 1, X, T);
+        int lo = i, top = hi - 1;
+        while (lo < top) {
+            int mid = lo + (top - lo) / 2;
+            if (dp_copies_at(d, mid, X, T) <= n)
+                top = mid;
+            else
+                lo = mid + 1;
+        }
+        double u = async ? n : fmin(n, (double)pb->m);
+        double v = async ? n : 1;
+        sum += (pb->phi + v - 1) * (d->pw[hi] - d->pw[lo]) + u * (d->ps[hi] - d->ps[lo]);
+        hi = lo;
+    }
+    return sum;
+}
+
 /* Room for layers on the GPU of the front's k-th stage (0-based). */
 static double dp_room(const struct dp *d, int k)
 {
@@ -509,25 +542,37 @@ static double dp_room(const struct dp *d, int k)
     return d->pb->cap[g] - d->pb->reserved[g];
 }
 
-/* A stage's layers as a relaxation of the fill's test: its load within T
- * and the least bytes of its layers (the copies of a plan whose cuts cost
- * nothing; more transfer only adds copies) within room. Both are interval
- * sums of non-negative terms, so a sub-interval of an admitted stage is
- * admitted and greedy stages reach furthest. The tolerance keeps the
- * relaxation loose where the sums are rounded differently from the fill's. */
-static bool dp_relaxed_fits(const struct dp *d, int i, int j, double T, double room)
+/* A stage's layers as a relaxation of the fill's test: its load within T,
+ * and its memory within room: its layers' bytes at the copies they would
+ * keep if the cuts after the stage transferred only X (what they transfer
+ * at least; more only adds copies), plus bufs, the least buffers of the
+ * cuts it is known to have. Both are interval sums of non-negative terms,
+ * so a sub-interval of an admitted stage is admitted and greedy stages
+ * reach furthest. The tolerance keeps the relaxation loose where the sums
+ * are rounded differently from the fill's. */
+struct dp_relax {
+    double T, room, X, bufs;
+};
+
+static bool dp_relaxed_fits(const struct dp *d, int i, int j, const struct dp_relax *r)
 {
-    return d->load[j] - d->load[i] <= T && d->lbm[j] - d->lbm[i] <= room * (1 + 1e-9) + 1;
+    if (!(d->load[j] - d->load[i] <= r->T))
+        return false;
+    double lim = r->room * (1 + 1e-9) + 1 - r->bufs;
+    /* the bytes at X = 0 from their prefix first: they are never more */
+    if (!(d->lbm[j] - d->lbm[i] <= lim))
+        return false;
+    return r->X <= 0 || stage_memory(d, i, j, r->X, r->T) <= lim;
 }
 
 /* The furthest end of a stage from i (front) or the earliest start of one
  * ending at j (back) that the relaxation admits. */
-static int dp_relaxed_end(const struct dp *d, int i, double T, double room)
+static int dp_relaxed_end(const struct dp *d, int i, const struct dp_relax *r)
 {
     int lo = i, hi = d->L;
     while (lo < hi) {
         int mid = hi - (hi - lo) / 2;
-        if (dp_relaxed_fits(d, i, mid, T, room))
+        if (dp_relaxed_fits(d, i, mid, r))
             lo = mid;
         else
             hi = mid - 1;
@@ -535,12 +580,12 @@ static int dp_relaxed_end(const struct dp *d, int i, double T, double room)
     return lo;
 }
 
-static int dp_relaxed_start(const struct dp *d, int j, double T, double room)
+static int dp_relaxed_start(const struct dp *d, int j, const struct dp_relax *r)
 {
     int lo = 0, hi = j;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (dp_relaxed_fits(d, mid, j, T, room))
+        if (dp_relaxed_fits(d, mid, j, r))
             hi = mid;
         else
             lo = mid + 1;
@@ -548,11 +593,41 @@ static int dp_relaxed_start(const struct dp *d, int j, double T, double room)
     return lo;
 }
 
-/* At period T, reach[k]: the furthest layer that k stages on GPUs 0..k-1
- * cover in the relaxation. A cell (t, i) with i beyond the reach of the
- * stages left in front of it, or an S with reach[S] < L, has no plan:
- * with many GPUs near the load bound most cells of a row are so, and
- * filling them made 2,000 layers on 512 GPUs take 40 minutes. */
+/* Where the front's k-th stage (0-based) is known to have `after` cuts
+ * after it (-1: not known) and, for k > 0, one before it. */
+static struct dp_relax dp_front_relax(const struct dp *d, double T, int k, int after)
+{
+    struct dp_relax r = { T, dp_room(d, k), after > 0 ? after * d->cmin : 0,
+                          2 * d->amin * ((k > 0) + (after > 0)) };
+    return r;
+}
+
+/* reach[k] for k <= S: the furthest layer k stages on GPUs 0..k-1 cover
+ * in the relaxation, S > 0 the count of stages (each front stage k then
+ * has S - k - 1 cuts after it), S == 0 any count. */
+static void dp_reach(struct dp *d, double T, int S, int *reach)
+{
+    int L = d->L, n = S > 0 ? S : d->Smax;
+    reach[0] = 0;
+    for (int k = 0; k < n; k++) {
+        struct dp_relax r = dp_front_relax(d, T, k, S > 0 ? S - k - 1 : -1);
+        /* the searches need sums that never fall */
+        reach[k + 1] = d->rising ? dp_relaxed_end(d, reach[k], &r) : L;
+        if (reach[k + 1] == L || reach[k + 1] == reach[k]) {
+            /* the rest reach no further */
+            for (int u = k + 2; u <= n; u++)
+                reach[u] = reach[k + 1];
+            break;
+        }
+    }
+}
+
+/* At period T, the bytes at X = 0 and reach0, the reach with any count
+ * (no cut after a stage assumed): an S with reach0[S] < L has no plan, and
+ * the others get their own reach (dp_reach) before their fill. A cell
+ * (t, i) with i beyond the reach of the stages in front of it has no plan
+ * either: with many GPUs near the load bound most cells of a row are so,
+ * and filling them made 2,000 layers on 512 GPUs take 40 minutes. */
 static void dp_bounds(struct dp *d, double T)
 {
     const struct problem *pb = d->pb;
@@ -560,10 +635,7 @@ static void dp_bounds(struct dp *d, double T)
     d->lbm[0] = 0;
     for (int l = 0; l < L; l++)
         d->lbm[l + 1] = d->lbm[l] + dp_layer_bytes(pb, l, dp_copies_at(d, l, 0, T));
-    d->reach[0] = 0;
-    for (int k = 1; k <= d->Smax; k++)
-        /* the searches need sums that never fall */
-        d->reach[k] = d->rising ? dp_relaxed_end(d, d->reach[k - 1], T, dp_room(d, k - 1)) : L;
+    dp_reach(d, T, 0, d->reach0);
 }
 
 /* Fill the tables at period T. S > 0: plans of exactly S stages on GPUs
@@ -665,37 +737,6 @@ static int heap_pop(struct dp *d, int *n)
     return top;
 }
 
-/* The memory of the layers [i, j) of a stage whose cuts from j on
- * transfer X: per layer (phi + v - 1) w + u s with its wait-free copy
- * count, as the scan sums it. The count falls as l rises and takes two or
- * three values within a period of load, so the layers go by runs of one
- * count from prefix sums: a few binary searches, not the stage's length
- * (under a tight cap every stage end was summed over its whole window:
- * 10,000 layers took 50 s). Byte counts are integers, so the sums are the
- * scan's to the bit. */
-static double stage_memory(const struct dp *d, int i, int j, double X, double T)
-{
-    const struct problem *pb = d->pb;
-    bool async = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
-    double sum = 0;
-    for (int hi = j; hi > i;) {
-        double n = dp_copies_at(d, hi - 1, X, T);
-        int lo = i, top = hi - 1;
-        while (lo < top) {
-            int mid = lo + (top - lo) / 2;
-            if (dp_copies_at(d, mid, X, T) <= n)
-                top = mid;
-            else
-                lo = mid + 1;
-        }
-        double u = async ? n : fmin(n, (double)pb->m);
-        double v = async ? n : 1;
-        sum += (pb->phi + v - 1) * (d->pw[hi] - d->pw[lo]) + u * (d->ps[hi] - d->ps[lo]);
-        hi = lo;
-    }
-    return sum;
-}
-
 /* The memory of stage [i, j), or INFINITY once it broke room at i or
  * above (it only grows as i falls: then j is done). The cells go down i
  * by i, so the stage [i + 1, j) was often the last asked: then one layer
@@ -748,7 +789,11 @@ static void dp_fill_cells(struct dp *d, double T, int S, bool any)
         const double *Xp = d->X + (size_t)(t - 1) * row;
         const double *Sp = d->slack + (size_t)(t - 1) * row;
         int plo = d->rlo[t - 1], phi = d->rhi[t - 1];
-        back = dp_relaxed_start(d, back, T, room);
+        /* stage t from the end has t - 1 cuts after it, and one before it
+         * unless it is the first */
+        struct dp_relax rb = { T, room, (t - 1) * d->cmin,
+                               2 * d->amin * ((t > 1) + (S > 0 && t < S)) };
+        back = d->rising ? dp_relaxed_start(d, back, &rb) : 0;
         int lo = ilo > back ? ilo : back;
         int hi = d->reach[tmax - t] < L - 1 ? d->reach[tmax - t] : L - 1;
         if (plo > phi || lo > hi) {
@@ -876,13 +921,17 @@ static bool dp_feasible(struct dp *d, double T, int *gpu, bool any)
     double bestX = INFINITY, bestSlack = -INFINITY;
     dp_bounds(d, T);
     if (d->same_room) {
-        if (d->reach[d->Smax] < d->L)
+        if (d->reach0[d->Smax] < d->L)
             return false;
+        memcpy(d->reach, d->reach0, ((size_t)d->Smax + 1) * sizeof *d->reach);
         dp_fill(d, T, 0, any);
         for (int t = 1; t <= d->Smax; t++)
             dp_consider(d, t, &bestX, &bestSlack, gpu);
     } else {
         for (int S = 1; S <= d->Smax && !(any && bestX < INFINITY); S++) {
+            if (d->reach0[S] < d->L)
+                continue;
+            dp_reach(d, T, S, d->reach);
             if (d->reach[S] < d->L)
                 continue;
             dp_fill(d, T, S, any);
@@ -937,6 +986,7 @@ static void dp_free(struct dp *d)
     free(d->heap);
     free(d->held);
     free(d->lbm);
+    free(d->reach0);
     free(d->reach);
     free(d->rlo);
     free(d->rhi);
@@ -969,16 +1019,22 @@ int baseline_dp_allocation_until(const struct problem *pb, int *gpu, double *per
     d.heap = malloc(row * sizeof *d.heap);
     d.held = malloc(row * sizeof *d.held);
     d.lbm = malloc(row * sizeof *d.lbm);
+    d.reach0 = malloc(((size_t)d.Smax + 1) * sizeof *d.reach0);
     d.reach = malloc(((size_t)d.Smax + 1) * sizeof *d.reach);
     d.rlo = malloc(((size_t)d.Smax + 1) * sizeof *d.rlo);
     d.rhi = malloc(((size_t)d.Smax + 1) * sizeof *d.rhi);
     if (!d.load || !d.X || !d.slack || !d.next || !d.trial || !d.xj || !d.pw || !d.ps ||
-        !d.dead || !d.memi || !d.mems || !d.heap || !d.held || !d.lbm || !d.reach ||
+        !d.dead || !d.memi || !d.mems || !d.heap || !d.held || !d.lbm || !d.reach0 || !d.reach ||
         !d.rlo || !d.rhi) {
         dp_free(&d);
         return -1;
     }
     d.rising = non_decreasing(d.load, 0, d.L);
+    d.cmin = d.amin = d.L > 1 ? INFINITY : 0;
+    for (int j = 0; j + 1 < d.L; j++) {
+        d.cmin = fmin(d.cmin, pb->c[j]);
+        d.amin = fmin(d.amin, pb->a[j]);
+    }
     d.same_room = true;
     for (int p = 1; p < d.Smax; p++)
         if (pb->cap[p] - pb->reserved[p] != pb->cap[0] - pb->reserved[0])
