@@ -20,6 +20,9 @@
 #define DP_RESCHEDULE_STEPS 32
 /* ... and how close (relative) the bisection back goes. */
 #define DP_REFINE_TOL 1e-3
+/* Bound on the dp's plans again on smaller rooms when its scheduled split
+ * does not fit (each a dp and a schedule). */
+#define DP_RETRIES 6
 
 static bool problem_usable(const struct problem *pb)
 {
@@ -1274,6 +1277,60 @@ struct plan *baseline_dp(const struct problem *pb, bool *believed_fit)
     return baseline_dp_until(pb, believed_fit, NULL, NULL, NULL);
 }
 
+/* The dp again on smaller rooms when its scheduled split does not fit:
+ * its wait-free counts are a lower bound, and under a cap between two of
+ * its splits' real needs it may pick one that does not fit where one that
+ * does exists (40 equal layers on 40 GPUs: none at 6 GB, a split at 5.5).
+ * First the rooms shrunk by the share the split needed beyond its cap on
+ * the GPU that needed most, then halving between the largest share known
+ * to give a split that fits and the least known not to; the best split
+ * that fits, judged scheduled, is kept. Returns it, or NULL. */
+static struct plan *dp_retry_smaller(const struct problem *pb, const struct plan *last,
+                                     int *gpu, bool (*stop)(const void *), const void *ctx)
+{
+    double lo = 1;
+    for (int p = 0; p < pb->P; p++) {
+        double room = pb->cap[p] - pb->reserved[p], need = last->gpus[p].total - pb->reserved[p];
+        if (need > room && room > 0)
+            lo = fmin(lo, room / need);
+    }
+    if (!(lo < 1))
+        return NULL;
+    struct problem *q = problem_copy(pb);
+    struct plan *best = NULL;
+    double hi = 1, scale = lo;
+    bool fitted = false;
+    for (int r = 0; q && r < DP_RETRIES && hi - lo > 1.0 / 32; r++) {
+        for (int p = 0; p < pb->P; p++)
+            q->cap[p] = pb->reserved[p] + floor((pb->cap[p] - pb->reserved[p]) * scale);
+        double period = 0;
+        int rc = baseline_dp_allocation_until(q, gpu, &period, stop, ctx);
+        struct plan *pl = rc == 1 ? baseline_schedule_fitting(pb, gpu, period) : NULL;
+        if (rc == 2 || rc < 0 || (rc == 1 && !pl))
+            break; /* stopped, or out of memory */
+        bool fits = pl && pl->fits;
+        if (fits && (!best || pl->objective < best->objective - PLAN_EPS)) {
+            plan_free(best);
+            best = pl;
+            pl = NULL;
+        }
+        plan_free(pl);
+        if (fits) {
+            lo = scale;
+            fitted = true;
+        } else if (!fitted) {
+            /* nothing fits yet: shrink further */
+            hi = scale;
+            lo = scale * scale;
+        } else {
+            hi = scale;
+        }
+        scale = fitted ? lo + (hi - lo) / 2 : lo;
+    }
+    problem_free(q);
+    return best;
+}
+
 struct plan *baseline_dp_until(const struct problem *pb, bool *believed_fit,
                                bool (*stop)(const void *), const void *ctx, bool *stopped)
 {
@@ -1293,6 +1350,13 @@ struct plan *baseline_dp_until(const struct problem *pb, bool *believed_fit,
         pl = baseline_schedule_fitting(pb, gpu, period);
     else if (rc == 0)
         pl = plan_from_allocation(pb, gpu);
+    if (pl && !pl->fits && rc == 1) {
+        struct plan *fit = dp_retry_smaller(pb, pl, gpu, stop, ctx);
+        if (fit) {
+            plan_free(pl);
+            pl = fit;
+        }
+    }
     if (pl && believed_fit)
         *believed_fit = rc == 1 || rc == 2;
     free(gpu);
