@@ -1300,7 +1300,7 @@ static struct plan *dp_retry_smaller(const struct problem *pb, const struct plan
     struct plan *best = NULL;
     double hi = 1, scale = lo;
     bool fitted = false;
-    for (int r = 0; q && r < DP_RETRIES && hi - lo > 1.0 / 32; r++) {
+    for (int r = 0; q && r < DP_RETRIES && (!fitted || hi - lo > 1.0 / 32); r++) {
         for (int p = 0; p < pb->P; p++)
             q->cap[p] = pb->reserved[p] + floor((pb->cap[p] - pb->reserved[p]) * scale);
         double period = 0;
