@@ -808,7 +808,8 @@ static void dp_fill_cells(struct dp *d, double T, int S, bool any)
         d->rhi[t] = hi;
         for (int i = lo; i <= hi; i++)
             dp_cell_set(d, (size_t)t * row + i, INFINITY, -INFINITY, -1);
-        for (int j = plo; j <= phi; j++) {
+        /* a stage ends after a layer: j >= 1 */
+        for (int j = plo > 1 ? plo : 1; j <= phi; j++) {
             d->xj[j] = (j < L ? pb->c[j - 1] : 0) + Xp[j];
             d->dead[j] = -1;
             d->memi[j] = -1;
