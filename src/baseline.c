@@ -616,10 +616,11 @@ static void dp_reach(struct dp *d, double T, int S, int *reach)
         struct dp_relax r = dp_front_relax(d, T, k, S > 0 ? S - k - 1 : -1);
         /* the searches need sums that never fall */
         reach[k + 1] = d->rising ? dp_relaxed_end(d, reach[k], &r) : L;
-        if (reach[k + 1] == L || reach[k + 1] == reach[k]) {
-            /* the rest reach no further */
+        /* (a stage that reaches no further may be followed by a GPU with
+         * more room: only the end of the chain stops the walk) */
+        if (reach[k + 1] == L) {
             for (int u = k + 2; u <= n; u++)
-                reach[u] = reach[k + 1];
+                reach[u] = L;
             break;
         }
     }
@@ -923,9 +924,12 @@ static void dp_consider(const struct dp *d, int t, double *bestX,
 static bool dp_feasible(struct dp *d, double T, int *gpu, bool any)
 {
     double bestX = INFINITY, bestSlack = -INFINITY;
+    /* the reference fill (tests) neither skips counts nor bounds rows, so
+     * that it checks both */
+    bool prune = d->rising && !minmax_reference;
     dp_bounds(d, T);
     if (d->same_room) {
-        if (d->reach0[d->Smax] < d->L)
+        if (prune && d->reach0[d->Smax] < d->L)
             return false;
         memcpy(d->reach, d->reach0, ((size_t)d->Smax + 1) * sizeof *d->reach);
         dp_fill(d, T, 0, any);
@@ -933,10 +937,10 @@ static bool dp_feasible(struct dp *d, double T, int *gpu, bool any)
             dp_consider(d, t, &bestX, &bestSlack, gpu);
     } else {
         for (int S = 1; S <= d->Smax && !(any && bestX < INFINITY); S++) {
-            if (d->reach0[S] < d->L)
+            if (prune && d->reach0[S] < d->L)
                 continue;
             dp_reach(d, T, S, d->reach);
-            if (d->reach[S] < d->L)
+            if (prune && d->reach[S] < d->L)
                 continue;
             dp_fill(d, T, S, any);
             dp_consider(d, S, &bestX, &bestSlack, gpu);

@@ -739,6 +739,38 @@ static void dp_plans_again_when_its_schedule_does_not_fit(void **state)
     assert_true(it[1] <= it[0] + PLAN_EPS);
 }
 
+/* Caps that differ: 10, 1 and 10 GB for four layers of load 1 and 1, 1,
+ * 5, 1 GB of weights (nothing stored, no cuts). At T = 2 the only split on
+ * three GPUs is 0 | 1 | 2 3: GPU 1 holds no more than 1 GB, so the two
+ * layers GPU 0 could take at that period leave it layer 2, which it
+ * cannot hold, yet GPU 2 can. The dp's reach over the GPUs must walk on
+ * past GPU 1 (it once stopped there and found T = 3 on two GPUs). */
+static void dp_reach_walks_past_a_small_gpu(void **state)
+{
+    (void)state;
+    static const double load[4] = { 1, 1, 1, 1 };
+    static const double w[4] = { 1, 1, 5, 1 };
+    struct problem *pb = fx_problem(4, 3, 1, LAYOUT_CONTIGUOUS);
+    pb->schedule = SPEC_SCHEDULE_1F1B; /* one version of the weights */
+    pb_loads(pb, load);
+    for (int i = 0; i < 4; i++) {
+        pb->w[i] = w[i] * GB;
+        pb->s[i] = pb->a[i] = pb->c[i] = 0;
+    }
+    pb_caps(pb, 10 * GB, 0);
+    pb->cap[1] = 1 * GB;
+    for (int ref = 0; ref < 2; ref++) {
+        int gpu[4];
+        double T = 0;
+        baseline_use_reference(ref == 1);
+        assert_int_equal(baseline_dp_allocation(pb, gpu, &T), 1);
+        baseline_use_reference(false);
+        assert_true(fabs(T - 2) < 1e-9);
+        assert_alloc(gpu, (int[]){ 0, 1, 2, 2 }, 4);
+    }
+    fx_problem_free(pb);
+}
+
 static void malformed_problems_are_refused(void **state)
 {
     (void)state;
@@ -1001,6 +1033,7 @@ int main(void)
         FX_TEST(every_plan_is_scheduled_and_contiguous),
         FX_TEST(dp_plan_of_worked_example_fits_at_nine),
         FX_TEST(dp_plans_again_when_its_schedule_does_not_fit),
+        FX_TEST(dp_reach_walks_past_a_small_gpu),
         FX_TEST(malformed_problems_are_refused),
         FX_TEST(fold_of_equal_layers_is_a_v),
         FX_TEST(fold_stops_when_asked),
