@@ -615,9 +615,23 @@ static void dp_reach(struct dp *d, double T, int S, int *reach)
     for (int k = 0; k < n; k++) {
         struct dp_relax r = dp_front_relax(d, T, k, S > 0 ? S - k - 1 : -1);
         /* the searches need sums that never fall */
-        reach[k + 1] = d->rising ? dp_relaxed_end(d, reach[k], &r) : L;
-        /* (a stage that reaches no further may be followed by a GPU with
-         * more room: only the end of the chain stops the walk) */
+        if (!d->rising) {
+            reach[k + 1] = L;
+        } else {
+            /* stage k holds a layer: it starts at the last b <= reach[k]
+             * (and >= k, one layer per stage before it) where one layer
+             * fits; none, and no k + 1 stages cover anything (a roomier
+             * GPU after it cannot make up for it) */
+            int b = reach[k];
+            while (b >= k && b < L && !dp_relaxed_fits(d, b, b + 1, &r))
+                b--;
+            if (b < k || b >= L) {
+                for (int u = k + 1; u <= n; u++)
+                    reach[u] = b >= L ? L : -1;
+                break;
+            }
+            reach[k + 1] = dp_relaxed_end(d, b, &r);
+        }
         if (reach[k + 1] == L) {
             for (int u = k + 2; u <= n; u++)
                 reach[u] = L;
@@ -931,7 +945,11 @@ static bool dp_feasible(struct dp *d, double T, int *gpu, bool any)
     if (d->same_room) {
         if (prune && d->reach0[d->Smax] < d->L)
             return false;
-        memcpy(d->reach, d->reach0, ((size_t)d->Smax + 1) * sizeof *d->reach);
+        /* any count: the front of a cell may hold fewer stages than it
+         * could */
+        d->reach[0] = d->reach0[0];
+        for (int k = 1; k <= d->Smax; k++)
+            d->reach[k] = d->reach0[k] > d->reach[k - 1] ? d->reach0[k] : d->reach[k - 1];
         dp_fill(d, T, 0, any);
         for (int t = 1; t <= d->Smax; t++)
             dp_consider(d, t, &bestX, &bestSlack, gpu);
