@@ -231,11 +231,6 @@ static void run_step(int fd, const char *const *names, int nnames,
         }
 }
 
-static void fn_dp(int fd, const char *step, const struct problem *pb)
-{
-    step_dp(fd, step, pb);
-}
-
 static void fn_dp_equal(int fd, const char *step, const struct problem *pb)
 {
     struct problem *q = problem_copy(pb);
@@ -273,50 +268,21 @@ static void run_size(int fd, long P)
     bench_say(fd, "build", bench_now() - t0, bench_peak_mib(), note);
     static const char *const dp[] = { "dp" }, *const eq[] = { "dp_equal" },
                              *const mc[] = { "uniform", "min_cap", "min_cap_nolimit" };
-    run_step(fd, dp, 1, fn_dp, "dp", pb);
+    run_step(fd, dp, 1, step_dp, "dp", pb);
     run_step(fd, eq, 1, fn_dp_equal, "dp_equal", pb);
     run_step(fd, mc, 3, fn_min_cap, NULL, pb);
     problem_free(pb);
     _exit(0);
 }
 
+static void run_child(int fd, const void *arg)
+{
+    run_size(fd, *(const long *)arg);
+}
+
 static int measure_size(int k, long P)
 {
-    int p[2];
-    if (pipe(p) != 0)
-        return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        close(p[0]);
-        /* nothing a planner prints may reach our table */
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0)
-            dup2(null, STDOUT_FILENO);
-        run_size(p[1], P);
-    }
-    close(p[1]);
-    FILE *in = fdopen(p[0], "r");
-    char line[256];
-    while (in && fgets(line, sizeof line, in)) {
-        char name[32], note[96];
-        double sec, rss;
-        if (sscanf(line, "%31s %lf %lf %95s", name, &sec, &rss, note) != 4)
-            continue;
-        struct bench_step *s = step_get(name);
-        if (!s)
-            continue;
-        s->sec[k] = sec;
-        s->rss[k] = rss;
-        snprintf(s->note[k], sizeof s->note[k], "%s", note);
-    }
-    if (in)
-        fclose(in);
-    int st;
-    waitpid(pid, &st, 0);
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    return bench_measure(steps, &nsteps, k, run_child, &P);
 }
 
 /* ---- output ---- */

@@ -167,57 +167,35 @@ static void run_size(int fd, const char *net_path)
     _exit(0);
 }
 
+static void run_child(int fd, const void *arg)
+{
+    run_size(fd, arg);
+}
+
 static int measure_size(int k, const char *net_path)
 {
-    int p[2];
-    if (pipe(p) != 0)
-        return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        close(p[0]);
-        /* CBC and friends must not reach our table */
-        int null = open("/dev/null", O_WRONLY);
-        if (null >= 0)
-            dup2(null, STDOUT_FILENO);
-        run_size(p[1], net_path);
-    }
-    close(p[1]);
-    FILE *in = fdopen(p[0], "r");
-    char line[256];
+    int rc = bench_measure(steps, &nsteps, k, run_child, net_path);
+    /* the total: load and baselines, not the coarsening nor the tight caps */
     double total = 0, total_rss = 0;
     bool complete = true;
-    while (in && fgets(line, sizeof line, in)) {
-        char name[32], note[96];
-        double sec, rss;
-        if (sscanf(line, "%31s %lf %lf %95s", name, &sec, &rss, note) != 4)
+    for (int i = 0; i < nsteps; i++) {
+        const struct bench_step *s = &steps[i];
+        if (isnan(s->sec[k]) || strcmp(s->name, "total") == 0)
             continue;
-        struct bench_step *s = step_get(name);
-        if (!s)
-            continue;
-        s->sec[k] = sec;
-        s->rss[k] = rss;
-        snprintf(s->note[k], sizeof s->note[k], "%s", note);
-        if (strcmp(name, "coarsen") != 0 && !strstr(name, "_tight")) {
-            total += sec;
-            complete = complete && isfinite(sec);
+        if (strcmp(s->name, "coarsen") != 0 && !strstr(s->name, "_tight")) {
+            total += s->sec[k];
+            complete = complete && isfinite(s->sec[k]);
         }
-        if (rss > total_rss)
-            total_rss = rss;
+        if (s->rss[k] > total_rss)
+            total_rss = s->rss[k];
     }
-    if (in)
-        fclose(in);
-    int st;
-    waitpid(pid, &st, 0);
     struct bench_step *s = step_get("total");
     if (s) {
         s->sec[k] = complete ? total : INFINITY;
         s->rss[k] = total_rss;
         snprintf(s->note[k], sizeof s->note[k], "load+baselines");
     }
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    return rc;
 }
 
 /* ---- the explorer's first frame (tmux, PIPEPLAN_TRACE) ---- */

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,4 +109,50 @@ void bench_machine(char lines[5][256], const char *note_env, const char *network
     snprintf(lines[3], 256, "load average (1 min) at the end: %s; wall-clock times%s%s", load,
              note && *note ? "; " : "", note && *note ? note : "");
     snprintf(lines[4], 256, "network: %s", network);
+}
+
+int bench_measure(struct bench_step *steps, int *nsteps, int k,
+                  void (*run)(int fd, const void *arg), const void *arg)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(p[0]);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+            dup2(null, STDOUT_FILENO);
+        run(p[1], arg);
+        _exit(2);
+    }
+    close(p[1]);
+    FILE *in = fdopen(p[0], "r");
+    char line[256];
+    while (in && fgets(line, sizeof line, in)) {
+        char name[32], note[96];
+        double sec, rss;
+        if (sscanf(line, "%31s %lf %lf %95s", name, &sec, &rss, note) != 4)
+            continue;
+        struct bench_step *s = bench_step_get(steps, nsteps, name);
+        if (!s)
+            continue;
+        s->sec[k] = sec;
+        s->rss[k] = rss;
+        snprintf(s->note[k], sizeof s->note[k], "%s", note);
+    }
+    if (in)
+        fclose(in);
+    else
+        close(p[0]);
+    int st;
+    if (waitpid(pid, &st, 0) < 0)
+        return -1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }

@@ -26,6 +26,13 @@ void bench_say(int fd, const char *step, double sec, double rss, const char *not
 /* The step named, added (unmeasured) when new; NULL when the table of
  * BENCH_MAX_STEPS is full. */
 struct bench_step *bench_step_get(struct bench_step *steps, int *nsteps, const char *name);
+/* Run run(fd, arg) in a child, its standard output to /dev/null (nothing
+ * a planner or CBC prints may reach the table), and read the lines it
+ * sends on fd (bench_say) into column k of the table (a step not in it
+ * is added). run must end the child (_exit). Returns 0 when the child
+ * exited with status 0, -1 otherwise. */
+int bench_measure(struct bench_step *steps, int *nsteps, int k,
+                  void (*run)(int fd, const void *arg), const void *arg);
 /* A time for the table: "-" unmeasured, ">LIMIT" stopped. */
 void bench_fmt_sec(double s, double limit, char *buf, size_t len);
 /* Five lines: cpu, memory, date and git revision, the load at the end
