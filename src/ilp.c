@@ -282,24 +282,6 @@ static void trace(const struct search *s, const char *fmt, ...)
     s->opt->on_trace(s->opt->ctx, line);
 }
 
-/* A MIP capped by `seconds` of the time left, or under a work limit by
- * `nodes` of the work left. */
-static int search_mip_init(const struct search *s, struct mip *mp, double seconds, long nodes)
-{
-    int rc;
-    if (deterministic(s)) {
-        long left = s->opt->work_limit - s->work;
-        /* one thread: CBC's parallel search is not reproducible */
-        rc = mip_init(mp, 1, 0, left < nodes ? (left > 1 ? left : 1) : nodes);
-    } else {
-        rc = mip_init(mp, s->opt->threads, fmax(0.05, fmin(seconds, remaining(s))), 0);
-    }
-    if (rc == 0 && s->opt->solver_log > 0) {
-        mip_log_level(mp, s->opt->solver_log);
-    }
-    return rc;
-}
-
 /* CBC checks its limits between nodes, not inside its root (LP and
  * preprocessing), whose time grows as about rows^1.5: on resnet50 on 8
  * GPUs (blocks = 64, 96, 128) schedule MIPs took 0.6 s at 25,775 rows,
@@ -335,6 +317,61 @@ static double node_work(int rows)
     return rows <= WORK_ROWS ? 1.0 : pow(rows / WORK_ROWS, 3);
 }
 
+/* The rows a MIP may have and still start within what is left (its root
+ * as a schedule MIP's, the cheaper kind; search_mip_solve() judges it
+ * again by its kind): a larger one is counted, not built. 0: no limit. */
+static int max_rows(const struct search *s)
+{
+    double lo = 1, hi = (double)INT_MAX;
+    if (deterministic(s)) {
+        /* a node of it, the root as another, within the work left; up
+         * to WORK_ROWS a node counts one and is always allowed */
+        double left = (double)(s->opt->work_limit - s->work) / 2;
+        lo = WORK_ROWS;
+        if (node_work(INT_MAX) <= left)
+            return 0;
+        while (hi - lo > 1) {
+            double mid = floor((lo + hi) / 2);
+            if (node_work((int)mid) <= left)
+                lo = mid;
+            else
+                hi = mid;
+        }
+    } else {
+        double left = time_left(s);
+        if (root_seconds(INT_MAX, false) <= left)
+            return 0;
+        while (hi - lo > 1) {
+            double mid = floor((lo + hi) / 2);
+            if (root_seconds((int)mid, false) <= left)
+                lo = mid;
+            else
+                hi = mid;
+        }
+    }
+    return (int)hi;
+}
+
+/* A MIP capped by `seconds` of the time left, or under a work limit by
+ * `nodes` of the work left. */
+static int search_mip_init(const struct search *s, struct mip *mp, double seconds, long nodes)
+{
+    int rc;
+    if (deterministic(s)) {
+        long left = s->opt->work_limit - s->work;
+        /* one thread: CBC's parallel search is not reproducible */
+        rc = mip_init(mp, 1, 0, left < nodes ? (left > 1 ? left : 1) : nodes);
+    } else {
+        rc = mip_init(mp, s->opt->threads, fmax(0.05, fmin(seconds, remaining(s))), 0);
+    }
+    if (rc == 0 && s->opt->solver_log > 0) {
+        mip_log_level(mp, s->opt->solver_log);
+    }
+    if (rc == 0)
+        mip_set_max_rows(mp, max_rows(s));
+    return rc;
+}
+
 /* Solve, counting its work and adding its seconds to *seconds; a MIP whose
  * root could not end before the time limit, or cost more than the work
  * left, is not started (the search ends: MIP_UNKNOWN). */
@@ -343,8 +380,8 @@ static enum mip_outcome search_mip_solve(struct search *s, struct mip *mp, bool 
 {
     if (!deterministic(s) && root_seconds(mp->rows, master) > time_left(s)) {
         /* it could not end before the limit: the search ends here */
-        trace(s, "a MIP of %d rows not started: its root would outlast the %.3g s left",
-              mp->rows, fmax(0, time_left(s)));
+        trace(s, "a MIP of %d rows not started%s: its root would outlast the %.3g s left",
+              mp->rows, mp->over ? " (nor built)" : "", fmax(0, time_left(s)));
         s->stopped = true;
         return MIP_UNKNOWN;
     }
@@ -354,13 +391,19 @@ static enum mip_outcome search_mip_solve(struct search *s, struct mip *mp, bool 
         double left = (double)(s->opt->work_limit - s->work);
         long nodes = (long)floor(left / unit) - 1;
         if (nodes < 1) {
-            trace(s, "a MIP of %d rows not started: a node of it counts %.3g of the %.0f "
-                  "units of work left", mp->rows, unit, fmax(0, left));
+            trace(s, "a MIP of %d rows not started%s: a node of it counts %.3g of the %.0f "
+                  "units of work left", mp->rows, mp->over ? " (nor built)" : "", unit,
+                  fmax(0, left));
             s->stopped = true;
             return MIP_UNKNOWN;
         }
         if (mp->nodes <= 0 || nodes < mp->nodes)
             mip_set_nodes(mp, nodes);
+    }
+    if (mp->over) {
+        /* not built (mip_set_max_rows); the checks above refuse it first */
+        s->stopped = true;
+        return MIP_UNKNOWN;
     }
     double t1 = now();
     enum mip_outcome out = mip_solve(mp);

@@ -69,6 +69,11 @@ void mip_set_nodes(struct mip *mp, long nodes)
         Cbc_setMaximumNodes(mp->m, nodes > INT_MAX ? INT_MAX : (int)nodes);
 }
 
+void mip_set_max_rows(struct mip *mp, int rows)
+{
+    mp->max_rows = rows > 0 ? rows : 0;
+}
+
 void mip_free(struct mip *mp)
 {
     if (mp->m)
@@ -109,6 +114,8 @@ static bool grow(struct mip *mp, void **v, long *cap, long n, size_t sz)
 
 int mip_col(struct mip *mp, double lb, double ub, double obj, bool integer)
 {
+    if (mp->over)
+        return mp->cols++;    /* counted: no row is kept to refer to it */
     if (!grow(mp, (void **)&mp->col, &mp->col_cap, mp->cols + 1L, sizeof *mp->col))
         return mp->cols;      /* refused at the solve (mp->oom) */
     mp->col[mp->cols] = (struct mip_coldef){ .lb = lb, .ub = ub, .obj = obj,
@@ -126,7 +133,7 @@ void mip_row_begin(struct mip *mp)
 
 void mip_row_add(struct mip *mp, int col, double v)
 {
-    if (v == 0.0 || col < 0 || col >= mp->cols)
+    if (mp->over || v == 0.0 || col < 0 || col >= mp->cols)
         return;
     /* a column named twice in one row: its coefficients add up */
     long at = mp->col[col].at;
@@ -142,6 +149,22 @@ void mip_row_add(struct mip *mp, int col, double v)
 
 void mip_row_end(struct mip *mp, char sense, double rhs)
 {
+    if (!mp->over && mp->max_rows > 0 && mp->rows >= mp->max_rows) {
+        /* too large to solve: what was kept goes, the rest is counted */
+        mp->over = true;
+        free(mp->row);
+        free(mp->nz);
+        free(mp->col);
+        mp->row = NULL;
+        mp->nz = NULL;
+        mp->col = NULL;
+        mp->row_cap = mp->nz_cap = mp->col_cap = 0;
+        mp->nnz = mp->row_nnz = 0;
+    }
+    if (mp->over) {
+        mp->rows++;
+        return;
+    }
     if (!grow(mp, (void **)&mp->row, &mp->row_cap, mp->rows + 1L, sizeof *mp->row))
         return;
     mp->row[mp->rows] = (struct mip_rowdef){
@@ -289,6 +312,8 @@ static int guarded_solve(Cbc_Model *m, bool simulate_abort)
 
 enum mip_outcome mip_solve(struct mip *mp)
 {
+    if (mp->over)
+        return MIP_UNKNOWN;    /* not built: see mip_set_max_rows */
     int f = mp->oom ? -1 : fault ? fault() : 0;
     if (f < 0 || (!mp->solved && mip_load(mp) != 0))
         return MIP_FAILED;

@@ -409,4 +409,20 @@ if [ -z "$PIPEPLAN_WRAP" ]; then
         ok "dp: planned again, fits"; else not_ok "dp: $(jq -c '.plans[0]' "$TMP/out" | head -c 300)"; fi
 fi
 
+# --blocks 0 on 1,003 layers and 64 GPUs: a master of 537,648 rows, far
+# beyond what the work limit lets it start. It is counted, not built (it
+# took 550 MB and, on 2,051 layers and 128 GPUs, 15 s past a 10 s limit,
+# to be refused after building). Seconds: not under valgrind.
+if [ -z "$PIPEPLAN_WRAP" ]; then
+    run gen transformer --layers 1000 --hidden 1024 --heads 16 --ffn 4096 --vocab 32000 \
+        --seq 2048 --gpu H100 -o "$TMP/t1k.ini"
+    printf '[platform]\nname = p\ngpus = 64\nmemory = 80GiB\nreserved = 2GiB\nbandwidth = 40GB/s\nlatency = 10us\n[training]\nmicro_batches = 128\nschedule = 1f1b\noptimizer = adam\n' >"$TMP/p64.ini"
+    run solve "$TMP/t1k.ini" "$TMP/p64.ini" --planner ilp --blocks 0 --work-limit 2000 \
+        --log "$TMP/b0.log" --json
+    expect_status 0 "--blocks 0 on 1,003 layers and 64 GPUs"
+    if grep -q "a MIP of 537648 rows not started (nor built)" "$TMP/b0.log" &&
+       [ "$(jq -r '.plans[0].status' "$TMP/out")" = timeout ]; then
+        ok "a master too large for the work left is not built"
+    else not_ok "large master: $(grep 'not started' "$TMP/b0.log" | head -2)"; fi
+fi
 finish

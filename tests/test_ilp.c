@@ -2101,46 +2101,80 @@ static void plan_below_block_bound_says_it_cuts_inside_a_block(void **state)
  * x + 2y <= 4 (y given in two parts), 3x + y <= 6, x <= 5 (a row begun
  * again after a 10y), z = x + y, z >= 1, x and y integers in [0, 10]:
  * the optimum is x = 0, y = 2 (-6); with y counted once it would be
- * y = 4, with the 10y kept y = 0. */
+ * y = 4, with the 10y kept y = 0. This model into mp (columns x, y, z),
+ * its rows kept at most max_rows (0: no limit). */
+static void mip_small_model(struct mip *mp, int max_rows, int *x, int *y, int *z)
+{
+    assert_int_equal(mip_init(mp, 1, 0, 0), 0);
+    mip_log_level(mp, 0);
+    mip_set_max_rows(mp, max_rows);
+    *x = mip_col(mp, 0, 10, -2, true);
+    *y = mip_col(mp, 0, 10, -3, true);
+    *z = mip_col(mp, 0, 100, 0, false);
+    mip_row_begin(mp);
+    mip_row_add(mp, *x, 1);
+    mip_row_add(mp, *y, 1);
+    mip_row_add(mp, *y, 1);
+    mip_row_end(mp, 'L', 4);
+    mip_row_begin(mp);
+    mip_row_add(mp, *x, 3);
+    mip_row_add(mp, *y, 1);
+    mip_row_end(mp, 'L', 6);
+    mip_row_begin(mp);
+    mip_row_add(mp, *y, 10);
+    mip_row_begin(mp);
+    mip_row_add(mp, *x, 1);
+    mip_row_end(mp, 'L', 5);
+    mip_row_begin(mp);
+    mip_row_add(mp, *z, 1);
+    mip_row_add(mp, *x, -1);
+    mip_row_add(mp, *y, -1);
+    mip_row_end(mp, 'E', 0);
+    mip_row_begin(mp);
+    mip_row_add(mp, *z, 1);
+    mip_row_end(mp, 'G', 1);
+}
+
 static void mip_model_goes_in_whole(void **state)
 {
     (void)state;
-    struct mip mp;
-    assert_int_equal(mip_init(&mp, 1, 0, 0), 0);
-    mip_log_level(&mp, 0);
-    int x = mip_col(&mp, 0, 10, -2, true);
-    int y = mip_col(&mp, 0, 10, -3, true);
-    int z = mip_col(&mp, 0, 100, 0, false);
-    mip_row_begin(&mp);
-    mip_row_add(&mp, x, 1);
-    mip_row_add(&mp, y, 1);
-    mip_row_add(&mp, y, 1);
-    mip_row_end(&mp, 'L', 4);
-    mip_row_begin(&mp);
-    mip_row_add(&mp, x, 3);
-    mip_row_add(&mp, y, 1);
-    mip_row_end(&mp, 'L', 6);
-    mip_row_begin(&mp);
-    mip_row_add(&mp, y, 10);
-    mip_row_begin(&mp);
-    mip_row_add(&mp, x, 1);
-    mip_row_end(&mp, 'L', 5);
-    mip_row_begin(&mp);
-    mip_row_add(&mp, z, 1);
-    mip_row_add(&mp, x, -1);
-    mip_row_add(&mp, y, -1);
-    mip_row_end(&mp, 'E', 0);
-    mip_row_begin(&mp);
-    mip_row_add(&mp, z, 1);
-    mip_row_end(&mp, 'G', 1);
-    assert_int_equal(mp.rows, 5);
-    assert_int_equal(mp.cols, 3);
-    assert_int_equal(mip_solve(&mp), MIP_SOLVED);
-    const double *v = mip_solution(&mp);
-    assert_non_null(v);
-    assert_true(fabs(v[x]) < 1e-6 && fabs(v[y] - 2) < 1e-6 && fabs(v[z] - 2) < 1e-6);
-    assert_true(fabs(mip_objective(&mp) + 6) < 1e-6);
-    mip_free(&mp);
+    /* no limit, and a limit the model just meets: the same optimum */
+    for (int limit = 0; limit <= 5; limit += 5) {
+        struct mip mp;
+        int x, y, z;
+        mip_small_model(&mp, limit, &x, &y, &z);
+        assert_int_equal(mp.rows, 5);
+        assert_int_equal(mp.cols, 3);
+        assert_false(mp.over);
+        assert_int_equal(mip_solve(&mp), MIP_SOLVED);
+        const double *v = mip_solution(&mp);
+        assert_non_null(v);
+        assert_true(fabs(v[x]) < 1e-6 && fabs(v[y] - 2) < 1e-6 && fabs(v[z] - 2) < 1e-6);
+        assert_true(fabs(mip_objective(&mp) + 6) < 1e-6);
+        mip_free(&mp);
+    }
+}
+
+/* A model over its row limit is counted, not built: the ILP learns its
+ * size (to say why it does not start it) without building a master of
+ * millions of rows, and CBC never sees it (cut short after its first
+ * rows, this one would solve to another optimum). */
+static void mip_model_over_its_limit_is_counted_not_built(void **state)
+{
+    (void)state;
+    for (int limit = 1; limit <= 4; limit++) {
+        struct mip mp;
+        int x, y, z;
+        mip_small_model(&mp, limit, &x, &y, &z);
+        assert_int_equal(mp.rows, 5);
+        assert_int_equal(mp.cols, 3);
+        assert_true(mp.over);
+        assert_null(mp.nz);
+        assert_int_equal(mip_solve(&mp), MIP_UNKNOWN);
+        assert_null(mip_solution(&mp));
+        assert_int_equal(mip_nodes(&mp), 0);
+        mip_free(&mp);
+    }
 }
 
 /* Clp's assertion firing in MIP after MIP (as Debian's does on some
@@ -2261,6 +2295,7 @@ int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mip_model_goes_in_whole),
+        cmocka_unit_test(mip_model_over_its_limit_is_counted_not_built),
         cmocka_unit_test(known_net_bound_is_taken),
         cmocka_unit_test(clp_aborts_are_recovered_and_kept),
         FX_TEST(relaxation_masters_end_under_a_work_limit),
