@@ -26,7 +26,8 @@ struct sim_report {
                                 are written F3 / B3 with 0-based layers */
     int op;                  /* the operation to blame (F_i: i, B_i: L + i),
                                 one that starts too early or overlaps; -1 */
-    int microbatches;        /* how many were replayed */
+    int microbatches;        /* how many the checks cover (each GPU replays
+                              * those its own operations meet) */
     double period;           /* measured steady-state period, ms */
     double makespan;         /* of the replay (flushed: m micro-batches) */
     double peak[64];         /* measured peak memory of the first 64 GPUs */

@@ -4,6 +4,7 @@
  * problem and the plan's gpu[], T and start[], so it can judge them all. */
 #include "simulate.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,15 +12,20 @@
 #include <string.h>
 
 /* The replay goes one GPU at a time (a GPU's operations meet only each
- * other; its memory is its layers'). Operation instances held at once at
- * most, one GPU's: a plan whose micro-batch 0 spans so many periods that
- * even the minimal replay of one GPU exceeds this is refused rather than
+ * other; its memory is its layers'), each over the micro-batches its own
+ * operations need: two more than its share of micro-batch 0 spans periods
+ * (a GPU late in a long pipeline is busy for a few periods of it, not for
+ * the whole trip). Operation instances held at once at most, one GPU's: a
+ * plan whose replay of one GPU exceeds this is refused rather than
  * allowed to exhaust memory (32 bytes each, 128 MiB at most); a chain of
  * 100,000 layers spanning 8 periods on one GPU needs 2 M. And instances
  * replayed in all, over every GPU, at most (a few seconds; every plan shown
  * is replayed): 10,000 layers spanning 258 periods on 128 GPUs replay 5 M. */
 #define SIM_MAX_INSTANCES (1L << 22)
 #define SIM_MAX_WORK (1L << 24)
+/* Each operation's dependency is checked in every micro-batch of the
+ * replay, a comparison each: at most this many (well under a second). */
+#define SIM_MAX_CHECKS (1L << 26)
 
 struct inst {
     double t;           /* start, ms */
@@ -54,7 +60,10 @@ struct sim {
     int *ops;               /* [2L] the operations, GPU by GPU */
     int *first;             /* [P+1] GPU p's are ops[first[p] .. first[p+1]) */
     long most;              /* the most operations on one GPU */
-    struct inst *in;        /* [K * most]: one GPU's instances, by time */
+    long *kp;               /* [P] micro-batches replayed on GPU p */
+    double *endp;           /* [P] last end of GPU p's operations of micro-batch 0 */
+    long room;              /* the most instances of one GPU's replay */
+    struct inst *in;        /* [room]: one GPU's instances, by time */
     long nin;
     double lo, hi;          /* first start, last end of micro-batches < kmem */
     double *busy;           /* [P] busy ms per period, steady state */
@@ -184,17 +193,48 @@ static enum sim_verdict check_form(struct sim *s)
     double span = ceil((s->tmax0 - s->tmin0) / s->T);
     long ops = 2L * s->L, most = 0;
     long *n = calloc((size_t)s->P, sizeof *n);
-    if (!n)
+    double *lo = malloc((size_t)s->P * sizeof *lo);
+    s->kp = calloc((size_t)s->P, sizeof *s->kp);
+    s->endp = malloc((size_t)s->P * sizeof *s->endp);
+    if (!n || !lo || !s->kp || !s->endp) {
+        free(n);
+        free(lo);
         return say(r, SIM_BAD_PLAN, "out of memory while replaying");
-    for (int i = 0; i < s->L; i++)
-        n[pl->gpu[i]] += 2;
-    for (int p = 0; p < s->P; p++)
+    }
+    for (int p = 0; p < s->P; p++) {
+        lo[p] = INFINITY;
+        s->endp[p] = -INFINITY;
+    }
+    for (int o = 0; o < 2 * s->L; o++) {
+        int p = pl->gpu[o < s->L ? o : o - s->L];
+        n[p]++;
+        lo[p] = fmin(lo[p], pl->start[o]);
+        s->endp[p] = fmax(s->endp[p], pl->start[o] + op_dur(s, o));
+    }
+    /* GPU p's instances of micro-batches j and j' meet only when |j - j'|
+     * is at most its span; with two more the replay holds every such
+     * pair, and from the end of its micro-batch 0 two whole periods of
+     * steady state (no micro-batch before 0 is still on it, none after
+     * the last has begun), where its memory peaks as in the endless
+     * schedule or in a flush of at least that many. */
+    double work = 0, room = 0;
+    for (int p = 0; p < s->P; p++) {
         most = n[p] > most ? n[p] : most;
+        if (n[p] == 0)
+            continue;
+        double k = ceil((s->endp[p] - lo[p]) / s->T) + 2;
+        work += k * (double)n[p];
+        room = fmax(room, k * (double)n[p]);
+        s->kp[p] = k < (double)LONG_MAX / 4 ? (long)k : LONG_MAX / 4;
+    }
     free(n);
+    free(lo);
     s->most = most;
-    if (span + 2 > (double)(SIM_MAX_INSTANCES / most) || span + 2 > (double)(SIM_MAX_WORK / ops))
+    if (room > (double)SIM_MAX_INSTANCES || work > (double)SIM_MAX_WORK ||
+        (span + 2) * (double)ops > (double)SIM_MAX_CHECKS)
         return say(r, SIM_BAD_PLAN, "micro-batch 0 spans %.*g periods: too long to replay",
                    span < 1e9 ? 9 : 3, span);
+    s->room = (long)room;
     long need = (long)span + 2;
     long K = pb->m > 3L * s->P ? pb->m : 3L * s->P;
     if (K < need)
@@ -301,20 +341,20 @@ static int group_ops(struct sim *s)
     for (int o = 0; o < 2 * s->L; o++)
         s->ops[at[op_gpu(s, o)]++] = o;
     free(at);
-    s->in = malloc((size_t)(s->most * s->K) * sizeof *s->in);
+    s->in = malloc((size_t)(s->room > 0 ? s->room : 1) * sizeof *s->in);
     return s->in ? 0 : -1;
 }
 
-/* GPU p's instances over the K micro-batches, in time order. */
+/* GPU p's instances over its kp[p] micro-batches, in time order. */
 static int build_instances(struct sim *s, int p)
 {
-    long ops = s->first[p + 1] - s->first[p], n = s->K * ops;
+    long ops = s->first[p + 1] - s->first[p], n = s->kp[p] * ops;
     for (long k = 0; k < ops; k++) {
         int o = s->ops[s->first[p] + k];
         s->in[k] = (struct inst){ s->pl->start[o], op_dur(s, o), 0, o, p };
     }
     qsort(s->in, (size_t)ops, sizeof *s->in, inst_cmp);
-    for (long j = 1; j < s->K; j++)
+    for (long j = 1; j < s->kp[p]; j++)
         for (long k = 0; k < ops; k++) {
             struct inst *x = &s->in[j * ops + k];
             *x = s->in[k];
@@ -400,11 +440,12 @@ static double clip(double t, double d, double lo, double hi)
 }
 
 /* GPU by GPU: its instances, the first overlap among them (into tovl and
- * ovl), its busy time in two steady-state periods and its work, and the
- * span of the first kmem micro-batches. -1 when out of memory. */
+ * ovl), its busy time in two steady-state periods (from the end of its
+ * micro-batch 0) and its work, and the span of the first kmem
+ * micro-batches (those past its replay are the last ones replayed, later
+ * by whole periods). -1 when out of memory. */
 static int replay_gpus(struct sim *s, double *tovl, char *ovl, size_t len)
 {
-    double w0 = s->tmax0, w1 = w0 + s->T, w2 = w1 + s->T;
     *tovl = INFINITY;
     s->lo = INFINITY;
     s->hi = -INFINITY;
@@ -412,15 +453,18 @@ static int replay_gpus(struct sim *s, double *tovl, char *ovl, size_t len)
         if (build_instances(s, p) < 0)
             return -1;
         *tovl = find_overlap(s, *tovl, ovl, len, &s->ovl_op);
+        double w0 = s->endp[p], w1 = w0 + s->T, w2 = w1 + s->T;
+        long kr = s->kmem < s->kp[p] ? s->kmem : s->kp[p];
+        double later = (double)(s->kmem - kr) * s->T;
         for (long k = 0; k < s->nin; k++) {
             const struct inst *x = &s->in[k];
             s->busy[p] += clip(x->t, x->d, w0, w1);
             s->second[p] += clip(x->t, x->d, w1, w2);
             if (x->j == 0)
                 s->work[p] += x->d;
-            if (x->j < s->kmem) {
+            if (x->j < kr) {
                 s->lo = fmin(s->lo, x->t);
-                s->hi = fmax(s->hi, x->t + x->d);
+                s->hi = fmax(s->hi, x->t + x->d + later);
             }
         }
     }
@@ -521,7 +565,7 @@ static int measure_memory(struct sim *s)
     const struct problem *pb = s->pb;
     const struct plan *pl = s->pl;
     /* the events of one GPU's layers at a time: 2 per layer and copy */
-    struct mem_event *ev = malloc((size_t)(s->most * s->kmem) * sizeof *ev + 1);
+    struct mem_event *ev = malloc((size_t)(s->room > 0 ? s->room : 1) * sizeof *ev);
     int *layers = malloc((size_t)s->L * sizeof *layers);
     int *count = calloc((size_t)s->L, sizeof *count);
     if (!ev || !layers || !count) {
@@ -536,8 +580,11 @@ static int measure_memory(struct sim *s)
         for (int k = s->first[p]; k < s->first[p + 1]; k++)
             if (s->ops[k] < s->L)
                 layers[nl++] = s->ops[k];
-        long ops = 2L * nl, n = s->kmem * ops, k = 0;
-        for (long j = 0; j < s->kmem; j++) {
+        /* a flush of more micro-batches than its replay peaks as that
+         * replay's steady state does (see check_form) */
+        long kr = s->kmem < s->kp[p] ? s->kmem : s->kp[p];
+        long ops = 2L * nl, n = kr * ops, k = 0;
+        for (long j = 0; j < kr; j++) {
             /* Copy 0 sorted, the others laid out in its order (runs_sort). */
             if (j == 1)
                 qsort(ev, (size_t)ops, sizeof *ev, mem_cmp);
@@ -558,7 +605,7 @@ static int measure_memory(struct sim *s)
                     ev[k++] = (struct mem_event){ from, j, i, MEM_RELEASE_EMPTY };
             }
         }
-        if (s->kmem == 1)
+        if (kr == 1)
             qsort(ev, (size_t)n, sizeof *ev, mem_cmp);
         else if (n > 0 && runs_sort(ev, n, ops, sizeof *ev, mem_cmp) < 0) {
             free(ev);
@@ -778,6 +825,8 @@ static void sim_free(struct sim *s)
 {
     free(s->ops);
     free(s->first);
+    free(s->kp);
+    free(s->endp);
     free(s->in);
     free(s->busy);
     free(s->second);
@@ -801,8 +850,10 @@ enum sim_verdict simulate_plan(const struct plan *pl, const struct problem *pb,
     s.rep->op = -1;
 
     enum sim_verdict v = check_form(&s);
-    if (v != SIM_OK)
+    if (v != SIM_OK) {
+        sim_free(&s);
         return v;
+    }
     s.busy = calloc((size_t)s.P, sizeof *s.busy);
     s.second = calloc((size_t)s.P, sizeof *s.second);
     s.work = calloc((size_t)s.P, sizeof *s.work);

@@ -610,19 +610,34 @@ static struct plan *pipeline_of_pairs(struct problem *pb, double c)
 /* The replay goes one GPU at a time: 2,000 layers on 1,000 GPUs with 1 ms
  * transfers span 1,999 periods, so all the GPUs' instances (8 M) were over
  * the cap of one replay and the plan was refused as too long to replay;
- * one GPU's are 8,000. A span that would make even that too much work over
- * all the GPUs (8,000 layers on 4,000 GPUs: over 16 M) is still refused. */
+ * one GPU's are 8,000. And each GPU over the micro-batches its own
+ * operations meet: GPU k of this pipeline is busy for about 2 (P - k)
+ * periods of micro-batch 0, so 3,000 layers on 1,500 GPUs replay 9 M
+ * instances, where every GPU over the whole trip made 18 M, over the cap
+ * of all the GPUs' work (the plan was refused; 4,099 layers on 2,048 GPUs
+ * from the memory-aware DP and uniform were). A span that would make even
+ * that too much work (8,000 layers on 4,000 GPUs: over 32 M) is still
+ * refused. */
 static void test_long_pipeline_replays_one_gpu_at_a_time(void **state)
 {
     (void)state;
     struct sim_report rep;
-    if (!valgrind_running()) {     /* 8 M instances: a minute under valgrind */
+    if (!valgrind_running()) {     /* millions of instances: minutes under valgrind */
         struct problem *pb = pb_new(2000, 1000, 4, SPEC_SCHEDULE_1F1B);
         struct plan *pl = pipeline_of_pairs(pb, 1);
         assert_true(pl->latency / 6 > 1300);
         expect(pl, pb, SIM_OK, &rep);
         assert_true(rep.microbatches > 1300);
         assert_near(rep.period, 6, 1e-9);
+        plan_free(pl);
+        pb_free(pb);
+
+        pb = pb_new(3000, 1500, 4, SPEC_SCHEDULE_1F1B);
+        pl = pipeline_of_pairs(pb, 1);
+        assert_true(pl->latency / 6 > 2000);
+        expect(pl, pb, SIM_OK, &rep);
+        assert_near(rep.period, 6, 1e-9);
+        assert_near(rep.makespan, 3 * 6 + pl->latency, 1e-6);
         plan_free(pl);
         pb_free(pb);
     }
@@ -632,6 +647,40 @@ static void test_long_pipeline_replays_one_gpu_at_a_time(void **state)
     assert_non_null(strstr(rep.reason, "too long to replay"));
     plan_free(pl);
     pb_free(pb);
+}
+
+/* Each GPU replays the micro-batches its own operations meet: in a
+ * pipeline of 64 GPUs the last one holds its layers for 2 periods of
+ * micro-batch 0 and replays 4 or so of the 1,000, the first one the whole
+ * trip (some 130). Memory peaks and the makespan come out as over all
+ * 1,000: GPU p stores 1 GB per copy of its first layer, and keeps as many
+ * copies as that layer has in flight (the first GPU over 100, the last 1
+ * or 2); the flush ends 999 periods after the first trip began. */
+static void test_each_gpu_replays_its_own_window(void **state)
+{
+    (void)state;
+    for (int sched = 0; sched < 2; sched++) {
+        struct problem *pb = pb_new(128, 64, 1000, sched ? SPEC_SCHEDULE_PIPEDREAM
+                                                        : SPEC_SCHEDULE_1F1B);
+        for (int p = 0; p < 64; p++)
+            pb->s[2 * p] = GB;
+        struct plan *pl = pipeline_of_pairs(pb, 1);
+        struct sim_report rep;
+        expect(pl, pb, SIM_OK, &rep);
+        assert_near(rep.period, 6, 1e-9);
+        if (!sched)
+            assert_near(rep.makespan, 999 * 6 + pl->latency, 1e-6);
+        assert_true(pl->copies[0] > 20 && pl->copies[126] <= 2);
+        for (int p = 0; p < 64; p++) {
+            /* pipedream keeps a weight version per copy beyond the
+             * first, of weights 0 here */
+            if (fabs(rep.peak[p] - pl->copies[2 * p] * GB) > 0.5)
+                fail_msg("GPU %d: measured %.0f B, %d copies of 1 GB", p, rep.peak[p],
+                         pl->copies[2 * p]);
+        }
+        plan_free(pl);
+        pb_free(pb);
+    }
 }
 
 static void test_verdict_names_are_distinct(void **state)
@@ -668,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_empty_operations),
         cmocka_unit_test(test_lifetime_at_the_tolerance),
         cmocka_unit_test(test_long_pipeline_replays_one_gpu_at_a_time),
+        cmocka_unit_test(test_each_gpu_replays_its_own_window),
         cmocka_unit_test(test_verdict_names_are_distinct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
