@@ -59,7 +59,6 @@ struct sim {
     long kmem;              /* ... for memory and makespan */
     int *ops;               /* [2L] the operations, GPU by GPU */
     int *first;             /* [P+1] GPU p's are ops[first[p] .. first[p+1]) */
-    long most;              /* the most operations on one GPU */
     long *kp;               /* [P] micro-batches replayed on GPU p */
     double *endp;           /* [P] last end of GPU p's operations of micro-batch 0 */
     long room;              /* the most instances of one GPU's replay */
@@ -191,7 +190,7 @@ static enum sim_verdict check_form(struct sim *s)
      * pair of instances that could meet in the endless periodic schedule
      * meets in the replay, and two whole periods of steady state exist. */
     double span = ceil((s->tmax0 - s->tmin0) / s->T);
-    long ops = 2L * s->L, most = 0;
+    long ops = 2L * s->L;
     long *n = calloc((size_t)s->P, sizeof *n);
     double *lo = malloc((size_t)s->P * sizeof *lo);
     s->kp = calloc((size_t)s->P, sizeof *s->kp);
@@ -219,7 +218,6 @@ static enum sim_verdict check_form(struct sim *s)
      * schedule or in a flush of at least that many. */
     double work = 0, room = 0;
     for (int p = 0; p < s->P; p++) {
-        most = n[p] > most ? n[p] : most;
         if (n[p] == 0)
             continue;
         double k = ceil((s->endp[p] - lo[p]) / s->T) + 2;
@@ -229,7 +227,6 @@ static enum sim_verdict check_form(struct sim *s)
     }
     free(n);
     free(lo);
-    s->most = most;
     if (room > (double)SIM_MAX_INSTANCES || work > (double)SIM_MAX_WORK ||
         (span + 2) * (double)ops > (double)SIM_MAX_CHECKS)
         return say(r, SIM_BAD_PLAN, "micro-batch 0 spans %.*g periods: too long to replay",
