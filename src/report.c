@@ -171,13 +171,22 @@ int report_table(FILE *out, const struct report *r)
     const struct problem *pb = r->pb;
     char b1[32], b2[32], b3[32], b4[32];
     double lb = problem_lower_bound(pb);
-    bool uniform = true;
-    for (int p = 1; p < pb->P; p++)
-        uniform = uniform && pb->cap[p] == pb->cap[0];
+    /* caps that differ: their range (GPU 0's cap alone told nothing of it) */
+    double cmin = pb->cap[0], cmax = pb->cap[0];
+    for (int p = 1; p < pb->P; p++) {
+        cmin = fmin(cmin, pb->cap[p]);
+        cmax = fmax(cmax, pb->cap[p]);
+    }
+    char caps[72];
+    units_format_size(cmin, caps, sizeof caps);
+    if (cmax > cmin) {
+        size_t n = strlen(caps);
+        snprintf(caps + n, sizeof caps - n, " to %s", units_format_size(cmax, b1, sizeof b1));
+    }
     char name[4 * SPEC_MAX_LINE + 4], msg[4 * sizeof r->results[0].message];
-    fprintf(out, "%s (%d layer%s) on %d GPU%s x %s%s, %s, %s links\n",
+    fprintf(out, "%s (%d layer%s) on %d GPU%s x %s, %s, %s links\n",
             text_escape(pb->network, name, sizeof name), pb->L,
-            report_s(pb->L), pb->P, report_s(pb->P), units_format_size(pb->cap[0], b1, sizeof b1), uniform ? "" : " (varies)",
+            report_s(pb->L), pb->P, report_s(pb->P), caps,
             units_format_bandwidth(pb->bandwidth, b2, sizeof b2),
             units_format_time(pb->latency_ms, b3, sizeof b3));
     /* a "GPU" of the plan is then a pipeline rank: say what it stands for */

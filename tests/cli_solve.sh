@@ -409,6 +409,14 @@ if [ -z "$PIPEPLAN_WRAP" ]; then
         ok "dp: planned again, fits"; else not_ok "dp: $(jq -c '.plans[0]' "$TMP/out" | head -c 300)"; fi
 fi
 
+# GPUs of different memory: the header gives the range of their caps
+# (it gave GPU 0's and "(varies)")
+printf '[platform]\nname = mixed\ngpus = 3\nmemory = 16GiB\nreserved = 1GiB\nbandwidth = 10GB/s\nlatency = 10us\n[gpu 1]\nmemory = 80GiB\n[gpu 2]\nmemory = 40GiB\n[training]\nmicro_batches = 4\nschedule = 1f1b\noptimizer = adam\n' >"$TMP/mixed3.ini"
+run solve "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" "$TMP/mixed3.ini" --planner uniform
+expect_stdout_has "alexnet (23 layers) on 3 GPUs x 16.0 GiB to 80.0 GiB, 10 GB/s" "mixed caps: their range in the header"
+run solve "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" "$TMP/mixed3.ini" --planner uniform --gpus 1
+expect_stdout_has "alexnet (23 layers) on 1 GPU x 16.0 GiB, 10 GB/s" "one GPU of the mixed platform: its cap alone"
+
 # --blocks 0 on 1,003 layers and 64 GPUs: a master of 537,648 rows, far
 # beyond what the work limit lets it start. It is counted, not built (it
 # took 550 MB and, on 2,051 layers and 128 GPUs, 15 s past a 10 s limit,
