@@ -4,6 +4,7 @@
  * problem and the plan's gpu[], T and start[], so it can judge them all. */
 #include "simulate.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -177,7 +178,6 @@ static enum sim_verdict check_form(struct sim *s)
                        op_name(o, s->L, nm, sizeof nm));
     }
     s->T = pl->T;
-    s->tol = PLAN_EPS * fmax(1.0, s->T);
     s->pipedream = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
 
     s->tmin0 = INFINITY;
@@ -240,6 +240,15 @@ static enum sim_verdict check_form(struct sim *s)
     if (K > SIM_MAX_INSTANCES / ops)
         K = need > SIM_MAX_INSTANCES / ops / 2 ? need : SIM_MAX_INSTANCES / ops / 2;
     s->K = K;
+    /* Times are compared with a tolerance relative to the period, or to
+     * micro-batch 0's span when that is shorter (a plan file with a period
+     * of 10^6 ms had 1 ms of tolerance, and a chain of shorter operations
+     * all at time 0, backwards before forwards, passed), but never below
+     * what rounding leaves in the replay's times, start + j T for j < K
+     * (a valid plan with a period of 10^12 ms must still pass). */
+    double scale = fabs(s->tmin0) + fabs(s->tmax0) + (double)K * s->T;
+    s->tol = fmax(PLAN_EPS * fmax(1.0, fmin(s->T, s->tmax0 - s->tmin0)),
+                  64 * DBL_EPSILON * scale);
     s->kmem = s->pipedream ? K : (pb->m < K ? pb->m : K);
     r->microbatches = (int)K;
     return SIM_OK;

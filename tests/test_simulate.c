@@ -683,6 +683,60 @@ static void test_each_gpu_replays_its_own_window(void **state)
     }
 }
 
+/* The tolerance follows the period, or micro-batch 0's span when that is
+ * shorter, never below what rounding leaves at the replay's magnitudes.
+ * Section 9's plan, valid at a period of 6 ms, is valid at 10^6 and 10^12
+ * ms too (one micro-batch at a time); with every start at 0 it is not (F1
+ * before F0 ends), which a tolerance of 10^-6 of a 10^6 ms period (1 ms,
+ * the length of F0) let through. */
+static void test_tolerance_follows_the_span(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_section9(SPEC_SCHEDULE_1F1B, 4);
+    static const double zeros[8] = { 0 };
+    for (int k = 0; k < 2; k++) {
+        double T = k ? 1e12 : 1e6;
+        struct plan *pl = plan_make(pb, contiguous_gpu, T, contiguous_start);
+        struct sim_report rep;
+        expect(pl, pb, SIM_OK, &rep);
+        assert_near(rep.makespan, 3 * T + 12, 1e-9 * T);
+        plan_free(pl);
+        pl = plan_make(pb, contiguous_gpu, T, zeros);
+        if (k == 0) {
+            expect(pl, pb, SIM_DEPENDENCY, &rep);
+            assert_non_null(strstr(rep.reason, "F1 of micro-batch 0 starts at 0 ms, before F0"));
+        }
+        plan_free(pl);
+    }
+    pb_free(pb);
+
+    /* one micro-batch's trip back to back (times in tenths, not exact in
+     * binary) at a period of 10^12 + 0.3 ms: valid, though each start
+     * shifted by j periods rounds by up to 10^-3 ms */
+    pb = pb_new(8, 2, 4, SPEC_SCHEDULE_1F1B);
+    int gpu[8];
+    double start[16], t = 0;
+    for (int i = 0; i < 8; i++) {
+        gpu[i] = i / 4;
+        pb->f[i] = 0.1 * (i + 1);
+        pb->b[i] = 0.3 * (i + 1);
+        pb->c[i] = i == 3 ? 0.7 : 0;
+    }
+    for (int i = 0; i < 8; i++) {
+        start[i] = t;
+        t += pb->f[i] + pb->c[i];
+    }
+    for (int i = 7; i >= 0; i--) {
+        start[8 + i] = t;
+        t += pb->b[i] + (i > 0 ? pb->c[i - 1] : 0);
+    }
+    struct plan *pl = plan_make(pb, gpu, 1e12 + 0.3, start);
+    struct sim_report rep;
+    expect(pl, pb, SIM_OK, &rep);
+    plan_free(pl);
+    pb_free(pb);
+}
+
 static void test_verdict_names_are_distinct(void **state)
 {
     (void)state;
@@ -718,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_lifetime_at_the_tolerance),
         cmocka_unit_test(test_long_pipeline_replays_one_gpu_at_a_time),
         cmocka_unit_test(test_each_gpu_replays_its_own_window),
+        cmocka_unit_test(test_tolerance_follows_the_span),
         cmocka_unit_test(test_verdict_names_are_distinct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
