@@ -605,6 +605,16 @@ static struct dp_relax dp_front_relax(const struct dp *d, double T, int k, int a
     return r;
 }
 
+/* The same for the back's stage t (1-based from the end) of S (0: any
+ * count), with room: t - 1 cuts after it, and one before it unless it is
+ * the first. */
+static struct dp_relax dp_back_relax(const struct dp *d, double T, double room, int t, int S)
+{
+    struct dp_relax r = { T, room, (t - 1) * d->cmin,
+                          2 * d->amin * ((t > 1) + (S > 0 && t < S)) };
+    return r;
+}
+
 /* reach[k] for k <= S: the furthest layer k stages on GPUs 0..k-1 cover
  * in the relaxation, S > 0 the count of stages (each front stage k then
  * has S - k - 1 cuts after it), S == 0 any count. */
@@ -807,10 +817,7 @@ static void dp_fill_cells(struct dp *d, double T, int S, bool any)
         const double *Xp = d->X + (size_t)(t - 1) * row;
         const double *Sp = d->slack + (size_t)(t - 1) * row;
         int plo = d->rlo[t - 1], phi = d->rhi[t - 1];
-        /* stage t from the end has t - 1 cuts after it, and one before it
-         * unless it is the first */
-        struct dp_relax rb = { T, room, (t - 1) * d->cmin,
-                               2 * d->amin * ((t > 1) + (S > 0 && t < S)) };
+        struct dp_relax rb = dp_back_relax(d, T, room, t, S);
         back = d->rising ? dp_relaxed_start(d, back, &rb) : 0;
         int lo = ilo > back ? ilo : back;
         int hi = d->reach[tmax - t] < L - 1 ? d->reach[tmax - t] : L - 1;

@@ -319,35 +319,23 @@ static double node_work(int rows)
 
 /* The rows a MIP may have and still start within what is left (its root
  * as a schedule MIP's, the cheaper kind; search_mip_solve() judges it
- * again by its kind): a larger one is counted, not built. 0: no limit. */
+ * again by its kind): a larger one is counted, not built. 0: no limit.
+ * Under a work limit, a node of it and the root as another within the
+ * work left (up to WORK_ROWS a node counts one and is always allowed);
+ * in seconds, its root within the time left. */
 static int max_rows(const struct search *s)
 {
-    double lo = 1, hi = (double)INT_MAX;
-    if (deterministic(s)) {
-        /* a node of it, the root as another, within the work left; up
-         * to WORK_ROWS a node counts one and is always allowed */
-        double left = (double)(s->opt->work_limit - s->work) / 2;
-        lo = WORK_ROWS;
-        if (node_work(INT_MAX) <= left)
-            return 0;
-        while (hi - lo > 1) {
-            double mid = floor((lo + hi) / 2);
-            if (node_work((int)mid) <= left)
-                lo = mid;
-            else
-                hi = mid;
-        }
-    } else {
-        double left = time_left(s);
-        if (root_seconds(INT_MAX, false) <= left)
-            return 0;
-        while (hi - lo > 1) {
-            double mid = floor((lo + hi) / 2);
-            if (root_seconds((int)mid, false) <= left)
-                lo = mid;
-            else
-                hi = mid;
-        }
+    bool det = deterministic(s);
+    double left = det ? (double)(s->opt->work_limit - s->work) / 2 : time_left(s);
+    double lo = det ? WORK_ROWS : 1, hi = (double)INT_MAX;
+    if ((det ? node_work(INT_MAX) : root_seconds(INT_MAX, false)) <= left)
+        return 0;
+    while (hi - lo > 1) {
+        double mid = floor((lo + hi) / 2);
+        if ((det ? node_work((int)mid) : root_seconds((int)mid, false)) <= left)
+            lo = mid;
+        else
+            hi = mid;
     }
     return (int)hi;
 }

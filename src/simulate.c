@@ -205,7 +205,7 @@ static enum sim_verdict check_form(struct sim *s)
         s->endp[p] = -INFINITY;
     }
     for (int o = 0; o < 2 * s->L; o++) {
-        int p = pl->gpu[o < s->L ? o : o - s->L];
+        int p = op_gpu(s, o);
         n[p]++;
         lo[p] = fmin(lo[p], pl->start[o]);
         s->endp[p] = fmax(s->endp[p], pl->start[o] + op_dur(s, o));
