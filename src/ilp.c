@@ -3378,13 +3378,19 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
             s.bound = INFINITY;
         }
     }
-    if (s.sym && !none_fits && !network_proven(&s))
+    /* No compute at all: a plan runs at any period however short, so none
+     * is best and nothing shorter can be searched for; the bound is the
+     * trivial one (a period of 0), which a plan meets only when the period
+     * does not count (1f1b, one micro-batch). The enumeration and the
+     * masters would bound the period by what the plans found have. */
+    bool idle = !(s.lat_floor > 0);
+    if (s.sym && !none_fits && !idle && !network_proven(&s))
         enumerate_allocations(&s);
     /* blocks coarser than the layers: the relaxation bounds the layers */
     struct search r;
     struct ilp_options ropt;
     struct ilp_stats rstats;
-    bool relax = network && s.B < pb->L && !none_fits, net_done = false;
+    bool relax = network && s.B < pb->L && !none_fits && !idle, net_done = false;
     memset(&r, 0, sizeof r);
     if (relax && relaxed_init(&r, &s, &ropt, &rstats) != 0) {
         relax = false;
@@ -3406,8 +3412,8 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     double t_hi = fmax(s.chain, t_lo);
     if (isfinite(s.best_obj) && s.alpha > 0)
         t_hi = fmin(t_hi, (s.best_obj - s.beta * s.lat_floor) / s.alpha);
-    if (isinf(s.bound) && s.bound > 0) {
-        /* the enumeration found no allocation that fits */
+    if ((isinf(s.bound) && s.bound > 0) || idle) {
+        /* the enumeration found no allocation that fits, or none is best */
     } else if (t_hi < t_lo || (isfinite(s.best_obj) && s.bound >= s.best_obj * (1 - ILP_GAP))) {
         /* the incumbent already meets the bound */
         s.bound = fmax(s.bound, fmin(s.best_obj, objective_of(&s, t_lo, s.lat_floor)));
@@ -3416,7 +3422,8 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     } else {
         s.failed = true;
     }
-    update_bound(&s);
+    if (!idle)
+        update_bound(&s);   /* with no interval searched, the incumbent */
     exact_search(&s);
     /* the rest of the budget tightens the network's bound */
     /* under a work limit the packed chain and the relaxation get a
@@ -3470,6 +3477,9 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
                       : s.stopped ? PLAN_TIMEOUT : PLAN_FEASIBLE;
         if (proven && res->bound > obj)
             res->bound = obj;
+        if (idle && !proven)
+            snprintf(res->message, sizeof res->message,
+                     "the layers take no time: any period will do, and none is the best");
         if (s.failed) {
             /* an error all the same: the plan is the best before it */
             res->status = PLAN_ERROR;

@@ -299,6 +299,15 @@ run solve "$TMP/zero.ini" data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-bat
     --planner ilp --work-limit 50
 if grep -q "gap 0.00%" "$TMP/out" && ! grep -qi "nan" "$TMP/out"; then
     ok "no compute at all: the table has no NaN"; else not_ok "no compute table"; cat "$TMP/out"; fi
+# with more micro-batches the period counts, and a shorter one always does
+# better: no plan is the best, and the bound is 0 (it was the 1 us of the
+# plan found, called optimal, which a plan file at 0.1 us beat)
+run solve "$TMP/zero.ini" data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-batches 8 \
+    --planner ilp --work-limit 50 --json
+if jq -e '.plans[0].status == "feasible" and .plans[0].bound_ms == 0 and .plans[0].objective_ms > 0
+          and (.plans[0].message | test("none is the best"))' "$TMP/out" >/dev/null; then
+    ok "no compute, 8 micro-batches: no plan called optimal, bound 0"
+else not_ok "no compute, 8 micro-batches"; jq -c '.plans[0] | {status, objective_ms, bound_ms, message}' "$TMP/out"; fi
 
 # The search for the least cap that fits stops at --work-limit (caps
 # tried; no clock), and says how far from the smallest it may be. The
