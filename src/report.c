@@ -45,6 +45,30 @@ static void json_number(FILE *out, double v)
     fputs(units_write_exact(v, 10, buf, sizeof buf), out);
 }
 
+/* Parts of a total in bytes, each to a whole byte, so that they add up to
+ * the total as printed ("%.0f": to nearest, ties to even): a weight factor
+ * of 3.5 gives half bytes, and the parts rounded each on its own came to
+ * a byte less than the total. The remainders go to the largest fractions. */
+static void whole_bytes(double *part, int n, double total)
+{
+    double frac[8], left = nearbyint(total);
+    for (int i = 0; i < n; i++) {
+        frac[i] = part[i] - floor(part[i]);
+        part[i] = floor(part[i]);
+        left -= part[i];
+    }
+    for (; left >= 1; left--) {
+        int k = 0;
+        for (int i = 1; i < n; i++)
+            if (frac[i] > frac[k])
+                k = i;
+        if (!(frac[k] > 0))
+            break;
+        part[k] += 1;
+        frac[k] = 0;
+    }
+}
+
 static void json_plan(FILE *out, const struct problem *pb, const struct planner_result *res)
 {
     const struct plan *pl = res->plan;
@@ -97,9 +121,11 @@ static void json_plan(FILE *out, const struct problem *pb, const struct planner_
         json_number(out, g->send_ms);
         fprintf(out, ", \"recv_ms\": ");
         json_number(out, g->recv_ms);
+        double part[4] = { g->weights, g->activations, g->buffers, g->reserved };
+        whole_bytes(part, 4, g->total);
         fprintf(out, ", \"memory\": {\"weights\": %.0f, \"activations\": %.0f, "
                 "\"buffers\": %.0f, \"reserved\": %.0f, \"total\": %.0f, \"cap\": %.0f}}",
-                g->weights, g->activations, g->buffers, g->reserved, g->total, g->cap);
+                part[0], part[1], part[2], part[3], g->total, g->cap);
     }
     fprintf(out, "],\n   \"schedule\": [");
     /* chain order: F_0..F_{L-1}, B_{L-1}..B_0 */

@@ -426,6 +426,16 @@ expect_stdout_has "alexnet (23 layers) on 3 GPUs x 16.0 GiB to 80.0 GiB, 10 GB/s
 run solve "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" "$TMP/mixed3.ini" --planner uniform --gpus 1
 expect_stdout_has "alexnet (23 layers) on 1 GPU x 16.0 GiB, 10 GB/s" "one GPU of the mixed platform: its cap alone"
 
+# a weight factor of 3.5 on weights of odd bytes: half bytes, and each part
+# rounded on its own came to a byte less than the total in the JSON
+printf '[network]\nname = odd\nmicro_batch = 1\n[layer a]\nforward = 1ms\nbackward = 2ms\nweights = 3B\nactivation = 1B\n[layer b]\nforward = 2ms\nbackward = 1ms\nweights = 5B\nactivation = 1B\n[layer c]\nforward = 1ms\nbackward = 1ms\nweights = 7B\nactivation = 1B\n' >"$TMP/odd.ini"
+printf '[platform]\nname = p\ngpus = 2\nmemory = 2GiB\nreserved = 1GiB\nbandwidth = 12GB/s\nlatency = 10us\n[training]\nmicro_batches = 4\nschedule = 1f1b\nweight_factor = 3.5\n' >"$TMP/half.ini"
+run solve "$TMP/odd.ini" "$TMP/half.ini" --work-limit 50 --json
+if jq -e '[.plans[] | .gpus[] | .memory | .weights + .activations + .buffers + .reserved == .total]
+          | length > 0 and all' "$TMP/out" >/dev/null; then
+    ok "half bytes: every GPU's parts add up to its total"
+else not_ok "half bytes: $(jq -c '[.plans[] | .gpus[] | .memory]' "$TMP/out" | head -c 400)"; fi
+
 # --blocks 0 on 1,003 layers and 64 GPUs: a master of 537,648 rows, far
 # beyond what the work limit lets it start. It is counted, not built (it
 # took 550 MB and, on 2,051 layers and 128 GPUs, 15 s past a 10 s limit,
