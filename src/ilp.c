@@ -3381,8 +3381,9 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     /* No compute at all: a plan runs at any period however short, so none
      * is best and nothing shorter can be searched for; the bound is the
      * trivial one (a period of 0), which a plan meets only when the period
-     * does not count (1f1b, one micro-batch). The enumeration and the
-     * masters would bound the period by what the plans found have. */
+     * does not count (1f1b, one micro-batch). The enumeration drops an
+     * allocation of no load, and with no interval searched the bound
+     * would be the incumbent's. */
     bool idle = !(s.lat_floor > 0);
     if (s.sym && !none_fits && !idle && !network_proven(&s))
         enumerate_allocations(&s);

@@ -49,17 +49,17 @@ static void json_number(FILE *out, double v)
  * the total as printed ("%.0f": to nearest, ties to even): a weight factor
  * of 3.5 gives half bytes, and the parts rounded each on its own came to
  * a byte less than the total. The remainders go to the largest fractions. */
-static void whole_bytes(double *part, int n, double total)
+static void whole_bytes(double part[4], double total)
 {
-    double frac[8], left = nearbyint(total);
-    for (int i = 0; i < n; i++) {
+    double frac[4], left = nearbyint(total);
+    for (int i = 0; i < 4; i++) {
         frac[i] = part[i] - floor(part[i]);
         part[i] = floor(part[i]);
         left -= part[i];
     }
     for (; left >= 1; left--) {
         int k = 0;
-        for (int i = 1; i < n; i++)
+        for (int i = 1; i < 4; i++)
             if (frac[i] > frac[k])
                 k = i;
         if (!(frac[k] > 0))
@@ -122,7 +122,7 @@ static void json_plan(FILE *out, const struct problem *pb, const struct planner_
         fprintf(out, ", \"recv_ms\": ");
         json_number(out, g->recv_ms);
         double part[4] = { g->weights, g->activations, g->buffers, g->reserved };
-        whole_bytes(part, 4, g->total);
+        whole_bytes(part, g->total);
         fprintf(out, ", \"memory\": {\"weights\": %.0f, \"activations\": %.0f, "
                 "\"buffers\": %.0f, \"reserved\": %.0f, \"total\": %.0f, \"cap\": %.0f}}",
                 part[0], part[1], part[2], part[3], g->total, g->cap);
