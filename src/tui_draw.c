@@ -1285,13 +1285,22 @@ static void draw_ilp_line(struct tui *t, int y, int y2)
     put(&pn, roles[R_TITLE], "ILP ");
     put(&pn, roles[R_NORMAL], use_head ? head : "");
     put(&pn, a, state);
-    if (!tail[0])
-        return;
-    if (two)
+    if (tail[0]) {
+        if (two)
+            pn = (struct pen){ y2, 4, COLS };
+        else
+            put(&pn, roles[R_NORMAL], "; ");
+        put(&pn, roles[R_NORMAL], tail);
+    }
+    /* what the solver said beside its status (why a plan is not the best,
+     * a bound that stayed where it was) on the second line when free */
+    if (r->done && r->message[0] && y2 >= 0 && !two) {
+        char m[sizeof r->message], l[sizeof r->message];
+        text_clean(r->message, m, sizeof m, t->unicode);
+        wrap_line(m, COLS - 4, true, l, sizeof l);
         pn = (struct pen){ y2, 4, COLS };
-    else
-        put(&pn, roles[R_NORMAL], "; ");
-    put(&pn, roles[R_NORMAL], tail);
+        put(&pn, roles[R_DIM], l);
+    }
 }
 
 /* Per-GPU figures of the shown plan, when the terminal has the lines. */
