@@ -274,35 +274,20 @@ else not_ok "work limit: runs differ"; fi
 # bound of 0 ms, so it is optimal with a gap of 0; the throughput of an
 # iteration of no time is not a number (it was "feasible", a gap of NaN
 # and 0 samples/s).
-cat >"$TMP/zero.ini" <<'INI'
-[network]
-name = zero
-micro_batch = 32
-[layer a]
-forward = 0ms
-backward = 0ms
-weights = 0B
-activation = 1285B
-[layer b]
-forward = 0ms
-backward = 0ms
-weights = 0B
-activation = 0B
-INI
-run solve "$TMP/zero.ini" data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-batches 1 \
+run solve tests/data/networks/zero.ini data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-batches 1 \
     --planner ilp --work-limit 50 --json
 if jq -e '.plans[0].status == "optimal" and .plans[0].objective_ms == 0 and .plans[0].gap == 0
           and .plans[0].throughput == null' "$TMP/out" >/dev/null; then
     ok "no compute at all: optimal, gap 0, no throughput"
 else not_ok "no compute at all"; jq -c '.plans[0] | {status, objective_ms, bound_ms, gap, throughput}' "$TMP/out"; fi
-run solve "$TMP/zero.ini" data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-batches 1 \
+run solve tests/data/networks/zero.ini data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-batches 1 \
     --planner ilp --work-limit 50
 if grep -q "gap 0.00%" "$TMP/out" && ! grep -qi "nan" "$TMP/out"; then
     ok "no compute at all: the table has no NaN"; else not_ok "no compute table"; cat "$TMP/out"; fi
 # with more micro-batches the period counts, and a shorter one always does
 # better: no plan is the best, and the bound is 0 (it was the 1 us of the
 # plan found, called optimal, which a plan file at 0.1 us beat)
-run solve "$TMP/zero.ini" data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-batches 8 \
+run solve tests/data/networks/zero.ini data/platforms/dgx1-v100-32gb.ini --gpus 2 --micro-batches 8 \
     --planner ilp --work-limit 50 --json
 if jq -e '.plans[0].status == "feasible" and .plans[0].bound_ms == 0 and .plans[0].objective_ms > 0
           and (.plans[0].message | test("none is the best"))' "$TMP/out" >/dev/null; then

@@ -410,28 +410,13 @@ keys run q
 # A network whose layers take no time: no plan is the best where the
 # period counts, and the ILP says so; the screen showed only "feasible"
 # and a gap of 100%, the reason reaching solve and JSON alone.
-cat >"$TMP/zero.ini" <<'INI'
-[network]
-name = zero
-micro_batch = 32
-[layer a]
-forward = 0ms
-backward = 0ms
-weights = 0B
-activation = 1285B
-[layer b]
-forward = 0ms
-backward = 0ms
-weights = 0B
-activation = 0B
-INI
-tui_start zero 80 24 -- "$TMP/zero.ini" "$D/platforms/dgx1-v100-32gb.ini" --gpus 2 \
+tui_start zero 80 24 -- "$(pwd)/tests/data/networks/zero.ini" "$D/platforms/dgx1-v100-32gb.ini" --gpus 2 \
     --micro-batches 8 --work-limit 50
 expect_screen zero "the ILP's word on its result, 80x24" \
     "ILP every layer \(auto\), limit work 50: feasible" \
     "^ILP \(CBC\): the layers take no time: any period will do, and none is the best"
 keys zero q
-tui_start zerow 130 30 -- "$TMP/zero.ini" "$D/platforms/dgx1-v100-32gb.ini" --gpus 2 \
+tui_start zerow 130 30 -- "$(pwd)/tests/data/networks/zero.ini" "$D/platforms/dgx1-v100-32gb.ini" --gpus 2 \
     --micro-batches 8 --work-limit 50
 expect_screen zerow "the ILP's word on its result stays on its second line, 130x30" \
     "limit work 50: feasible in $NUM s; best" "^    the layers take no time: any period will do"
