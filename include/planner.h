@@ -74,11 +74,13 @@ int planner_judge(const struct problem *pb, const int *gpu, double T, const doub
                   const char *source, struct planner_result *res);
 
 /* The same with the order of a runtime that runs its own 1F1B
- * (Megatron-LM, DeepSpeed, torch's Schedule1F1B: schedule_build_1f1b):
- * its in-flight counts whatever the period, no stretch. Returns 0; 1
- * when gpu[] is no such split (a GPU of two runs, or fewer micro-batches
- * than stages), judged as planner_judge() judges it; -1 as there. */
-int planner_judge_1f1b(const struct problem *pb, const int *gpu, const char *source,
+ * (Megatron-LM, DeepSpeed, torch's Schedule1F1B: schedule_build_1f1b) on
+ * `ranks` pipeline ranks (split_parse's count; <= 0: the runs), ranks
+ * with no layer counted: its in-flight counts whatever the period, no
+ * stretch. Returns 0; 1 when gpu[] is no such split (a GPU of two runs,
+ * or fewer micro-batches than stages), judged as planner_judge() judges
+ * it; -1 as there. */
+int planner_judge_1f1b(const struct problem *pb, const int *gpu, int ranks, const char *source,
                        struct planner_result *res);
 
 const char *planner_status_name(enum plan_status s);

@@ -37,14 +37,18 @@ int schedule_stretch(struct plan *pl, const struct problem *pb);
 
 /* The schedule of a runtime that runs its own 1F1B order (Megatron-LM,
  * DeepSpeed, torch's Schedule1F1B; doc/model.md section 2.1): stage r of
- * S (the runs in chain order, one per GPU) runs the backward of
- * micro-batch j after its forward of micro-batch j + S - r - 1, so keeps
- * S - r micro-batches in flight whatever the period; the least period at
- * which that order runs, forwards with no wait. Then calls
+ * S runs the backward of micro-batch j after its forward of micro-batch
+ * j + S - r - 1, so keeps S - r micro-batches in flight whatever the
+ * period; the least period at which that order runs, forwards with no
+ * wait. The stages are the runtime's `ranks` pipeline ranks, rank r on
+ * GPU r, a rank with no layer passing the activation on (a transfer in
+ * and one out, none before the first layer or after the last); with
+ * ranks <= 0, the runs in chain order, one per GPU. Then calls
  * plan_evaluate(). Returns 0; -2 when the plan is no such split (a GPU
- * of two runs) or there are fewer micro-batches than stages (no steady
- * 1F1B), pl unchanged; -1 on a malformed plan or out of memory. */
-int schedule_build_1f1b(struct plan *pl, const struct problem *pb);
+ * of two runs; with ranks, runs not in rank order or on a GPU past them)
+ * or there are fewer micro-batches than stages (no steady 1F1B), pl
+ * unchanged; -1 on a malformed plan, ranks > P or out of memory. */
+int schedule_build_1f1b(struct plan *pl, const struct problem *pb, int ranks);
 
 /* Tests only: with on, every search tests each candidate against every
  * op (the quadratic reference the faster search must equal to the bit). */

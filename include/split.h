@@ -22,7 +22,9 @@ bool split_runtime_order(const char *spec);
  * strictly increasing, the first 0; stage i on GPU i), "megatron:LAYOUT",
  * "megatron:--ARG ..." (Megatron's other pipeline arguments, counted as
  * its get_num_layers_to_build counts them), "deepspeed:PARTS" or
- * "torchtitan:FQNS". Fills gpu[pb->L]. Returns 0, or -1 with the reason
+ * "torchtitan:FQNS". Fills gpu[pb->L]. Returns the pipeline ranks the
+ * split runs on, those with no layer counted (pb->P for Megatron and
+ * torchtitan, DeepSpeed's stages, the list's own), or -1 with the reason
  * in err, which says what was expected ("layer indices must increase
  * (expected ...)"), without the option's name. */
 int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen);
@@ -94,7 +96,8 @@ int split_torchtitan_parse(const char *text, char *const *names, int L, int P, i
  * no spaces): the first layer of each stage, then L; non-decreasing (an
  * empty stage, as partition_uniform makes with fewer layers than stages,
  * leaves its GPU idle), the first 0; stage s on GPU s (pipeline rank s).
- * Fills gpu[L]. Returns 0, or -1 with what was expected in err. */
+ * Fills gpu[L]. Returns the stages (empty ones counted), or -1 with what
+ * was expected in err. */
 int split_deepspeed_parse(const char *parts, int L, int P, int *gpu, char *err, size_t errlen);
 
 #endif

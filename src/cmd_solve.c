@@ -613,7 +613,8 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
             text_eprintf("pipeplan: out of memory\n");
             return -1;
         }
-        if (split_parse(sa->split, pb, gpu, err, sizeof err) < 0) {
+        int ranks = split_parse(sa->split, pb, gpu, err, sizeof err);
+        if (ranks < 0) {
             /* the value as given, but not a page of it */
             char q[4 * QUOTE_MAX + 8], why[4 * sizeof err];
             text_eprintf("pipeplan: bad --split '%s': %s\n", quoted(sa->split, q, sizeof q),
@@ -622,7 +623,7 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
             return -1;
         }
         snprintf(source, sizeof source, "--split %s", sa->split);
-        rc = split_runtime_order(sa->split) ? planner_judge_1f1b(pb, gpu, source, res)
+        rc = split_runtime_order(sa->split) ? planner_judge_1f1b(pb, gpu, ranks, source, res)
                                             : planner_judge(pb, gpu, 0, NULL, source, res);
         rc = rc < 0 ? -1 : 0;
         free(gpu);

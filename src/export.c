@@ -121,16 +121,24 @@ static void rank_comment(FILE *out, const int *gpu_of_rank, int P, const char *w
 
 /* A runtime that runs its own 1F1B order (Megatron, DeepSpeed) runs the
  * plan's split, not its schedule: what pipeplan judges that order to
- * take (planner_judge_1f1b, as for "your split" in its terms), when it is
- * slower; for an interleaved split, whose order pipeplan does not model,
- * what the split takes in the order pipeplan gives it. */
-static void runtime_note(FILE *out, const struct export_input *in, const char *runtime)
+ * take (planner_judge_1f1b, as for "your split" in its terms: on the
+ * runtime's `ranks`, GPU g on rank rank[g], those with no layer counted),
+ * when it is slower; for an interleaved split, whose order pipeplan does
+ * not model, what the split takes in the order pipeplan gives it. */
+static void runtime_note(FILE *out, const struct export_input *in, const char *runtime,
+                         const int *rank, int ranks)
 {
     const struct problem *pb = in->rep->pb;
     const struct plan *pl = in->res->plan;
     struct planner_result r;
     memset(&r, 0, sizeof r);
-    int rc = planner_judge_1f1b(pb, pl->gpu, runtime, &r);
+    int *gpu = malloc((size_t)pb->L * sizeof *gpu);
+    if (!gpu)
+        return;
+    for (int i = 0; i < pb->L; i++)
+        gpu[i] = rank[pl->gpu[i]];
+    int rc = planner_judge_1f1b(pb, gpu, ranks, runtime, &r);
+    free(gpu);
     if (rc >= 0 && r.plan && r.plan->objective > pl->objective * (1 + 1e-3)) {
         bool pd = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
         char a[32], b[32];
@@ -283,7 +291,7 @@ static int write_megatron(FILE *out, const struct export_input *in)
         megatron_idle(out, &m, pl, pb->P, in->tensor_parallel);
         megatron_uneven(out, &m, pl->gpu, pb->L, pb->P, in->tensor_parallel);
     }
-    runtime_note(out, in, "Megatron");
+    runtime_note(out, in, "Megatron", m.rank, pb->P);
     fprintf(out, "--pipeline-model-parallel-size %d --pipeline-model-parallel-layout \"%s\"",
             pb->P, m.layout);
     if (in->tensor_parallel > 1)
@@ -357,7 +365,7 @@ static int write_deepspeed(FILE *out, const struct export_input *in)
                 "topology=PipeModelDataParallelTopology(num_pp=%d, num_mp=%d, num_dp=...) "
                 "and shard the layers (e.g. Megatron-DeepSpeed's --tensor-model-parallel-size "
                 "%d)\n", pb->tp, pb->tp, stages, pb->tp, pb->tp);
-    runtime_note(out, in, "DeepSpeed");
+    runtime_note(out, in, "DeepSpeed", rank, stages);
     rank_comment(out, gpu_of, stages, "stage");
     fputs("parts = [", out);
     for (int s = 0; s <= stages; s++)

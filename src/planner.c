@@ -222,13 +222,13 @@ int planner_judge(const struct problem *pb, const int *gpu, double T, const doub
     return judge_end(pl, rc, res);
 }
 
-int planner_judge_1f1b(const struct problem *pb, const int *gpu, const char *source,
+int planner_judge_1f1b(const struct problem *pb, const int *gpu, int ranks, const char *source,
                        struct planner_result *res)
 {
     struct plan *pl = judge_begin(pb, gpu, source, res);
     if (!pl)
         return -1;
-    int rc = schedule_build_1f1b(pl, pb);
+    int rc = schedule_build_1f1b(pl, pb, ranks);
     if (rc == -2) {
         /* no 1F1B split: the order the plan's own schedule would run */
         plan_free(pl);

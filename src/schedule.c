@@ -1441,46 +1441,58 @@ static bool order_fits(int S, const double *f, const double *b, const double *c,
     return true;
 }
 
-int schedule_build_1f1b(struct plan *pl, const struct problem *pb)
+int schedule_build_1f1b(struct plan *pl, const struct problem *pb, int ranks)
 {
     int L = pb->L, P = pb->P;
-    if (pl->L != L || L < 1)
+    if (pl->L != L || L < 1 || ranks > P)
         return -1;
     for (int i = 0; i < L; i++)
         if (pl->gpu[i] < 0 || pl->gpu[i] >= P)
             return -1;
-    int *first = malloc(((size_t)L + 1) * sizeof *first);
+    /* the stages: runs in chain order, a GPU holding one at most; with
+     * ranks, stage r on rank r = GPU r, those with no layer included */
+    int S = ranks > 0 ? ranks : L;
+    int *first = malloc(((size_t)S + 1) * sizeof *first);
     bool *used = calloc((size_t)P, sizeof *used);
-    double *v = calloc(5 * (size_t)L, sizeof *v);
+    double *v = calloc(5 * (size_t)S, sizeof *v);
     int rc = -1;
     if (!first || !used || !v)
         goto out;
-    /* the stages: runs in chain order, a GPU holding one at most */
-    int S = 0;
+    int n = 0;
     for (int i = 0; i < L; i++) {
-        if (i > 0 && pl->gpu[i] == pl->gpu[i - 1])
+        int g = pl->gpu[i];
+        if (i > 0 && g == pl->gpu[i - 1])
             continue;
-        if (used[pl->gpu[i]]) {
+        if (used[g] || (ranks > 0 && (g >= ranks || (i > 0 && g < pl->gpu[i - 1])))) {
             rc = -2;
             goto out;
         }
-        used[pl->gpu[i]] = true;
-        first[S++] = i;
+        used[g] = true;
+        /* a rank with no layer starts where the next one does */
+        for (; ranks > 0 && n < g; n++)
+            first[n] = i;
+        first[n++] = i;
     }
+    for (; n < S && ranks > 0; n++)
+        first[n] = L;
+    S = n;
     first[S] = L;
     /* a flush of fewer micro-batches than stages is no steady 1F1B */
     if (pb->m < S) {
         rc = -2;
         goto out;
     }
-    double *f = v, *b = v + L, *c = v + 2 * L, *E = v + 3 * L, *phi = v + 4 * L;
+    double *f = v, *b = v + S, *c = v + 2 * S, *E = v + 3 * S, *phi = v + 4 * S;
     double T = SCHEDULE_MIN_T, hi = 0;
     for (int r = 0; r < S; r++) {
         for (int i = first[r]; i < first[r + 1]; i++) {
             f[r] += pb->f[i];
             b[r] += pb->b[i];
         }
-        c[r] = r < S - 1 ? pb->c[first[r + 1] - 1] : 0.0;
+        /* what crosses to the next rank: the activation of the last layer
+         * so far, passed on by a rank with none (nothing before the first
+         * layer or after the last) */
+        c[r] = first[r + 1] > 0 && first[r + 1] < L ? pb->c[first[r + 1] - 1] : 0.0;
         /* its compute, and its links: a cut each way at both its ends */
         T = fmax(T, fmax(f[r] + b[r], c[r] + (r > 0 ? c[r - 1] : 0.0)));
     }

@@ -912,7 +912,7 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
                  "DeepSpeed's parts end with it)", prev, L);
         return -1;
     }
-    return 0;
+    return n - 1;
 }
 
 /* ---- torchtitan ---- */
@@ -1135,6 +1135,9 @@ bool split_runtime_order(const char *spec)
 
 int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen)
 {
+    /* Megatron and torchtitan run on every GPU (pipeline_model_parallel_size,
+     * the pp degree), DeepSpeed on its parts' stages, the list on its own */
+    int rc;
     if (strncmp(spec, prefix, sizeof prefix - 1) == 0) {
         const char *rest = spec + sizeof prefix - 1;
         while (isspace((unsigned char)*rest))
@@ -1142,14 +1145,20 @@ int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err,
         /* arguments as a shell would quote them too: '--flag' VALUE */
         const char *arg = rest[0] == '\'' || rest[0] == '"' ? rest + 1 : rest;
         if (arg[0] == '-' && arg[1] == '-')
-            return megatron_args(rest, pb, gpu, err, errlen);
-        return split_megatron_parse(spec + sizeof prefix - 1, pb->names, pb->L, pb->P, gpu,
-                                    err, errlen);
+            rc = megatron_args(rest, pb, gpu, err, errlen);
+        else
+            rc = split_megatron_parse(spec + sizeof prefix - 1, pb->names, pb->L, pb->P, gpu,
+                                      err, errlen);
+        return rc < 0 ? -1 : pb->P;
     }
     if (strncmp(spec, ds, sizeof ds - 1) == 0)
         return split_deepspeed_parse(spec + sizeof ds - 1, pb->L, pb->P, gpu, err, errlen);
-    if (strncmp(spec, titan, sizeof titan - 1) == 0)
-        return split_torchtitan_parse(spec + sizeof titan - 1, pb->names, pb->L, pb->P, gpu,
-                                      err, errlen);
-    return split_parse_list(spec, pb->L, pb->P, gpu, err, errlen);
+    if (strncmp(spec, titan, sizeof titan - 1) == 0) {
+        rc = split_torchtitan_parse(spec + sizeof titan - 1, pb->names, pb->L, pb->P, gpu,
+                                    err, errlen);
+        return rc < 0 ? -1 : pb->P;
+    }
+    if (split_parse_list(spec, pb->L, pb->P, gpu, err, errlen) < 0)
+        return -1;
+    return gpu[pb->L - 1] + 1;
 }

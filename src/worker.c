@@ -218,13 +218,13 @@ void worker_judge_user(const struct worker_request *req, struct planner_result *
     res->bound = res->block_bound = NAN;
     char err[SPEC_ERR_LEN];
     if (req->user_split) {
-        int *gpu = malloc((size_t)pb->L * sizeof *gpu);
+        int *gpu = malloc((size_t)pb->L * sizeof *gpu), ranks;
         if (!gpu)
             snprintf(res->message, sizeof res->message, "out of memory");
-        else if (split_parse(req->user_split, pb, gpu, err, sizeof err) < 0)
+        else if ((ranks = split_parse(req->user_split, pb, gpu, err, sizeof err)) < 0)
             snprintf(res->message, sizeof res->message, "bad --split: %.300s", err);
         else if (split_runtime_order(req->user_split))
-            planner_judge_1f1b(pb, gpu, req->user_source, res);
+            planner_judge_1f1b(pb, gpu, ranks, req->user_source, res);
         else
             planner_judge(pb, gpu, 0, NULL, req->user_source, res);
         free(gpu);

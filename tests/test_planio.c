@@ -201,7 +201,7 @@ static void expect_args(const struct problem *pb, const char *args, const int *w
 {
     int gpu[64];
     char err[512] = "";
-    if (split_parse(args, pb, gpu, err, sizeof err) != 0)
+    if (split_parse(args, pb, gpu, err, sizeof err) != pb->P)
         fail_msg("%s: %s", args, err);
     assert_memory_equal(gpu, want, (size_t)pb->L * sizeof *want);
 }
@@ -420,17 +420,17 @@ static void test_deepspeed_parse(void **state)
     const char *forms[] = { "[0, 3, 5, 7, 11]", "0,3,5,7,11", " [0,3, 5 ,7,11] " };
     for (size_t k = 0; k < sizeof forms / sizeof *forms; k++) {
         memset(gpu, -1, sizeof gpu);
-        assert_int_equal(split_deepspeed_parse(forms[k], 11, 4, gpu, err, sizeof err), 0);
+        assert_int_equal(split_deepspeed_parse(forms[k], 11, 4, gpu, err, sizeof err), 4);
         assert_memory_equal(gpu, want, sizeof want);
     }
     /* partition_uniform with more stages than layers: [0, 1, 2, 2] */
     int three[2];
-    assert_int_equal(split_deepspeed_parse("[0, 1, 2, 2]", 2, 3, three, err, sizeof err), 0);
+    assert_int_equal(split_deepspeed_parse("[0, 1, 2, 2]", 2, 3, three, err, sizeof err), 3);
     assert_int_equal(three[0], 0);
     assert_int_equal(three[1], 1);
     /* an empty stage in the middle leaves GPU 1 idle */
     const int idle[11] = { 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2 };
-    assert_int_equal(split_deepspeed_parse("[0, 5, 5, 11]", 11, 4, gpu, err, sizeof err), 0);
+    assert_int_equal(split_deepspeed_parse("[0, 5, 5, 11]", 11, 4, gpu, err, sizeof err), 3);
     assert_memory_equal(gpu, idle, sizeof idle);
     static const char ex[] = "expected DeepSpeed's parts: the first layer of each stage, then "
                              "the layer count, e.g. [0, 12, 24, 36]";
@@ -459,7 +459,7 @@ static void test_deepspeed_parse(void **state)
     /* as Python allows and a pretty printer writes: a trailing comma,
      * newlines and tabs */
     assert_int_equal(split_deepspeed_parse("[0, 3,\n\t5, 7, 11,\n]\n", 11, 4, gpu, err,
-                                           sizeof err), 0);
+                                           sizeof err), 4);
     assert_memory_equal(gpu, want, sizeof want);
     snprintf(buf, sizeof buf, "',]' is not a layer boundary (%s)", ex);
     parts_refused("[0, 11,,]", buf);

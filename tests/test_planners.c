@@ -137,7 +137,7 @@ static int check_plan(const struct problem *pb, const struct planner_result *res
 static int check_runtime_order(const struct problem *pb, const int *gpu, const char *where)
 {
     struct planner_result r;
-    int rc = planner_judge_1f1b(pb, gpu, "runtime", &r);
+    int rc = planner_judge_1f1b(pb, gpu, 0, "runtime", &r);
     if (rc < 0) {
         print_error("%s: runtime order: %s\n", where, r.message);
         return 1;
@@ -259,7 +259,7 @@ static void test_runtime_order_by_hand(void **state)
     assert_non_null(pl);
     pl->gpu[0] = 0;
     pl->gpu[1] = 1;
-    assert_int_equal(schedule_build_1f1b(pl, pb), 0);
+    assert_int_equal(schedule_build_1f1b(pl, pb, 0), 0);
     assert_true(fabs(pl->T - 3.5) < 1e-9);
     const double want[4] = { 0, 1.5, 5, 2.5 };
     for (int o = 0; o < 4; o++)
@@ -272,7 +272,7 @@ static void test_runtime_order_by_hand(void **state)
     assert_int_equal(simulate_plan(pl, pb, &rep), SIM_OK);
     /* no 1F1B split: one micro-batch for two stages, a GPU of two runs */
     pb->m = 1;
-    assert_int_equal(schedule_build_1f1b(pl, pb), -2);
+    assert_int_equal(schedule_build_1f1b(pl, pb, 0), -2);
     pb->m = 4;
     plan_free(pl);
     pl = plan_new(3, 2);
@@ -284,9 +284,79 @@ static void test_runtime_order_by_hand(void **state)
         three->f[i] = three->b[i] = 1;
     pl->gpu[0] = pl->gpu[2] = 0;
     pl->gpu[1] = 1;
-    assert_int_equal(schedule_build_1f1b(pl, three), -2);
+    assert_int_equal(schedule_build_1f1b(pl, three, 0), -2);
     plan_free(pl);
     problem_free(three);
+    problem_free(pb);
+}
+
+/* The same two layers on a runtime of three ranks (Megatron's layout
+ * "x||x", DeepSpeed's parts [0, 1, 1, 2]): the idle rank 1 passes the
+ * activation on, a cut each way in and out, and counts as a stage. f =
+ * (1, 0, 1), b = (2, 0, 2), c = (0.5, 0.5): E_1 = max(3 + 1 - T, 0) <= T,
+ * E_0 = max(E_1 + 1 - T, 0) <= T - 3: T = 3, E_1 = 1, E_0 = 0. F at 0
+ * and 2 (1 + 0.5 + 0.5), B at 3 and 2 x 3 + 1 = 7: latency 9, iteration
+ * 18, and rank 0 keeps 3 micro-batches in flight, not 2. With the idle
+ * rank last instead ([0, 1, 2, 2]): nothing to pass on after the last
+ * layer, E_1 = 0, E_0 = max(4 - T, 0) <= T - 3: T = 3.5, B at 8.5 and
+ * 6, latency 10.5; ranks 0 and 1 keep 3 and 2. */
+static void test_runtime_order_idle_rank(void **state)
+{
+    (void)state;
+    struct problem *pb = problem_new(2, 3);
+    struct plan *pl = plan_new(2, 3);
+    assert_true(pb && pl);
+    pb->m = 4;
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->phi = 4;
+    pb->micro_batch = 1;
+    for (int i = 0; i < 2; i++) {
+        pb->f[i] = 1;
+        pb->b[i] = 2;
+    }
+    for (int p = 0; p < 3; p++)
+        pb->cap[p] = 1e12;
+    pb->c[0] = 0.5;
+    pl->gpu[0] = 0;
+    pl->gpu[1] = 2;
+    assert_int_equal(schedule_build_1f1b(pl, pb, 3), 0);
+    assert_true(fabs(pl->T - 3) < 1e-9);
+    const double want[4] = { 0, 2, 7, 3 };
+    for (int o = 0; o < 4; o++)
+        assert_true(fabs(pl->start[o] - want[o]) < 1e-9);
+    assert_true(fabs(pl->latency - 9) < 1e-9);
+    assert_true(fabs(pl->iteration - 18) < 1e-9);
+    assert_int_equal(pl->copies[0], 3);
+    assert_int_equal(pl->copies[1], 1);
+    struct sim_report rep;
+    assert_int_equal(simulate_plan(pl, pb, &rep), SIM_OK);
+    /* the runs alone: two stages, as in the case above */
+    assert_int_equal(schedule_build_1f1b(pl, pb, 0), 0);
+    assert_true(fabs(pl->T - 3.5) < 1e-9);
+    assert_int_equal(pl->copies[0], 2);
+
+    pl->gpu[1] = 1;
+    assert_int_equal(schedule_build_1f1b(pl, pb, 3), 0);
+    assert_true(fabs(pl->T - 3.5) < 1e-9);
+    const double last[4] = { 0, 1.5, 8.5, 6 };
+    for (int o = 0; o < 4; o++)
+        assert_true(fabs(pl->start[o] - last[o]) < 1e-9);
+    assert_true(fabs(pl->latency - 10.5) < 1e-9);
+    assert_int_equal(pl->copies[0], 3);
+    assert_int_equal(pl->copies[1], 2);
+    assert_int_equal(simulate_plan(pl, pb, &rep), SIM_OK);
+
+    /* no such split on three ranks: runs out of rank order, fewer
+     * micro-batches than ranks; more ranks than GPUs is a bad call */
+    pl->gpu[0] = 1;
+    pl->gpu[1] = 0;
+    assert_int_equal(schedule_build_1f1b(pl, pb, 3), -2);
+    pl->gpu[0] = 0;
+    pl->gpu[1] = 2;
+    pb->m = 2;
+    assert_int_equal(schedule_build_1f1b(pl, pb, 3), -2);
+    assert_int_equal(schedule_build_1f1b(pl, pb, 4), -1);
+    plan_free(pl);
     problem_free(pb);
 }
 
@@ -457,6 +527,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_runtime_order_by_hand),
+        cmocka_unit_test(test_runtime_order_idle_rank),
         cmocka_unit_test(test_every_plan_passes_the_simulator_1f1b),
         cmocka_unit_test(test_every_plan_passes_the_simulator_pipedream),
         cmocka_unit_test(test_no_fitting_contiguous_plan_beats_dp_model),
