@@ -155,6 +155,15 @@ static void runtime_note(FILE *out, const struct export_input *in, const char *r
     planner_result_clear(&r);
 }
 
+/* Megatron's arguments for a tensor-parallel network: its group size, and
+ * sequence parallelism, which the network's activations and cuts assume
+ * (shards of S/T; Megatron leaves it off unless asked) */
+static void tp_args(FILE *out, long tp)
+{
+    if (tp > 1)
+        fprintf(out, " --tensor-model-parallel-size %ld --sequence-parallel", tp);
+}
+
 /* v == 1: the ranks that hold no layer; Megatron still passes every
  * micro-batch through them, a cost the plan does not have. Say so, with
  * the same split on the ranks that hold layers. */
@@ -187,8 +196,7 @@ static void megatron_idle(FILE *out, const struct split_megatron *m, const struc
         p += n + (p[n] == '|');
     }
     fputs("\"", out);
-    if (tp > 1)
-        fprintf(out, " --tensor-model-parallel-size %ld", tp);
+    tp_args(out, tp);
     fputs("\n", out);
 }
 
@@ -214,8 +222,7 @@ static void megatron_uneven(FILE *out, const struct split_megatron *m, const int
         fprintf(out, "# the same split in the arguments of Megatron before the layout: "
                 "--pipeline-model-parallel-size %d --decoder-first-pipeline-num-layers %d "
                 "--decoder-last-pipeline-num-layers %d", P, count[0], count[P - 1]);
-        if (tp > 1)
-            fprintf(out, " --tensor-model-parallel-size %ld", tp);
+        tp_args(out, tp);
         fputs("\n", out);
     }
     free(count);
@@ -294,8 +301,7 @@ static int write_megatron(FILE *out, const struct export_input *in)
     runtime_note(out, in, "Megatron", m.rank, pb->P);
     fprintf(out, "--pipeline-model-parallel-size %d --pipeline-model-parallel-layout \"%s\"",
             pb->P, m.layout);
-    if (in->tensor_parallel > 1)
-        fprintf(out, " --tensor-model-parallel-size %ld", in->tensor_parallel);
+    tp_args(out, in->tensor_parallel);
     fputc('\n', out);
     split_megatron_clear(&m);
     return ferror(out) ? -1 : 0;
@@ -364,7 +370,8 @@ static int write_deepspeed(FILE *out, const struct export_input *in)
         fprintf(out, "# tensor parallel %d: each stage is a group of %d GPUs; pass "
                 "topology=PipeModelDataParallelTopology(num_pp=%d, num_mp=%d, num_dp=...) "
                 "and shard the layers (e.g. Megatron-DeepSpeed's --tensor-model-parallel-size "
-                "%d)\n", pb->tp, pb->tp, stages, pb->tp, pb->tp);
+                "%d), with sequence parallelism: the network's activations and cuts are its "
+                "shards\n", pb->tp, pb->tp, stages, pb->tp, pb->tp);
     runtime_note(out, in, "DeepSpeed", rank, stages);
     rank_comment(out, gpu_of, stages, "stage");
     fputs("parts = [", out);

@@ -682,13 +682,17 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
         if (eq)
             *eq++ = '\0';
         bool is_emb = !strcmp(arg, "--account-for-embedding-in-pipeline-split");
+        /* the export writes it beside the tensor-parallel size */
+        bool is_sp = !strcmp(arg, "--sequence-parallel");
         bool is_loss = !strcmp(arg, "--account-for-loss-in-pipeline-split");
-        if ((is_emb || is_loss) && eq) {
+        if ((is_emb || is_loss || is_sp) && eq) {
             /* Megatron's argparse (store_true) refuses a value too */
             snprintf(err, errlen, "%s=%.20s: the flag takes no value (expected %s alone)",
                      arg, eq, arg);
             rc = -1;
-        } else if (is_emb)
+        } else if (is_sp)
+            continue;
+        else if (is_emb)
             emb = true;
         else if (is_loss)
             loss = true;

@@ -171,7 +171,9 @@ else
 fi
 run solve gpt.ini four.ini --planner dp --format megatron
 expect_stdout_has '--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "' "megatron: the arguments"
-expect_stdout_has '--tensor-model-parallel-size 2' "megatron: tensor parallel from the network"
+# with sequence parallelism, which the network's shards assume and Megatron
+# leaves off unless asked (the export ran tensor parallelism without it)
+expect_stdout_has '--tensor-model-parallel-size 2 --sequence-parallel' "megatron: tensor and sequence parallel from the network"
 layout=$(sed -n 's/.*--pipeline-model-parallel-layout "\([^"]*\)".*/\1/p' "$TMP/out")
 run solve gpt.ini four.ini --planner dp --json
 dp_assign=$(jq -c '.plans[0].assignment' "$TMP/out")

@@ -236,6 +236,9 @@ static void test_megatron_args(void **state)
     /* the layout, quoted as the export writes it */
     expect_args(pb, "megatron:--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "
                 "\"Et*2|t*2|t*2|t*2L\" --tensor-model-parallel-size 2", even);
+    /* and sequence parallelism, which the export writes beside it */
+    expect_args(pb, "megatron:--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "
+                "\"Et*2|t*2|t*2|t*2L\" --tensor-model-parallel-size 2 --sequence-parallel", even);
     expect_args_error(pb, "megatron:--decoder-first-pipeline-num-layers 2 "
                       "--decoder-last-pipeline-num-layers 1", "5 layers left for 2 middle ranks "
                       "(expected the 8 transformer layers less the first and last stages' to "
@@ -283,7 +286,9 @@ static void test_megatron_args(void **state)
     expect_args_error(pb, "megatron:--account-for-loss-in-pipeline-split=true",
                       "--account-for-loss-in-pipeline-split=true: the flag takes no value "
                       "(expected --account-for-loss-in-pipeline-split alone)");
-    expect_args_error(pb, "megatron:--sequence-parallel", "'--sequence-parallel' is not read "
+    expect_args_error(pb, "megatron:--sequence-parallel=1", "--sequence-parallel=1: the flag "
+                      "takes no value (expected --sequence-parallel alone)");
+    expect_args_error(pb, "megatron:--recompute-activations", "'--recompute-activations' is not read "
                       "(expected Megatron's pipeline split arguments: "
                       "--decoder-first-pipeline-num-layers, --decoder-last-pipeline-num-layers, "
                       "--account-for-embedding-in-pipeline-split, "
