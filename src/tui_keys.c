@@ -11,13 +11,15 @@
 
 #define CTRL(c) ((c) & 0x1f)
 
-static void knob(struct tui *t, enum tui_knob k, int dir, const char *what)
+/* Returns tui_knob_step's answer: > 0 when the knob moved. */
+static int knob(struct tui *t, enum tui_knob k, int dir, const char *what)
 {
     t->msg_kind = MSG_NONE;
     int r = tui_knob_step(t, k, dir);
     if (r == 0)
         tui_message(t, MSG_INFO, "%s: already at its %s", what, dir > 0 ? "largest" : "smallest");
     t->dirty = true;
+    return r;
 }
 
 static const struct plan *shown_plan(const struct tui *t)
@@ -423,16 +425,29 @@ static void main_key(struct tui *t, int ch)
     case 'B': knob(t, KNOB_MICRO_BATCHES, +1, "micro-batches"); break;
     case 's': knob(t, KNOB_SCHEDULE, +1, "schedule"); break;
     case 'c': knob(t, KNOB_LAYOUT, +1, "layout"); break;
-    case 'k': knob(t, KNOB_BLOCKS, -1, "ILP blocks"); break;
-    case 'K': knob(t, KNOB_BLOCKS, +1, "ILP blocks"); break;
+    /* the ILP's own knobs are not on the knob line, and its line drops
+     * their part where it is short of room: the new value in words */
+    case 'k':
+    case 'K':
+        if (knob(t, KNOB_BLOCKS, ch == 'K' ? +1 : -1, "ILP blocks") > 0) {
+            int nb = tui_blocks(t);
+            if (nb >= t->cur->pb->L)
+                tui_message(t, MSG_INFO, "ILP blocks: every layer");
+            else
+                tui_message(t, MSG_INFO, "ILP blocks: %d", nb);
+        }
+        break;
     case 't':
     case 'T':
-        knob(t, KNOB_TIME_LIMIT, ch == 'T' ? +1 : -1, "ILP time limit");
-        if (t->opt.work_limit > 0 && t->msg_kind == MSG_NONE)
+        if (knob(t, KNOB_TIME_LIMIT, ch == 'T' ? +1 : -1, "ILP time limit") <= 0)
+            break;
+        if (t->opt.work_limit > 0)
             /* the search obeys the work limit alone: the change only
              * solves again, from the best plan */
             tui_message(t, MSG_INFO, "ILP limit: work %ld (--work-limit), not seconds; "
                         "solving again", t->opt.work_limit);
+        else
+            tui_message(t, MSG_INFO, "ILP time limit: %.0f s", t->set.time_limit);
         break;
     case 'u':
         t->msg_kind = MSG_NONE;

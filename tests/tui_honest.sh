@@ -423,6 +423,20 @@ expect_screen zerow "the ILP's word on its result stays on its second line, 130x
 keys zerow q
 expect_screen zerow "the ILP's word on its result: q still quits" "EXITED:0"
 
+# ---- 9c. the ILP's knobs answer in words ----
+# With 8 GPUs at 80x24 the ILP line has no room for its blocks and limit,
+# and t/T/k/K changed them without a sign on the screen.
+tui_start kn 80 24 -- "$D/networks/resnet50.ini" "$D/platforms/dgx1-v100-32gb.ini"
+expect_screen kn "8 GPUs at 80x24: up" "^GPUs 8 " "q quit"
+keys kn T
+expect_screen kn "T says the new time limit" "^ILP time limit: 60 s"
+keys kn K
+expect_screen kn "K says the new block count" "^ILP blocks: 24"
+keys kn k k
+expect_screen kn "k says the new block count" "^ILP blocks: 12"
+keys kn q
+expect_screen kn "ILP knobs: quits" "^EXITED:0$"
+
 # ---- 10. the limit the search obeys; a small gap that is not zero ----
 # Under --work-limit the seconds are not used: the limit shown is the work,
 # and t/T say so (they only solve again, from the best plan). The built-in example with the
