@@ -346,12 +346,28 @@ static int format_cols(void)
     return n;
 }
 
+static const char *wrap_line(const char *s, int cols, bool last, char *out, size_t outlen);
+
+/* The lines the status message needs at words, at most MSG_LINES. */
+#define MSG_LINES 4
+static int msg_lines(const struct tui *t)
+{
+    if (t->msg_kind == MSG_NONE)
+        return 0;
+    char buf[sizeof t->msg * 4], line[sizeof buf];
+    text_clean(t->msg, buf, sizeof buf, t->unicode);
+    int n = 0;
+    for (const char *p = buf; *p && n < MSG_LINES; n++)
+        p = wrap_line(p, COLS, false, line, sizeof line);
+    return n > 0 ? n : 1;
+}
+
 /* Lines by priority: the fixed parts (title, knobs, the strip, one GPU,
- * the plans, the ILP line with its state and bound, the keys), then the
- * layer line, GPUs (a few), the table's header, the whole-network strip,
- * every GPU, a status line, the ILP line's second half, then a per-GPU
- * table; whatever is left stays blank above the keys. A part that does
- * not fit is left out whole. */
+ * the plans, the ILP line with its state and bound, the keys), then a
+ * message of more than one line, the layer line, GPUs (a few), the
+ * table's header, the whole-network strip, every GPU, a status line, the
+ * ILP line's second half, then a per-GPU table; whatever is left stays
+ * blank above the keys. A part that does not fit is left out whole. */
 static void layout_compute(const struct tui *t, struct layout *ly)
 {
     int P = t->cur->pb->P, L = t->cur->pb->L;
@@ -359,18 +375,20 @@ static void layout_compute(const struct tui *t, struct layout *ly)
     int ngpu = 1, take;
     bool info = false, header = false, overview = false;
 #define TAKE(n) (take = (n) < avail ? (n) : avail, take = take > 0 ? take : 0, avail -= take, take)
+    /* a message is read once, and until the next key: the whole of it
+     * before the GPUs' rows (a refusal cut short says no why) */
+    int nmsg = t->mode == MODE_MAIN ? msg_lines(t) : 0;
+    int nstatus = nmsg > 1 ? TAKE(nmsg) : 0;
     info = TAKE(1) > 0;
     ngpu += TAKE((P < 2 ? P : 2) - ngpu);
     header = TAKE(1) > 0;
     ngpu += TAKE((P < 4 ? P : 4) - ngpu);
     overview = L > strip_width() && TAKE(1) > 0;
     ngpu += TAKE(P - ngpu);
-    int nstatus = TAKE(1);
-    /* a message too long for one line gets a second when there is room,
-     * and so does the format chooser */
-    if (nstatus && t->msg_kind != MSG_NONE && (int)strlen(t->msg) > COLS - 4)
-        nstatus += TAKE(1);
-    else if (nstatus && t->mode == MODE_FORMAT && format_cols() > COLS)
+    if (!nstatus)
+        nstatus = TAKE(1);
+    /* the format chooser gets a second line when there is room */
+    if (nstatus && t->mode == MODE_FORMAT && format_cols() > COLS)
         nstatus += TAKE(1);
     bool ilp2 = TAKE(1) > 0;
     int ndetails = avail >= 4 ? (P + 2 < avail ? P + 2 : avail) : 0;
@@ -441,7 +459,6 @@ static bool caps_uniform(const struct problem *pb, double *lo, double *hi)
     return *lo == *hi;
 }
 
-static const char *wrap_line(const char *s, int cols, bool last, char *out, size_t outlen);
 
 /* Network, platform, micro-batch size on the left (as much as fits, in
  * whole pieces), the solver's state on the right (always). */

@@ -436,6 +436,18 @@ keys kn k k
 expect_screen kn "k says the new block count" "^ILP blocks: 12"
 keys kn q
 expect_screen kn "ILP knobs: quits" "^EXITED:0$"
+# a refusal is read whole, before the GPUs' rows: it was cut at one line
+# with 8 GPUs at 80x24 ("... needs a transformer…"), its why lost
+tui_start rf 80 24 -- "$D/networks/vgg16.ini" "$D/platforms/dgx1-v100-32gb.ini" --work-limit 50
+expect_screen rf "vgg16 on 8 GPUs: up" "^GPUs 8 " "q quit"
+keys rf e 5
+expect_screen rf "a long refusal is shown whole" "^cannot write plan ILP \(CBC\) as megatron: " \
+    "^layers.N-1, norm, output\)$" "q quit$"
+keys rf Right
+wait_gone rf "^layers.N-1, norm, output\)$" && ok "the next key takes the message away" ||
+    { not_ok "the message stays after a key"; show_last; }
+expect_screen rf "and gives the GPUs their rows back" "^7 \["
+keys rf q
 
 # ---- 10. the limit the search obeys; a small gap that is not zero ----
 # Under --work-limit the seconds are not used: the limit shown is the work,
