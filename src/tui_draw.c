@@ -641,29 +641,40 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     if (t->layer < 0)
         t->layer = 0;
 
-    char why[160], b0[32], bw[32];
-    if (t->sel >= 0)
+    char why[200], brief[200] = "", b0[32], bw[32];
+    /* the plan that fits at that cap, when it is not the one on show */
+    char who[64] = "";
+    if (t->min_cap_planner && strcmp(t->min_cap_planner, r->planner) != 0)
+        snprintf(who, sizeof who, "%s ", planner_title(t->min_cap_planner));
+    if (t->sel >= 0) {
         snprintf(why, sizeof why, "selected%s", r->stale ? ", updating" : "");
-    else if (updating || !tui_settled(t) || r->stale)
+    } else if (updating || !tui_settled(t) || r->stale) {
         snprintf(why, sizeof why, "updating%s", G->dots);
-    else if (pl && pl->fits)
+    } else if (pl && pl->fits) {
         snprintf(why, sizeof why, "best that fits");
-    else if (isfinite(t->min_cap) && t->min_cap_within > 1048576.0)
-        /* the search for the least cap stopped at its limit */
-        snprintf(why, sizeof why, "best; nothing fits; fits with caps of %s, maybe %s less",
-                 units_format_size_up(t->min_cap, b0, sizeof b0),
-                 units_format_size_up(t->min_cap_within, bw, sizeof bw));
-    else if (isfinite(t->min_cap))
-        /* rounded up: the cap shown, typed back with m/M or --memory, fits */
-        snprintf(why, sizeof why, "best; nothing fits; fits with caps of %s",
-                 units_format_size_up(t->min_cap, b0, sizeof b0));
-    else
+    } else if (isfinite(t->min_cap)) {
+        /* rounded up: the cap shown, typed back with m/M or --memory, fits;
+         * when the search for the least cap stopped at its limit, it may
+         * be less by up to what is left */
+        units_format_size_up(t->min_cap, b0, sizeof b0);
+        bool open = t->min_cap_within > 1048576.0;
+        if (open)
+            units_format_size_up(t->min_cap_within, bw, sizeof bw);
+        snprintf(why, sizeof why, "best; nothing fits; %sfits with caps of %s%s%s%s", who, b0,
+                 open ? ", maybe " : "", open ? bw : "", open ? " less" : "");
+        /* fewer words for a narrow rule: true without the "maybe" */
+        snprintf(brief, sizeof brief, "nothing fits; %sfits at %s", who, b0);
+    } else {
         snprintf(why, sizeof why, "best; nothing fits");
-    char left[3][240], right[2][96], legend[64];
+    }
+    if (!brief[0])
+        snprintf(brief, sizeof brief, "%s", why);
+    char left[4][240], right[2][96], legend[64];
     gpu_legend(pl ? pl->P : pb->P, legend, sizeof legend);
     snprintf(left[0], sizeof left[0], "layers %s GPU: %s (%s)", G->arrow, row_title(r), why);
     snprintf(left[1], sizeof left[1], "%s (%s)", row_title(r), why);
-    snprintf(left[2], sizeof left[2], "%s", row_title(r));
+    snprintf(left[2], sizeof left[2], "%s (%s)", row_title(r), brief);
+    snprintf(left[3], sizeof left[3], "%s", row_title(r));
     snprintf(right[0], sizeof right[0], "%s%slayer %d/%d", legend, legend[0] ? "  " : "",
              t->layer + 1, L);
     snprintf(right[1], sizeof right[1], "%d/%d", t->layer + 1, L);
@@ -673,7 +684,7 @@ static void draw_strip(struct tui *t, const struct layout *ly)
             kl++;
         else if (kr < 1)
             kr++;
-        else if (kl < 2)
+        else if (kl < 3)
             kl++;
         else
             break;

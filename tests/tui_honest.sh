@@ -379,13 +379,16 @@ keys warm q
 
 # ---- 9. the smallest fitting cap; export while running ----
 tui_start cap 80 24 -- --memory 2GiB
-expect_screen cap "nothing fits: names the smallest cap that fits" "nothing fits; fits with caps of $NUM GiB"
+# and the plan that fits there, not the one on show (param-balanced, which
+# needs 32 GiB: the cap was pinned on it)
+expect_screen cap "nothing fits: names the smallest cap that fits, and which plan fits there" \
+    "^── param-balanced \(nothing fits; mem-aware DP fits at $NUM GiB\)"
 keys cap q
 # the search for that cap keeps to the work limit (a cap tried per unit):
 # stopped early, the screen says how far the least cap may be below it
 tui_start capw 160 30 -- --memory 2GiB --work-limit 1
 expect_screen capw "nothing fits, the cap search stopped: says by how much the cap may be less" \
-    "nothing fits; fits with caps of $NUM GiB, maybe $NUM GiB less"
+    "param-balanced \(best; nothing fits; mem-aware DP fits with caps of $NUM GiB, maybe $NUM GiB less\)"
 keys capw q
 tui_start run 80 24 -- --time-limit 600
 expect_screen run "export while running: the ILP's plan on show" "ILP running" "GPU: ILP \(best"
