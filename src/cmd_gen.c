@@ -317,6 +317,12 @@ int cmd_gen(int argc, char **argv)
                                                  sizeof why) < 0 || run.tp_bandwidth <= 0))
         return usage_error("bad --tp-bandwidth '%s' (expected a bandwidth above 0 with a "
                            "unit, e.g. 300GB/s)", g.tp_bandwidth);
+    /* without a group there are no collectives for it to time: a typo
+     * for --tensor-parallel left out, not a setting to drop in silence */
+    if (g.tp_bandwidth && run.tp <= 1)
+        return usage_error("--tp-bandwidth '%s' without --tensor-parallel (expected "
+                           "--tensor-parallel T > 1: the bandwidth is the group's)",
+                           g.tp_bandwidth);
 
     char err[SPEC_ERR_LEN];
     if (transformer_validate(&sh, &run, err, sizeof err) < 0)

@@ -110,6 +110,9 @@ mistake "mfu with an exponent" "bad --mfu '1e-3': exponents are not accepted (wr
     transformer --preset llama3-8b --gpu H100 --mfu 1e-3
 mistake "bandwidth without unit" "bad --tp-bandwidth '300' (expected a bandwidth above 0 with a unit, e.g. 300GB/s)" \
     transformer --preset llama3-8b --gpu H100 --tp-bandwidth 300
+# with no group it had nothing to time, and went unused without a word
+mistake "group bandwidth with no group" "--tp-bandwidth '300GB/s' without --tensor-parallel (expected --tensor-parallel T > 1: the bandwidth is the group's)" \
+    transformer --preset llama3-8b --gpu H100 --tp-bandwidth 300GB/s
 mistake "bad recompute" "bad --recompute 'some' (expected none, selective or full)" \
     transformer --preset llama3-8b --gpu H100 --recompute some
 mistake "bad attention" "bad --attention 'sparse' (expected flash or standard)" \
