@@ -85,9 +85,10 @@ int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
  * part s holds the layers named, which must be the network's layers in
  * order, each once, no part empty; stage s runs on GPU s mod P, as
  * torchtitan's looped schedules place it, so the parts must be a
- * multiple of P. With "v:" before the list, the V schedules' placement:
- * 2P parts, r and 2P-1-r on GPU r. Fills gpu[L]. Returns 0, or -1 with what was expected
- * in err. */
+ * multiple of P, or fewer than P (a degree of that many ranks, part s on
+ * GPU s). With "v:" before the list, the V schedules' placement: 2P
+ * parts, r and 2P-1-r on GPU r. Fills gpu[L]. Returns the pipeline ranks
+ * (the degree), or -1 with what was expected in err. */
 int split_torchtitan_parse(const char *text, char *const *names, int L, int P, int *gpu,
                            char *err, size_t errlen);
 

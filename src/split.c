@@ -1117,13 +1117,15 @@ int split_torchtitan_parse(const char *text, char *const *names, int L, int P, i
                  2 * P - 1);
         return -1;
     }
-    if (part % P) {
-        snprintf(err, errlen, "%d part%s on %d GPUs (expected a multiple of %d: torchtitan "
-                 "runs part s on pipeline rank s mod the degree; --gpus changes the GPUs)",
-                 part, part == 1 ? "" : "s", P, P);
+    /* fewer parts than GPUs: a degree of that many ranks, one part each
+     * (the export of a plan that leaves GPUs idle writes so) */
+    if (part > P && part % P) {
+        snprintf(err, errlen, "%d parts on %d GPUs (expected at most %d, one a rank, or a "
+                 "multiple of %d: torchtitan runs part s on pipeline rank s mod the degree; "
+                 "--gpus changes the GPUs)", part, P, P, P);
         return -1;
     }
-    return 0;
+    return part < P ? part : P;
 }
 
 /* ---- --split ---- */
@@ -1139,8 +1141,8 @@ bool split_runtime_order(const char *spec)
 
 int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err, size_t errlen)
 {
-    /* Megatron and torchtitan run on every GPU (pipeline_model_parallel_size,
-     * the pp degree), DeepSpeed on its parts' stages, the list on its own */
+    /* Megatron runs on every GPU (pipeline_model_parallel_size), torchtitan
+     * and DeepSpeed on the ranks their parts name, the list on its own */
     int rc;
     if (strncmp(spec, prefix, sizeof prefix - 1) == 0) {
         const char *rest = spec + sizeof prefix - 1;
@@ -1157,11 +1159,9 @@ int split_parse(const char *spec, const struct problem *pb, int *gpu, char *err,
     }
     if (strncmp(spec, ds, sizeof ds - 1) == 0)
         return split_deepspeed_parse(spec + sizeof ds - 1, pb->L, pb->P, gpu, err, errlen);
-    if (strncmp(spec, titan, sizeof titan - 1) == 0) {
-        rc = split_torchtitan_parse(spec + sizeof titan - 1, pb->names, pb->L, pb->P, gpu,
-                                    err, errlen);
-        return rc < 0 ? -1 : pb->P;
-    }
+    if (strncmp(spec, titan, sizeof titan - 1) == 0)
+        return split_torchtitan_parse(spec + sizeof titan - 1, pb->names, pb->L, pb->P, gpu,
+                                      err, errlen);
     if (split_parse_list(spec, pb->L, pb->P, gpu, err, errlen) < 0)
         return -1;
     return gpu[pb->L - 1] + 1;

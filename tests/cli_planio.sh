@@ -249,6 +249,14 @@ run solve gpt.ini four.ini --planner user --split "torchtitan:$fqns" --json
 if [ -n "$fqns" ] && [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "$interleaved" ]; then
     ok "torchtitan round trip: the module lists read back give the same allocation"; else
     not_ok "torchtitan round trip ($fqns)"; fi
+# a plan on two of the four GPUs: two parts, a degree of 2, read back on
+# the same four GPUs (it was refused: "2 parts on 4 GPUs")
+run solve gpt.ini four.ini --planner user --split 'deepspeed:[0, 5, 11]' --format torch
+fqns=$(sed -n '/^module_fqns_per_model_part = \[/,/^\]/p' "$TMP/out" | sed 's/^module_fqns_per_model_part = //')
+run solve gpt.ini four.ini --planner user --split "torchtitan:$fqns" --json
+if [ -n "$fqns" ] && [ "$(jq -c '.plans[0].assignment' "$TMP/out")" = "[0,0,0,0,0,1,1,1,1,1,1]" ]; then
+    ok "torchtitan round trip of a plan on 2 of the 4 GPUs"; else
+    not_ok "torchtitan 2 of 4 ($fqns)"; cat "$TMP/err"; fi
 # the V schedules' placement: the middle two parts share a GPU and make one
 # run, which the export cuts where its compute halves, so the list comes
 # back as it was given, with torchtitan's V schedule named

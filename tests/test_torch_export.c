@@ -196,7 +196,7 @@ static void test_program_v(void **state)
     int back[6];
     char err[256] = "";
     if (split_torchtitan_parse("v:[[\"l0\"], [\"l1\"], [\"l2\", \"l3\", \"l4\"], [\"l5\"]]",
-                               pb->names, 6, 2, back, err, sizeof err) != 0)
+                               pb->names, 6, 2, back, err, sizeof err) != 2)
         fail_msg("%s", err);
     assert_memory_equal(back, gpu, sizeof gpu);
     fx_result_clear(&res);
