@@ -822,25 +822,35 @@ int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
 }
 
 /* "[0, 12, 24, 36]": see split.h. */
+/* Blanks, newlines and comments (# to the line's end, in Python and TOML
+ * alike), so that the lines of an export paste as they are. */
+static const char *skip_space(const char *p)
+{
+    for (;;) {
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p != '#')
+            return p;
+        while (*p && *p != '\n')
+            p++;
+    }
+}
+
 int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, size_t errlen)
 {
     static const char expect[] = "expected DeepSpeed's parts: the first layer of each stage, "
                                  "then the layer count, e.g. [0, 12, 24, 36]";
-    const char *p = text;
-    while (isspace((unsigned char)*p))
-        p++;
+    const char *p = skip_space(text);
     bool bracket = *p == '[';
     if (bracket)
         p++;
     long prev = -1;
     int n = 0;                    /* boundaries read; stage n - 1 ends at the last */
     for (;;) {
-        while (isspace((unsigned char)*p))
-            p++;
+        p = skip_space(p);
         if (bracket && n > 0 && *p == ']') {
             /* a comma before the ']' (Python's lists allow one) */
-            for (p++; isspace((unsigned char)*p); p++)
-                ;
+            p = skip_space(p + 1);
             if (*p) {
                 snprintf(err, errlen, "'%.20s' after ']' (expected nothing more)", p);
                 return -1;
@@ -888,15 +898,13 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
             gpu[i] = n - 1;
         prev = v;
         n++;
-        for (p = end; isspace((unsigned char)*p); p++)
-            ;
+        p = skip_space(end);
         if (*p == ',') {
             p++;
             continue;
         }
         if (bracket && *p == ']') {
-            for (p++; isspace((unsigned char)*p); p++)
-                ;
+            p = skip_space(p + 1);
             if (*p) {
                 snprintf(err, errlen, "'%.20s' after ']' (expected nothing more)", p);
                 return -1;
@@ -920,20 +928,6 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
 }
 
 /* ---- torchtitan ---- */
-
-/* Blanks, newlines and comments (# to the line's end, in Python and TOML
- * alike), so that the lines of an export paste as they are. */
-static const char *skip_space(const char *p)
-{
-    for (;;) {
-        while (isspace((unsigned char)*p))
-            p++;
-        if (*p != '#')
-            return p;
-        while (*p && *p != '\n')
-            p++;
-    }
-}
 
 /* What stands at p, for a message: "'text'" (cut) or "nothing". */
 static const char *here(const char *p, char *buf, size_t n)

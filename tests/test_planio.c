@@ -422,7 +422,10 @@ static void test_deepspeed_parse(void **state)
     int gpu[11];
     char err[320];
     const int want[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3 };
-    const char *forms[] = { "[0, 3, 5, 7, 11]", "0,3,5,7,11", " [0,3, 5 ,7,11] " };
+    /* and Python's comments, pasted from a script (they were read as
+     * boundaries: "'# first ...' is not a layer boundary") */
+    const char *forms[] = { "[0, 3, 5, 7, 11]", "0,3,5,7,11", " [0,3, 5 ,7,11] ",
+                            "# parts\n[0,  # first\n 3, 5,\n 7, 11]  # the count\n" };
     for (size_t k = 0; k < sizeof forms / sizeof *forms; k++) {
         memset(gpu, -1, sizeof gpu);
         assert_int_equal(split_deepspeed_parse(forms[k], 11, 4, gpu, err, sizeof err), 4);
