@@ -119,6 +119,19 @@ static void rank_comment(FILE *out, const int *gpu_of_rank, int P, const char *w
     fputc('\n', out);
 }
 
+/* Two times into a and b (len each), with the digits that tell them apart:
+ * "21.5 ms" twice says they are the same. Returns a. */
+static char *times_apart(double x, double y, char *a, char *b, size_t len)
+{
+    units_format_time(x, a, len);
+    units_format_time(y, b, len);
+    for (int d = 2; d <= 6 && strcmp(a, b) == 0; d++) {
+        snprintf(a, len, "%.*f ms", d, x);
+        snprintf(b, len, "%.*f ms", d, y);
+    }
+    return a;
+}
+
 /* A runtime that runs its own 1F1B order (Megatron, DeepSpeed) runs the
  * plan's split, not its schedule: what pipeplan judges that order to
  * take (planner_judge_1f1b, as for "your split" in its terms: on the
@@ -148,9 +161,8 @@ static void runtime_note(FILE *out, const struct export_input *in, const char *r
                 rc == 0 ? "1F1B order" : "order (no steady 1F1B here, interleaved or of fewer "
                 "micro-batches than stages: pipeplan's list schedule of the split)",
                 pd ? "a period of" : "an iteration of",
-                units_format_time(r.plan->objective, a, sizeof a),
-                r.plan->fits || !pl->fits ? "" : ", where it does not fit",
-                units_format_time(pl->objective, b, sizeof b));
+                times_apart(r.plan->objective, pl->objective, a, b, sizeof a),
+                r.plan->fits || !pl->fits ? "" : ", where it does not fit", b);
     }
     planner_result_clear(&r);
 }

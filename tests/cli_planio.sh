@@ -325,6 +325,15 @@ if [ -n "$note" ] && [ -n "$judged" ] && echo "$note" | grep -qF "judges at an i
 else
     not_ok "runtime note"; echo "note: $note"; echo "judged: $judged"
 fi
+# two periods 0.3% apart read "21.5 ms; the plan's 21.5 ms": the digits
+# that tell them apart
+run solve g13.ini "$a100" --schedule pipedream --planner ilp --work-limit 50 --format megatron
+note=$(grep '^# note: Megatron runs this split in its own ' "$TMP/out")
+t1=$(echo "$note" | sed -n 's/.*judges at a period of \([0-9.]* [mu]*s\); the plan.s \([0-9.]* [mu]*s\) is.*/\1/p')
+t2=$(echo "$note" | sed -n 's/.*judges at a period of \([0-9.]* [mu]*s\); the plan.s \([0-9.]* [mu]*s\) is.*/\2/p')
+if [ -n "$t1" ] && [ -n "$t2" ] && [ "$t1" != "$t2" ]; then
+    ok "runtime note: its two periods read apart ($t1, $t2)"
+else not_ok "runtime note's periods: '$t1' and '$t2' ($note)"; fi
 run solve "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" four.ini --planner dp --format megatron
 expect_status 2 "megatron on a network that is no transformer"
 run solve gpt.ini four.ini --planner dp --format xml
