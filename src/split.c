@@ -586,8 +586,9 @@ static int megatron_counts(int N, int P, long first, long last, bool emb, bool l
         long n = N + emb + loss;
         if (n % P != 0) {
             snprintf(err, errlen, "%ld layers%s on %d ranks (expected a multiple of the ranks: "
-                     "Megatron splits them evenly)", n, emb || loss ? " with the embedding "
-                     "and loss accounted for" : "", P);
+                     "Megatron splits them evenly)", n, emb && loss ? " with the embedding "
+                     "and loss accounted for" : emb ? " with the embedding accounted for"
+                     : loss ? " with the loss accounted for" : "", P);
             goto out;
         }
         even = n / P;

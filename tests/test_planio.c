@@ -243,8 +243,12 @@ static void test_megatron_args(void **state)
                       "--decoder-last-pipeline-num-layers 1", "5 layers left for 2 middle ranks "
                       "(expected the 8 transformer layers less the first and last stages' to "
                       "divide evenly over the other ranks)");
+    /* each says what was accounted for (both were named for either) */
     expect_args_error(pb, "megatron:--account-for-embedding-in-pipeline-split", "9 layers with "
-                      "the embedding and loss accounted for on 4 ranks (expected a multiple of "
+                      "the embedding accounted for on 4 ranks (expected a multiple of "
+                      "the ranks: Megatron splits them evenly)");
+    expect_args_error(pb, "megatron:--account-for-loss-in-pipeline-split", "9 layers with "
+                      "the loss accounted for on 4 ranks (expected a multiple of "
                       "the ranks: Megatron splits them evenly)");
     expect_args_error(pb, "megatron:--decoder-first-pipeline-num-layers 2 "
                       "--account-for-loss-in-pipeline-split", "--decoder-first/last-pipeline-"
