@@ -139,7 +139,9 @@ void tui_trace(struct tui *t, const char *fmt, ...)
 static void worker_restart(struct tui *t)
 {
     /* a solve cut short before its baselines came in still owes them */
-    bool all = t->replan == REPLAN_ALL || !tui_baselines_done(t);
+    bool all = t->replan == REPLAN_ALL || tui_baselines_owed(t);
+    /* your plan with the baselines, or alone when it alone changed */
+    bool user = t->user >= 0 && (all || !t->rows[t->user].done);
     t->replan = REPLAN_NONE;
     worker_free(t->worker);
     t->worker = NULL;
@@ -167,7 +169,7 @@ static void worker_restart(struct tui *t)
                 names[n++] = t->rows[i].planner;
     /* your plan after them, judged in the worker too: its schedule
      * builder takes most of a second on a plan that does not fit */
-    if (all && t->user >= 0)
+    if (user)
         names[n++] = t->rows[t->user].planner;
     /* a setting solved before continues from its result (and one proven
      * is not solved again) */

@@ -646,9 +646,12 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     char who[64] = "";
     if (t->min_cap_planner && strcmp(t->min_cap_planner, r->planner) != 0)
         snprintf(who, sizeof who, "%s ", planner_title(t->min_cap_planner));
-    if (t->sel >= 0) {
+    if (updating) {
+        /* the plan on show before, until what changed is in */
+        snprintf(why, sizeof why, "updating%s", G->dots);
+    } else if (t->sel >= 0) {
         snprintf(why, sizeof why, "selected%s", r->stale ? ", updating" : "");
-    } else if (updating || !tui_settled(t) || r->stale) {
+    } else if (!tui_settled(t) || r->stale) {
         snprintf(why, sizeof why, "updating%s", G->dots);
     } else if (pl && pl->fits) {
         snprintf(why, sizeof why, "best that fits");

@@ -205,6 +205,8 @@ void tui_reload(struct tui *t, bool drop);
 void tui_rows_begin(struct tui *t, bool all);
 void tui_event_apply(struct tui *t, struct worker_event *ev);
 bool tui_baselines_done(const struct tui *t);
+/* Whether a baseline's plan (not yours) is still to come. */
+bool tui_baselines_owed(const struct tui *t);
 
 int tui_best_row(const struct tui *t);
 int tui_shown_row(const struct tui *t);

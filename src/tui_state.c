@@ -665,14 +665,19 @@ static void user_row(struct tui *t)
 /* Your plan is judged in the worker with the baselines (its schedule
  * builder can take most of a second): a full re-plan, which the ILP
  * continues from where it was (tui_cache). */
+/* Your split or plan changed, not the problem: it alone is judged again
+ * (the baselines keep their plans, the ILP goes on from its own), and
+ * the plan on show stays, marked updating, until it is in. */
 static void user_pending(struct tui *t)
 {
     user_row(t);
     if (t->user < 0)
         return;
+    hold_take(t);
     row_clear(&t->rows[t->user]);
     row_reset(&t->rows[t->user]);
-    t->replan = REPLAN_ALL;
+    if (t->replan < REPLAN_ILP)
+        t->replan = REPLAN_ILP;
     t->dirty = true;
 }
 
@@ -740,6 +745,14 @@ int tui_user_load(struct tui *t, const char *path, char *err, size_t errlen)
     snprintf(t->last_plan, sizeof t->last_plan, "%s", path);
     user_pending(t);
     return 0;
+}
+
+bool tui_baselines_owed(const struct tui *t)
+{
+    for (int i = 0; i < t->nrows; i++)
+        if (i != t->ilp && i != t->user && !t->rows[i].done)
+            return true;
+    return false;
 }
 
 bool tui_baselines_done(const struct tui *t)
@@ -941,6 +954,11 @@ const struct tui_row *tui_view_row(const struct tui *t, bool *updating)
 {
     *updating = false;
     if (t->sel < 0 && !tui_settled(t) && t->hold.plan) {
+        *updating = true;
+        return &t->hold;
+    }
+    /* your split selected while it is judged: what was on show before */
+    if (t->sel >= 0 && t->sel == t->user && !t->rows[t->user].done && t->hold.plan) {
         *updating = true;
         return &t->hold;
     }

@@ -192,6 +192,36 @@ if [ "$n" -eq 3 ]; then ok "your split judged by the worker at start and after e
 else not_ok "your split judged by the worker $n times, wanted 3"; grep '^result' "$TMP/kn.trace" | head; fi
 
 # bad --split: one line before the terminal is touched
+# ---- S: the screen while your split is judged ----
+# It alone is judged again: every frame until its row has figures keeps
+# the plan on show before (marked updating) with its GPUs' rows, and the
+# baselines their gaps. It blanked the strip ("planning") and the GPUs'
+# rows, and marked every baseline stale, for 20 to 170 ms.
+tui_start fr 80 24 -- "$PIPEPLAN_SRCDIR/data/networks/vgg16.ini" \
+    "$PIPEPLAN_SRCDIR/data/platforms/dgx1-v100-32gb.ini" --work-limit 50
+expect_screen fr "vgg16 on 8 GPUs: up" "^GPUs 8 " "^  mem-aware DP .* fits " "q quit"
+keys fr S
+expect_screen fr "S: asks" "Your split \(as --split\):"
+keys fr C-u
+keys_literal fr '0,5,10,15,20,25,30,35'
+keys fr Enter
+bad=0 frames=0 end=$(($(date +%s) + DEADLINE))
+while :; do
+    screen fr >"$TMP/frame"
+    frames=$((frames + 1))
+    grep -Eq '^▶ your split +[0-9]' "$TMP/frame" && break
+    if grep -q 'judging your split' "$TMP/frame" &&
+       { ! grep -Eq '^3 \[' "$TMP/frame" || grep -q '^all +planning' "$TMP/frame" ||
+         grep -Eq '^  (mem-aware DP|PipeDream|time-balanced|param-balanced|uniform) .*…' "$TMP/frame"; }; then
+        bad=1
+        cp "$TMP/frame" "$TMP/bad.frame"
+    fi
+    [ "$(date +%s)" -ge "$end" ] && { bad=2; break; }
+done
+if [ $bad -eq 0 ]; then ok "S: no frame blank or stale while your split is judged ($frames frames)"
+else not_ok "S: a frame while judging ($bad)"; cat "$TMP/bad.frame" 2>/dev/null; fi
+keys fr q
+
 run "$NET" "$PLAT" --split 0,3,2
 expect_status 2 "explorer: bad --split"
 expect_stderr "pipeplan: bad --split '0,3,2': layer 2 after 3 (expected strictly increasing layer indices)" \
