@@ -1141,7 +1141,10 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
             put(&pn, fig, buf);
         }
         pad_to(&pn, c_mem);
-        if (pl->fits) {
+        if (r->stale) {
+            /* whether it fits was judged against the caps before */
+            put(&pn, fig, G->dots);
+        } else if (pl->fits) {
             put(&pn, is_shown ? fig : (r->stale ? roles[R_DIM] : roles[R_GOOD]), "fits");
         } else {
             char b[32];

@@ -54,12 +54,16 @@ no_cut_numbers() {
 # ---- 1. no "nothing fits" while the memory-aware planners answer ----
 tui_start upd 80 24 --
 expect_screen upd "updating: explorer up, the DP fits" "^  mem-aware DP .* fits " "ILP (best|.*best that fits)"
-bad=0
+bad=0 stale=0
 for k in b B m M b; do
     keys upd "$k"
     i=0
     while [ $i -lt 30 ]; do
         screen upd >"$TMP/cap.$i"
+        # a row of the knobs before (its gap "…") says nothing of the new
+        # caps: "fits" there was a plan over the new cap (15.9 GiB at 15)
+        if grep -Eq '^. [a-zA-Z -]+ .* (fits|needs [0-9.]+ [KMGT]?i?B) +…' "$TMP/cap.$i"; then
+            stale=1; cp "$TMP/cap.$i" "$TMP/stale"; fi
         i=$((i + 1))
     done
     wait_screen upd "^  mem-aware DP .* fits " "\((best that fits|best; nothing fits.*)\)" || true
@@ -74,6 +78,8 @@ for k in b B m M b; do
 done
 if [ $bad -eq 0 ]; then ok "after each knob key: never \"nothing fits\" where the DP fits"; else
     not_ok "\"nothing fits\" shown while the DP fits"; sed 's/^/  | /' "$TMP/bad"; fi
+if [ $stale -eq 0 ]; then ok "after each knob key: a row of the knobs before claims no fit"; else
+    not_ok "a stale row claims a fit"; sed 's/^/  | /' "$TMP/stale"; fi
 keys upd q
 # From a cap where nothing fits to one where the DP does (vgg16: 8 and 9
 # GiB): once the memory-aware planners have answered, the plan on show is
