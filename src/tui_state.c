@@ -330,6 +330,13 @@ int tui_knob_step(struct tui *t, enum tui_knob knob, int dir)
         /* from the largest cap, so a uniform cap never drops below a GPU's */
         uint64_t cur = (uint64_t)cap_max(pb);
         uint64_t next = cap_next(cur, dir);
+        /* a cap must leave room above what a GPU reserves: below, the
+         * smallest it takes is the one it has */
+        double most = 0;
+        for (int p = 0; p < pb->P; p++)
+            most = fmax(most, pb->reserved[p]);
+        if (dir < 0 && (double)next <= most)
+            next = cur;
         bool uniform = s.ncap == 0;
         for (int p = 0; p < pb->P; p++)
             uniform = uniform && pb->cap[p] == (double)cur;

@@ -445,6 +445,14 @@ keys kn k k
 expect_screen kn "k says the new block count" "^ILP blocks: 12"
 keys kn q
 expect_screen kn "ILP knobs: quits" "^EXITED:0$"
+# the cap at its smallest above what the GPUs reserve: said as for the
+# other knobs (it was "--memory 1.00 GiB is not above the 1.00 GiB the
+# platform reserves per GPU"; { says which GPU reserves what, section 3)
+tui_start mn 80 24 -- --memory 2GiB --work-limit 20
+expect_screen mn "at 2 GiB: up" "cap 2.00 GiB" "q quit"
+keys mn m
+expect_screen mn "m at the smallest cap: says so" "^memory cap: already at its smallest" "cap 2.00 GiB"
+keys mn q
 # a refusal is read whole, before the GPUs' rows: it was cut at one line
 # with 8 GPUs at 80x24 ("... needs a transformer…"), its why lost
 tui_start rf 80 24 -- "$D/networks/vgg16.ini" "$D/platforms/dgx1-v100-32gb.ini" --work-limit 50
