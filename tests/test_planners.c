@@ -233,6 +233,44 @@ static void test_every_plan_passes_the_simulator_pipedream(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* Two layers of f = 1, b = 2 and a cut of 0.5 ms after the first, on P
+ * GPUs of ample memory, 4 micro-batches. */
+static struct problem *two_layers(int P)
+{
+    struct problem *pb = problem_new(2, P);
+    assert_non_null(pb);
+    pb->m = 4;
+    pb->schedule = SPEC_SCHEDULE_1F1B;
+    pb->phi = 4;
+    pb->micro_batch = 1;
+    for (int i = 0; i < 2; i++) {
+        pb->f[i] = 1;
+        pb->b[i] = 2;
+    }
+    for (int p = 0; p < P; p++)
+        pb->cap[p] = 1e12;
+    pb->c[0] = 0.5;
+    return pb;
+}
+
+/* schedule_build_1f1b on `ranks` gives period T, the starts F0, F1, B0,
+ * B1, the latency, and copies0 and copies1 in flight; the simulator
+ * accepts it. */
+static void expect_order(struct plan *pl, const struct problem *pb, int ranks, double T,
+                         const double *start, double latency, int copies0, int copies1)
+{
+    assert_int_equal(schedule_build_1f1b(pl, pb, ranks), 0);
+    assert_true(fabs(pl->T - T) < 1e-9);
+    for (int o = 0; o < 4; o++)
+        assert_true(fabs(pl->start[o] - start[o]) < 1e-9);
+    assert_true(fabs(pl->latency - latency) < 1e-9);
+    assert_true(fabs(pl->iteration - (3 * T + latency)) < 1e-9);
+    assert_int_equal(pl->copies[0], copies0);
+    assert_int_equal(pl->copies[1], copies1);
+    struct sim_report rep;
+    assert_int_equal(simulate_plan(pl, pb, &rep), SIM_OK);
+}
+
 /* The 1F1B order worked by hand: two stages of f = 1, b = 2 and a cut of
  * 0.5 ms. At T the last stage's backward follows its forward at once;
  * stage 0's follows its forward of the next micro-batch, at T + 1 +
@@ -243,33 +281,13 @@ static void test_every_plan_passes_the_simulator_pipedream(void **state)
 static void test_runtime_order_by_hand(void **state)
 {
     (void)state;
-    struct problem *pb = problem_new(2, 2);
-    assert_non_null(pb);
-    pb->m = 4;
-    pb->schedule = SPEC_SCHEDULE_1F1B;
-    pb->phi = 4;
-    pb->micro_batch = 1;
-    for (int i = 0; i < 2; i++) {
-        pb->f[i] = 1;
-        pb->b[i] = 2;
-        pb->cap[i] = 1e12;
-    }
-    pb->c[0] = 0.5;
+    struct problem *pb = two_layers(2);
     struct plan *pl = plan_new(2, 2);
     assert_non_null(pl);
     pl->gpu[0] = 0;
     pl->gpu[1] = 1;
-    assert_int_equal(schedule_build_1f1b(pl, pb, 0), 0);
-    assert_true(fabs(pl->T - 3.5) < 1e-9);
     const double want[4] = { 0, 1.5, 5, 2.5 };
-    for (int o = 0; o < 4; o++)
-        assert_true(fabs(pl->start[o] - want[o]) < 1e-9);
-    assert_true(fabs(pl->latency - 7) < 1e-9);
-    assert_true(fabs(pl->iteration - 17.5) < 1e-9);
-    assert_int_equal(pl->copies[0], 2);
-    assert_int_equal(pl->copies[1], 1);
-    struct sim_report rep;
-    assert_int_equal(simulate_plan(pl, pb, &rep), SIM_OK);
+    expect_order(pl, pb, 0, 3.5, want, 7, 2, 1);
     /* no 1F1B split: one micro-batch for two stages, a GPU of two runs */
     pb->m = 1;
     assert_int_equal(schedule_build_1f1b(pl, pb, 0), -2);
@@ -303,48 +321,19 @@ static void test_runtime_order_by_hand(void **state)
 static void test_runtime_order_idle_rank(void **state)
 {
     (void)state;
-    struct problem *pb = problem_new(2, 3);
+    struct problem *pb = two_layers(3);
     struct plan *pl = plan_new(2, 3);
-    assert_true(pb && pl);
-    pb->m = 4;
-    pb->schedule = SPEC_SCHEDULE_1F1B;
-    pb->phi = 4;
-    pb->micro_batch = 1;
-    for (int i = 0; i < 2; i++) {
-        pb->f[i] = 1;
-        pb->b[i] = 2;
-    }
-    for (int p = 0; p < 3; p++)
-        pb->cap[p] = 1e12;
-    pb->c[0] = 0.5;
+    assert_non_null(pl);
     pl->gpu[0] = 0;
     pl->gpu[1] = 2;
-    assert_int_equal(schedule_build_1f1b(pl, pb, 3), 0);
-    assert_true(fabs(pl->T - 3) < 1e-9);
-    const double want[4] = { 0, 2, 7, 3 };
-    for (int o = 0; o < 4; o++)
-        assert_true(fabs(pl->start[o] - want[o]) < 1e-9);
-    assert_true(fabs(pl->latency - 9) < 1e-9);
-    assert_true(fabs(pl->iteration - 18) < 1e-9);
-    assert_int_equal(pl->copies[0], 3);
-    assert_int_equal(pl->copies[1], 1);
-    struct sim_report rep;
-    assert_int_equal(simulate_plan(pl, pb, &rep), SIM_OK);
+    const double idle[4] = { 0, 2, 7, 3 };
+    expect_order(pl, pb, 3, 3, idle, 9, 3, 1);
     /* the runs alone: two stages, as in the case above */
-    assert_int_equal(schedule_build_1f1b(pl, pb, 0), 0);
-    assert_true(fabs(pl->T - 3.5) < 1e-9);
-    assert_int_equal(pl->copies[0], 2);
-
+    const double runs[4] = { 0, 1.5, 5, 2.5 };
+    expect_order(pl, pb, 0, 3.5, runs, 7, 2, 1);
     pl->gpu[1] = 1;
-    assert_int_equal(schedule_build_1f1b(pl, pb, 3), 0);
-    assert_true(fabs(pl->T - 3.5) < 1e-9);
     const double last[4] = { 0, 1.5, 8.5, 6 };
-    for (int o = 0; o < 4; o++)
-        assert_true(fabs(pl->start[o] - last[o]) < 1e-9);
-    assert_true(fabs(pl->latency - 10.5) < 1e-9);
-    assert_int_equal(pl->copies[0], 3);
-    assert_int_equal(pl->copies[1], 2);
-    assert_int_equal(simulate_plan(pl, pb, &rep), SIM_OK);
+    expect_order(pl, pb, 3, 3.5, last, 10.5, 3, 2);
 
     /* no such split on three ranks: runs out of rank order, fewer
      * micro-batches than ranks; more ranks than GPUs is a bad call */
