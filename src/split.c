@@ -822,7 +822,6 @@ int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
     return stages;
 }
 
-/* "[0, 12, 24, 36]": see split.h. */
 /* Blanks, newlines and comments (# to the line's end, in Python and TOML
  * alike), so that the lines of an export paste as they are. */
 static const char *skip_space(const char *p)
@@ -837,6 +836,7 @@ static const char *skip_space(const char *p)
     }
 }
 
+/* "[0, 12, 24, 36]": see split.h. */
 int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, size_t errlen)
 {
     static const char expect[] = "expected DeepSpeed's parts: the first layer of each stage, "

@@ -459,7 +459,6 @@ static bool caps_uniform(const struct problem *pb, double *lo, double *hi)
     return *lo == *hi;
 }
 
-
 /* Network, platform, micro-batch size on the left (as much as fits, in
  * whole pieces), the solver's state on the right (always). */
 static void draw_title(const struct tui *t, int y)
