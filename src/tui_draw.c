@@ -257,6 +257,14 @@ static char *fmt_mem_pair(double used, double cap, char *buf, size_t len)
         k++;
     }
     double u = used / div, c = cap / div;
+    /* 30 GiB of a 3.9 TiB cap: both in the unit below while the cap's
+     * figure keeps to four digits ("30.2/4000 GiB", not "<0.1/3.9 TiB") */
+    if (u > 0 && u < 0.05 && k > 0 && c * 1024.0 < 9999.5) {
+        div /= 1024.0;
+        k--;
+        u = used / div;
+        c = cap / div;
+    }
     if (u >= 9999.5) {
         /* far over the cap: "2e4/76.0 GiB", in the column's 13 characters
          * (the exact figure is in the per-GPU panel) */

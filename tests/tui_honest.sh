@@ -453,6 +453,11 @@ expect_screen mn "at 2 GiB: up" "cap 2.00 GiB" "q quit"
 keys mn m
 expect_screen mn "m at the smallest cap: says so" "^memory cap: already at its smallest" "cap 2.00 GiB"
 keys mn q
+# tens of GiB under a cap of terabytes: a figure, not "<0.1/3.9 TiB"
+tui_start tb 80 24 -- --memory 4000GiB --work-limit 20
+expect_screen tb "a cap in TiB: the GPUs' figures in GiB" "^0 \[.*\] [0-9]+\.[0-9]/4000 GiB " \
+    "^3 \[.*\] [0-9]+\.[0-9]/4000 GiB "
+keys tb q
 # a refusal is read whole, before the GPUs' rows: it was cut at one line
 # with 8 GPUs at 80x24 ("... needs a transformer…"), its why lost
 tui_start rf 80 24 -- "$D/networks/vgg16.ini" "$D/platforms/dgx1-v100-32gb.ini" --work-limit 50
