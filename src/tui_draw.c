@@ -1761,22 +1761,26 @@ void tui_frontier_draw(struct tui *t)
     const struct frontier *fr = &f->fr;
     const struct problem *pb = t->cur->pb;
     bool ilp_obj = pb->schedule == SPEC_SCHEDULE_1F1B;
-    char name[128], left[4][300], right[64], b1[32], b2[32];
+    char name[128], left[5][300], right[64], b1[32], b2[32];
     text_clean(pb->network, name, sizeof name, t->unicode);
     const char *sched = ilp_obj ? "1f1b" : "pipedream", *what = ilp_obj ? "iteration time"
                                                                          : "period";
     /* the most that fits */
     const char *gpus = pb->tp > 1 ? (pb->P == 1 ? "rank" : "ranks")
                                   : (pb->P == 1 ? "GPU" : "GPUs");
-    snprintf(left[0], sizeof left[0], "frontier  %s  %d %s  %s: %s by memory cap", name, pb->P,
-             gpus, sched, what);
-    snprintf(left[1], sizeof left[1], "frontier  %s  %d %s  %s %s", name, pb->P, gpus, sched,
-             what);
-    snprintf(left[2], sizeof left[2], "frontier  %s  %s", name, sched);
-    snprintf(left[3], sizeof left[3], "frontier");
+    /* every knob the curves depend on (c and b redraw them too) */
+    const char *lay = pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any layout";
+    snprintf(left[0], sizeof left[0], "frontier  %s  %d %s  %s  %ld micro-batches  %s: %s by "
+             "memory cap", name, pb->P, gpus, sched, pb->m, lay, what);
+    snprintf(left[1], sizeof left[1], "frontier  %s  %d %s  %s  m %ld  %s  %s", name, pb->P,
+             gpus, sched, pb->m, lay, what);
+    snprintf(left[2], sizeof left[2], "frontier  %s  %d %s  %s  m %ld  %s", name, pb->P, gpus,
+             sched, pb->m, lay);
+    snprintf(left[3], sizeof left[3], "frontier  %s  %s", name, sched);
+    snprintf(left[4], sizeof left[4], "frontier");
     fr_progress(t, right, sizeof right);
     int lk = 0;
-    while (lk < 3 && !rule_fits(left[lk], right))
+    while (lk < 4 && !rule_fits(left[lk], right))
         lk++;
     rule(0, left[lk], roles[R_TITLE], right, f->phase == FR_DONE ? roles[R_GOOD] : roles[R_WARN]);
 

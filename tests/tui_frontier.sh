@@ -204,7 +204,13 @@ expect_screen big "quits" "^EXITED:0$"
 # ---- one GPU: "1 GPU" in the title, not "1 GPUs" ----
 tui_start one 100 30 -- --gpus 1 --work-limit 20
 keys one F
-expect_screen one "one GPU: the title says 1 GPU" "frontier +resnet50 +1 GPU +1f1b"
+expect_screen one "one GPU: the title says 1 GPU, the micro-batches and the layout" \
+    "frontier +resnet50 +1 GPU +1f1b +(8 micro-batches|m 8) +any layout"
+# c and b redraw the curves: the title says for what
+keys one c
+expect_screen one "c in the frontier: the title says contiguous" "frontier +resnet50 +1 GPU +1f1b +(8 micro-batches|m 8) +contiguous"
+keys one b
+expect_screen one "b in the frontier: the title says 7 micro-batches" "frontier +resnet50 +1 GPU +1f1b +(7 micro-batches|m 7) +contiguous"
 keys one q q
 expect_screen one "quits" "^EXITED:0$"
 
