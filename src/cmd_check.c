@@ -173,12 +173,28 @@ struct checked {
     int stages, ranks, m;        /* FILE_SCHEDULE */
 };
 
+/* A sweep's CSV ("# pipeplan VERSION sweep" first): a comment line to the
+ * spec reader, which then said "not a spec file" at its header row. */
+static bool is_sweep(const char *text)
+{
+    const char *p = text_skip_bom(text);
+    if (strncmp(p, "# pipeplan ", 11) != 0)
+        return false;
+    size_t n = strcspn(p, "\r\n");
+    return n >= 17 && strncmp(p + n - 6, " sweep", 6) == 0;
+}
+
 /* Load one file of either kind; on error print it and return -1. */
 static int check_text(const char *text, const char *label, struct checked *c)
 {
     char err[SPEC_ERR_LEN];
     int line;
     memset(c, 0, sizeof *c);
+    if (is_sweep(text)) {
+        text_eprintf("%s:1: a sweep's CSV (pipeplan sweep writes it; expected a network, a "
+                     "platform or a torch schedule CSV)\n", label);
+        return -1;
+    }
     if (is_schedule(text, label)) {
         c->kind = FILE_SCHEDULE;
         if (schedule_layout(text, label) < 0)

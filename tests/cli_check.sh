@@ -41,6 +41,10 @@ net='[network]\nname = n\nmicro_batch = 8\n'
 layer='[layer a]\nforward = 1ms\nbackward = 2ms\nweights = 1MB\nactivation = 1MB\n'
 bad empty.ini '' '@empty.ini:1: empty file (expected a network or a platform file)'
 bad json.ini '{"a": 1}\n' '@json.ini:1: not a spec file (expected a [network] or [platform] section first)'
+# a sweep's CSV read as a spec file past its comment lines: "not a spec
+# file" at its header row, where the man page says a .csv is a schedule
+bad sweep.csv '# pipeplan 0.1.0 sweep\n# input network sha256 0 n.ini\nnetwork,platform\n' \
+    "@sweep.csv:1: a sweep's CSV (pipeplan sweep writes it; expected a network, a platform or a torch schedule CSV)"
 bad unknown-key.ini "$net$layer"'colour = red\n' \
     "@unknown-key.ini:9: unknown key 'colour' in [layer a] (expected forward, backward, weights, activation or stored)"
 # a key written without its '=': that line is named, not the section's
