@@ -32,6 +32,11 @@ struct ilp_args {
 };
 int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a);
 
+/* The command whose options the parsers above read ("sweep"), for their
+ * messages' "pipeplan sweep:" and help; NULL (the start) for solve and
+ * the explorer. */
+void cli_set_command(const char *cmd);
+
 /* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
  * with *value set (the next argument consumed if need be), -1 for none,
  * -2 after saying that the value is missing or that the flag was given
@@ -159,7 +164,7 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
     "  --hidden H               hidden size\n" \
     "  --heads A                attention heads (A divides H)\n" \
     "  --kv-heads K             key/value heads, grouped-query attention\n" \
-    "                           (K divides A; default A)\n" \
+    "                           (K divides A; default A, or the preset's)\n" \
     "  --ffn F                  MLP inner size\n" \
     "  --gated                  Llama family: SwiGLU, RMSNorm, RoPE, no biases\n" \
     "                           (default: GPT family, GeLU, LayerNorm, biases)\n" \

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -39,6 +40,33 @@ static const char solve_usage[] =
 static const char *flags_seen[64];
 static int nflags_seen;
 
+/* The command whose options the shared parsers read, for their messages
+ * ("pipeplan sweep: bad --blocks ..."); NULL for solve and the explorer. */
+static const char *command;
+
+void cli_set_command(const char *cmd)
+{
+    command = cmd;
+}
+
+/* "pipeplan[ CMD]: " and the message. */
+static void __attribute__((format(printf, 1, 2))) option_error(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    text_eprintf("pipeplan%s%s: %s\n", command ? " " : "", command ? command : "", msg);
+}
+
+/* Where to look: "pipeplan sweep --help" for sweep's options. */
+static const char *help_hint(void)
+{
+    return command && strcmp(command, "sweep") == 0 ? "(see pipeplan sweep --help)"
+                                                    : "(see pipeplan --help)";
+}
+
 static bool flag_seen_before(const char *name)
 {
     if (strcmp(name, "-o") == 0)
@@ -60,7 +88,7 @@ int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
         if (strncmp(arg, names[n], len) != 0 || (arg[len] != '\0' && arg[len] != '='))
             continue;
         if (flag_seen_before(names[n])) {
-            text_eprintf("pipeplan: %s given twice (expected it once)\n",
+            option_error("%s given twice (expected it once)",
                          strcmp(names[n], "-o") == 0 || strcmp(names[n], "--output") == 0
                          ? "-o/--output" : names[n]);
             return -2;
@@ -70,7 +98,7 @@ int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
         } else if (*i + 1 < argc) {
             *value = argv[++*i];
         } else {
-            text_eprintf("pipeplan: %s needs a value (see pipeplan --help)\n", names[n]);
+            option_error("%s needs a value %s", names[n], help_hint());
             return -2;
         }
         return n;
@@ -82,8 +110,8 @@ int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
  * not say it already. */
 static void bad_value(const char *name, const char *value, const char *why)
 {
-    text_eprintf("pipeplan: bad %s '%s': %s%s\n", name, value, why,
-            strstr(why, "(expected") ? "" : " (see pipeplan --help)");
+    option_error("bad %s '%s': %s%s%s", name, value, why, strstr(why, "(expected") ? "" : " ",
+                 strstr(why, "(expected") ? "" : help_hint());
 }
 
 int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
@@ -219,7 +247,11 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
                          cmd ? cmd : "", quoted(tok, q, sizeof q));
             for (int i = 0; i < planner_count(); i++)
                 text_eprintf("%s, ", planner_name(i));
-            text_eprintf("%s (with --split or --plan) or all)\n", planner_given());
+            /* a sweep takes no plan of yours */
+            if (cmd)
+                text_eprintf("or all)\n");
+            else
+                text_eprintf("%s (with --split or --plan) or all)\n", planner_given());
             rc = -1;
             break;
         }

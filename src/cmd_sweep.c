@@ -1193,6 +1193,7 @@ int cmd_sweep(int argc, char **argv)
 {
     struct sweep_args a;
     memset(&a, 0, sizeof a);
+    cli_set_command("sweep");
     a.ilp = (struct ilp_args){ 10.0, 0, 1, -1, NULL };
     a.nshards = 1;
     static const char *const value_flags[] = {

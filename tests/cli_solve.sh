@@ -192,7 +192,7 @@ for twice in "--gpus 4 --gpus=5|--gpus" "--memory 8GiB --memory 80GiB|--memory" 
 done
 if [ ! -e "$TMP/a.json" ] && [ ! -e "$TMP/b.json" ]; then ok "-o given twice: no file"; else not_ok "-o twice wrote"; fi
 run sweep data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 2 --gpus 4 -o "$TMP/twice.csv"
-expect_stderr "pipeplan: --gpus given twice (expected it once)" "sweep: a grid axis given twice"
+expect_stderr "pipeplan sweep: --gpus given twice (expected it once)" "sweep: a grid axis given twice"
 run data/networks/gnmt.ini data/platforms/dgx-h100.ini --work-limit 5 --work-limit=6
 expect_stderr "pipeplan: --work-limit given twice (expected it once)" "explorer: a flag given twice"
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --planner magic

@@ -198,7 +198,10 @@ for bad in "--memory 40GB:10GB:5GB|bad --memory '40GB:10GB:5GB': START above STO
            "--shard -1/2|bad --shard '-1/2': I: negative value (expected I/N with I in 0..N-1, e.g. 0/4)" \
            "--shard 4/4|bad --shard '4/4': I is 4, N 4 (expected I in 0..N-1: shards count from 0; from a Slurm array numbered 1..N pass \$((SLURM_ARRAY_TASK_ID - 1))/N)" \
            "--planner user|--planner user is your own plan, which a sweep does not take" \
-           "--planner dp,|bad --planner 'dp,': an empty item (expected NAME[,NAME...] or all)"; do
+           "--planner dp,|bad --planner 'dp,': an empty item (expected NAME[,NAME...] or all)" \
+           "--planner foo|unknown planner 'foo' (expected ilp, dp, pipedream, time, parameters, uniform, or all)" \
+           "--blocks -1|bad --blocks '-1': negative value (see pipeplan sweep --help)" \
+           "--memory 4GiB --memory 8GiB|--memory given twice (expected it once)"; do
     args=${bad%%|*}
     run sweep $NET $PLAT $args -o "$TMP/err.csv"
     expect_status 2 "refused: $args"
