@@ -18,10 +18,13 @@ struct svg_chart {
     int nseries;
     const struct svg_series *series;
     double xmin, xmax;           /* x range to show at least (when xmax > xmin) */
+    const char *empty;           /* said where the plot would be when no series has
+                                  * a point (NULL: "nothing to plot") */
 };
 
 /* The document (caller frees), or NULL when out of memory. Text is
- * escaped for XML; a chart with no points still has its axes. */
+ * escaped for XML; a chart with no points has no axes, only its title,
+ * `empty` and the legend. */
 char *svg_chart_render(const struct svg_chart *c);
 
 #endif

@@ -500,18 +500,22 @@ static int plot_write(const char *path, const struct csv_row *rows, long nrows, 
     char title[400], net[64], plat[64];
     text_escape(sc.first[SWEEP_COL_NETWORK], net, sizeof net);
     text_escape(sc.first[SWEEP_COL_PLATFORM], plat, sizeof plat);
-    snprintf(title, sizeof title, "%s%s on %s%s%s%s: best %s against the memory cap (x: the "
-             "lowest cap that fits)", sc.any ? net : "no rows with a memory cap",
-             sc.varies[SWEEP_COL_NETWORK] ? " and others" : "", plat,
-             one_sched ? ", " : "", one_sched ? sc.first[SWEEP_COL_SCHEDULE] : "",
-             !sc.varies[SWEEP_COL_MICRO_BATCHES] && sc.any ? "" : "",
-             !one_sched ? "period (pipedream) or iteration time (1f1b)"
-             : iter ? "iteration time" : "period");
+    if (sc.any)
+        snprintf(title, sizeof title, "%s%s on %s%s%s: best %s against the memory cap (x: the "
+                 "lowest cap that fits)", net, sc.varies[SWEEP_COL_NETWORK] ? " and others" : "",
+                 plat, one_sched ? ", " : "", one_sched ? sc.first[SWEEP_COL_SCHEDULE] : "",
+                 !one_sched ? "period (pipedream) or iteration time (1f1b)"
+                 : iter ? "iteration time" : "period");
+    else
+        snprintf(title, sizeof title, "the best plan against the memory cap");
     struct svg_chart chart = {
         .title = title, .xlabel = "memory cap per GPU (GB)",
         .ylabel = !one_sched ? "period or iteration time (ms)"
                   : iter ? "iteration time (ms)" : "period (ms)",
         .nseries = ns, .series = series, .xmin = xmin, .xmax = xmax,
+        .empty = sc.any ? "nothing to plot: no plan fits at any cap swept"
+                        : "nothing to plot: no row has one cap on every GPU (its memory "
+                          "column is empty)",
     };
     char *doc = svg_chart_render(&chart);
     if (!doc) {

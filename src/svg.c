@@ -127,10 +127,34 @@ char *svg_chart_render(const struct svg_chart *c)
         "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
         W, H, W, H);
     add(&b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    /* a long title (a sweep over several networks and schedules says so)
+     * in a smaller font, and held to the width where even that is not
+     * enough: a sans-serif glyph is about 0.55 of the font size */
+    long glyphs = 0;
+    for (const unsigned char *p = (const unsigned char *)c->title; *p; p++)
+        glyphs += (*p & 0xc0) != 0x80;
+    double room = W - 20, font = 15;
+    if (glyphs * 0.55 * font > room)
+        font = fmax(9, floor(room / (glyphs * 0.55)));
     add(&b, "<text class=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\" "
-        "font-size=\"15\">", W / 2);
+        "font-size=\"%.0f\"", W / 2, font);
+    if (glyphs * 0.55 * font > room)
+        add(&b, " textLength=\"%.0f\" lengthAdjust=\"spacingAndGlyphs\"", room);
+    add(&b, ">");
     add_text(&b, c->title);
-    add(&b, "</text>\n<g class=\"axes\" stroke=\"#444\" fill=\"none\">\n");
+    add(&b, "</text>\n");
+    long points = 0;
+    for (int s = 0; s < c->nseries; s++)
+        points += c->series[s].n;
+    if (points == 0) {
+        /* no axes over a range nothing was measured on: say why instead */
+        add(&b, "<text class=\"empty\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" "
+            "font-size=\"14\">", W / 2, top + ph / 2);
+        add_text(&b, c->empty ? c->empty : "nothing to plot");
+        add(&b, "</text>\n");
+        goto legend;
+    }
+    add(&b, "<g class=\"axes\" stroke=\"#444\" fill=\"none\">\n");
     add(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", left, top + ph,
         left + pw, top + ph);
     add(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", left, top, left,
@@ -179,7 +203,9 @@ char *svg_chart_render(const struct svg_chart *c)
                 py - 6);
         }
     }
-    add(&b, "</g>\n<g class=\"legend\">\n");
+    add(&b, "</g>\n");
+legend:
+    add(&b, "<g class=\"legend\">\n");
     double ly = top + ph + 62;
     for (int s = 0; s < c->nseries; s++, ly += 18) {
         add(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "

@@ -288,6 +288,19 @@ run sweep $NET $PLAT --gpus 2 --memory 1GB,2GB --planner dp -o "$TMP/none.csv" -
 if grep -qF '>mem-aware DP, 2 GPUs (fits at no cap)</text>' "$TMP/none.svg" &&
    [ "$(grep -c '<path class="mark"' "$TMP/none.svg")" -eq 0 ]; then
     ok "a planner that fits nowhere says so in the legend"; else not_ok "fits nowhere"; fi
+# nothing fits at any cap: no axes made up (they ran 0 to 1 GB and 0 to
+# 1 ms), the reason where the plot would be
+if grep -qF '>nothing to plot: no plan fits at any cap swept</text>' "$TMP/none.svg" &&
+   ! grep -q 'class="axes"' "$TMP/none.svg"; then
+    ok "nothing fits: the plot says so, no axes"; else not_ok "nothing fits: plot"; fi
+# no row with one cap on every GPU: nothing to plot, said so (the title
+# read "no rows with a memory cap on , : best period ...")
+cp "$PLAT" "$TMP/uneven.ini"
+printf '[gpu 1]\nmemory = 1GB\n' >>"$TMP/uneven.ini"
+run sweep $NET "$TMP/uneven.ini" --gpus 2 --planner dp -o "$TMP/uneven.csv" --plot "$TMP/uneven.svg"
+if grep -qF '>nothing to plot: no row has one cap on every GPU (its memory column is empty)</text>' \
+        "$TMP/uneven.svg" && ! grep -qF ' on , ' "$TMP/uneven.svg"; then
+    ok "no uniform cap: the plot says so"; else not_ok "no uniform cap: plot"; cat "$TMP/err"; fi
 # well-formed XML: python3's parser where there is one, else tags balanced
 if command -v python3 >/dev/null 2>&1; then
     if python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$svg"; then

@@ -265,7 +265,7 @@ static void test_svg_structure(void **state)
         { "a <b> & \"c\"", 1, x2, y2, -1, 1, 1 },
         { "never fits", 0, NULL, NULL, -1, 12, 2 },
     };
-    struct svg_chart c = { "t & t", "memory cap per GPU (GB)", "period (ms)", 3, s, 0, 0 };
+    struct svg_chart c = { "t & t", "memory cap per GPU (GB)", "period (ms)", 3, s, 0, 0, NULL };
     char *doc = svg_chart_render(&c);
     assert_non_null(doc);
     assert_int_equal(count(doc, "<polyline "), 3);
@@ -292,12 +292,41 @@ static void test_svg_structure(void **state)
     assert_non_null(strstr(doc, ">20</text>"));
     assert_non_null(strstr(doc, ">100</text>"));
     free(doc);
-    /* no series at all: still a chart with its axes */
-    struct svg_chart empty = { "none", "x", "y", 0, NULL, 0, 0 };
+    /* no point at all: no axes over a range nothing was measured on (they
+     * ran from 0 to 1 GB and 0 to 1 ms), the reason instead, and the
+     * legend of what never fits */
+    struct svg_chart empty = { "none", "x", "y", 0, NULL, 0, 0, NULL };
     doc = svg_chart_render(&empty);
     assert_non_null(doc);
     assert_int_equal(count(doc, "<polyline "), 0);
-    assert_int_equal(count(doc, "class=\"axes\""), 1);
+    assert_int_equal(count(doc, "class=\"axes\""), 0);
+    assert_non_null(strstr(doc, "<text class=\"empty\""));
+    assert_non_null(strstr(doc, ">nothing to plot</text>"));
+    free(doc);
+    struct svg_chart none_fit = { "none", "x", "y", 1, &s[2], 0, 0, "no plan fits & more" };
+    doc = svg_chart_render(&none_fit);
+    assert_int_equal(count(doc, "class=\"axes\""), 0);
+    assert_non_null(strstr(doc, ">no plan fits &amp; more</text>"));
+    assert_int_equal(count(doc, "<text class=\"entry\""), 1);
+    free(doc);
+    /* a title of 139 characters fits the 860 of the picture: a smaller
+     * font (10: 139 x 0.55 x 10 <= 840), none past the width */
+    char longtitle[140];
+    memset(longtitle, 'x', 139);
+    longtitle[139] = '\0';
+    c.title = longtitle;
+    doc = svg_chart_render(&c);
+    assert_non_null(strstr(doc, "<text class=\"title\" x=\"430\" y=\"24\" text-anchor=\"middle\" "
+                               "font-size=\"10\">x"));
+    free(doc);
+    /* one longer than 9-point glyphs hold: held to the width */
+    char huge[400];
+    memset(huge, 'y', 399);
+    huge[399] = '\0';
+    c.title = huge;
+    doc = svg_chart_render(&c);
+    assert_non_null(strstr(doc, "font-size=\"9\" textLength=\"840\" "
+                               "lengthAdjust=\"spacingAndGlyphs\">y"));
     free(doc);
 }
 
