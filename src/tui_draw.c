@@ -1960,8 +1960,12 @@ void tui_frontier_draw(struct tui *t)
         int px = cc < 0 ? x0 : cc >= pw ? x0 + pw - w : x0 + cc;
         if (px + w > x0 + pw)
             px = x0 + pw - w;
-        /* the end label yields to the current cap's */
-        if (lx > px + w) {
+        /* the end label yields to the current cap's; with that cap past the
+         * axis's end, it stands just before it (the top cap named all the
+         * same: "8.00 GiB ... 29.0 GiB > cap 32.0 GiB") */
+        if (lx <= px + w && cc >= pw)
+            lx = px - 1 - (int)strlen(b2);
+        if (lx > px + w || (cc >= pw && lx > x0 + (int)strlen(b1) + 1)) {
             pn = (struct pen){ yl, lx, COLS };
             put(&pn, roles[R_NORMAL], b2);
         }

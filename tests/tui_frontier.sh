@@ -201,6 +201,18 @@ expect_screen big "Enter on such a cap: said so, the view kept" \
 keys big C-c
 expect_screen big "quits" "^EXITED:0$"
 
+# ---- the current cap past the axis: the top cap still named ----
+# (vgg16 on 4 of the DGX-1's GPUs: caps to 29 GiB, the cap 32 GiB; the
+# axis read "8.00 GiB ... > cap 32.0 GiB", 29 GiB nowhere)
+tui_start top 80 24 -- "$PIPEPLAN_SRCDIR/data/networks/vgg16.ini" \
+    "$PIPEPLAN_SRCDIR/data/platforms/dgx1-v100-32gb.ini" --gpus 4 --work-limit 30
+expect_screen top "vgg16 on 4 GPUs: up" "^GPUs 4 " "q quit"
+keys top F
+expect_screen top "the axis names its top cap beside the cap past it" \
+    "^ +8\.00 GiB +29\.0 GiB (▶|>) cap 32\.0 GiB$"
+keys top q q
+expect_screen top "quits" "^EXITED:0$"
+
 # ---- one GPU: "1 GPU" in the title, not "1 GPUs" ----
 tui_start one 100 30 -- --gpus 1 --work-limit 20
 keys one F
