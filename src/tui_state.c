@@ -887,9 +887,10 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
     }
     if (r->status == PLAN_ERROR)
         tui_message(t, MSG_ERROR, "%s: %s", planner_title(r->planner), r->message);
-    else if (i == t->ilp && r->message[0])
+    else if (i == t->ilp && r->message[0] && t->msg_kind == MSG_NONE)
         /* a word on the result (why no plan is the best, a bound that
-         * stayed, what is proven for the blocks only) */
+         * stayed, what is proven for the blocks only), unless the answer
+         * to a key is on show: that stays until the next key */
         tui_message(t, MSG_INFO, "%s: %s", planner_title(r->planner), r->message);
     r->stale = false;
     if (i == t->ilp && r->status != PLAN_ERROR)

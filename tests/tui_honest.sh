@@ -449,7 +449,7 @@ expect_screen kn "ILP knobs: quits" "^EXITED:0$"
 # other knobs (it was "--memory 1.00 GiB is not above the 1.00 GiB the
 # platform reserves per GPU"; { says which GPU reserves what, section 3)
 tui_start mn 80 24 -- --memory 2GiB --work-limit 20
-expect_screen mn "at 2 GiB: up" "cap 2.00 GiB" "q quit"
+expect_screen mn "at 2 GiB: up, the ILP done" "cap 2.00 GiB" "ILP .*infeasible in" "q quit"
 keys mn m
 expect_screen mn "m at the smallest cap: says so" "^memory cap: already at its smallest" "cap 2.00 GiB"
 keys mn q
@@ -461,12 +461,14 @@ keys tb q
 # a refusal is read whole, before the GPUs' rows: it was cut at one line
 # with 8 GPUs at 80x24 ("... needs a transformer…"), its why lost
 tui_start rf 80 24 -- "$D/networks/vgg16.ini" "$D/platforms/dgx1-v100-32gb.ini" --work-limit 50
-expect_screen rf "vgg16 on 8 GPUs: up" "^GPUs 8 " "q quit"
+# (the ILP's plan proven first: the plan exported, and so where the
+# message breaks, is then the same on any machine)
+expect_screen rf "vgg16 on 8 GPUs: up" "^GPUs 8 " "ILP optimal" "q quit"
 keys rf e 5
 expect_screen rf "a long refusal is shown whole" "^cannot write plan ILP \(CBC\) as megatron: " \
-    "^layers.N-1, norm, output\)$" "q quit$"
+    "norm, output\)$" "q quit$"
 keys rf Right
-wait_gone rf "^layers.N-1, norm, output\)$" && ok "the next key takes the message away" ||
+wait_gone rf "norm, output\)$" && ok "the next key takes the message away" ||
     { not_ok "the message stays after a key"; show_last; }
 expect_screen rf "and gives the GPUs their rows back" "^7 \["
 keys rf q
