@@ -61,8 +61,11 @@ for k in b B m M b; do
     while [ $i -lt 30 ]; do
         screen upd >"$TMP/cap.$i"
         # a row of the knobs before (its gap "…") says nothing of the new
-        # caps: "fits" there was a plan over the new cap (15.9 GiB at 15)
-        if grep -Eq '^. [a-zA-Z -]+ .* (fits|needs [0-9.]+ [KMGT]?i?B) +…' "$TMP/cap.$i"; then
+        # caps: "fits" there was a plan over the new cap (15.9 GiB at 15).
+        # Judged on whole frames: a capture the next one repeats (tmux can
+        # be caught mid-frame, a row's fit new and its gap not yet)
+        if [ $i -gt 0 ] && same_frame "$TMP/cap.$((i - 1))" "$TMP/cap.$i" &&
+           grep -Eq '^. [a-zA-Z -]+ .* (fits|needs [0-9.]+ [KMGT]?i?B) +…' "$TMP/cap.$i"; then
             stale=1; cp "$TMP/cap.$i" "$TMP/stale"; fi
         i=$((i + 1))
     done

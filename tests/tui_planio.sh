@@ -206,11 +206,15 @@ keys fr C-u
 keys_literal fr '0,5,10,15,20,25,30,35'
 keys fr Enter
 bad=0 frames=0 end=$(($(date +%s) + DEADLINE))
+: >"$TMP/frame"
 while :; do
+    mv "$TMP/frame" "$TMP/frame.before"
     screen fr >"$TMP/frame"
     frames=$((frames + 1))
     grep -Eq '^▶ your split +[0-9]' "$TMP/frame" && break
-    if grep -q 'judging your split' "$TMP/frame" &&
+    # whole frames only: one the capture before repeats (tmux can be
+    # caught in the middle of a frame)
+    if same_frame "$TMP/frame.before" "$TMP/frame" && grep -q 'judging your split' "$TMP/frame" &&
        { ! grep -Eq '^3 \[' "$TMP/frame" || grep -q '^all +planning' "$TMP/frame" ||
          grep -Eq '^  (mem-aware DP|PipeDream|time-balanced|param-balanced|uniform) .*…' "$TMP/frame"; }; then
         bad=1
