@@ -1,8 +1,9 @@
 /* fuzz_split: --split (split_parse: the list of first layers,
  * "megatron:LAYOUT", "deepspeed:PARTS" and "torchtitan:FQNS"), against
- * three problems. An allocation it accepts is written as a Megatron
- * layout and as DeepSpeed parts; each written must read back as the same
- * allocation, its GPUs renumbered as the writer says. */
+ * three problems. An allocation it accepts has its layers on the ranks it
+ * names, and is written as a Megatron layout and as DeepSpeed parts; each
+ * written must read back as the same allocation, its GPUs renumbered as
+ * the writer says. */
 #include "fuzz.h"
 #include "fuzz_problem.h"
 #include "split.h"
@@ -45,8 +46,8 @@ static void check(const struct problem *pb, const int *gpu)
         for (int s = 0; s <= stages; s++)
             n += (size_t)snprintf(text + n, cap - n, "%s%d", s ? ", " : "", parts[s]);
         snprintf(text + n, cap - n, "]");
-        FUZZ_ASSERT(split_deepspeed_parse(text, L, P, again, err, sizeof err) == 0,
-                    "parts '%s' written do not read back: %s", text, err);
+        FUZZ_ASSERT(split_deepspeed_parse(text, L, P, again, err, sizeof err) == stages,
+                    "parts '%s' written do not read back as %d stages: %s", text, stages, err);
         for (int i = 0; i < L; i++)
             FUZZ_ASSERT(again[i] == rank[gpu[i]], "parts '%s': layer %d on GPU %d, expected %d",
                         text, i, again[i], rank[gpu[i]]);
@@ -67,9 +68,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_ASSERT(gpu, "malloc");
         for (int i = 0; i < pb->L; i++)
             gpu[i] = -1;
-        if (split_parse(text, pb, gpu, err, sizeof err) == 0) {
+        int ranks = split_parse(text, pb, gpu, err, sizeof err);
+        if (ranks >= 0) {
+            /* the ranks it runs on, every layer on one of them */
+            FUZZ_ASSERT(ranks >= 1 && ranks <= pb->P, "%d ranks on %d GPUs", ranks, pb->P);
             for (int i = 0; i < pb->L; i++)
-                FUZZ_ASSERT(gpu[i] >= 0 && gpu[i] < pb->P, "layer %d on GPU %d", i, gpu[i]);
+                FUZZ_ASSERT(gpu[i] >= 0 && gpu[i] < ranks, "layer %d on GPU %d of %d ranks", i,
+                            gpu[i], ranks);
             check(pb, gpu);
         } else {
             FUZZ_ASSERT(err[0], "no message");
