@@ -669,12 +669,10 @@ static void user_row(struct tui *t)
     r->bound = r->block_bound = NAN;
 }
 
-/* Your plan is judged in the worker with the baselines (its schedule
- * builder can take most of a second): a full re-plan, which the ILP
- * continues from where it was (tui_cache). */
-/* Your split or plan changed, not the problem: it alone is judged again
- * (the baselines keep their plans, the ILP goes on from its own), and
- * the plan on show stays, marked updating, until it is in. */
+/* Your split or plan changed, not the problem: it alone is judged again,
+ * in the worker (its schedule builder can take most of a second); the
+ * baselines keep their plans, the ILP goes on from its own, and the plan
+ * on show stays, marked updating, until it is in. */
 static void user_pending(struct tui *t)
 {
     user_row(t);
@@ -754,20 +752,24 @@ int tui_user_load(struct tui *t, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-bool tui_baselines_owed(const struct tui *t)
+/* Whether a row other than the ILP's (and yours, unless `yours`) is
+ * still to come. */
+static bool rows_owed(const struct tui *t, bool yours)
 {
     for (int i = 0; i < t->nrows; i++)
-        if (i != t->ilp && i != t->user && !t->rows[i].done)
+        if (i != t->ilp && (yours || i != t->user) && !t->rows[i].done)
             return true;
     return false;
 }
 
+bool tui_baselines_owed(const struct tui *t)
+{
+    return rows_owed(t, false);
+}
+
 bool tui_baselines_done(const struct tui *t)
 {
-    for (int i = 0; i < t->nrows; i++)
-        if (i != t->ilp && !t->rows[i].done)
-            return false;
-    return true;
+    return !rows_owed(t, true);
 }
 
 static int row_index(const struct tui *t, const char *planner)
