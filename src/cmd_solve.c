@@ -60,11 +60,13 @@ static void __attribute__((format(printf, 1, 2))) option_error(const char *fmt, 
     text_eprintf("pipeplan%s%s: %s\n", command ? " " : "", command ? command : "", msg);
 }
 
-/* Where to look: "pipeplan sweep --help" for sweep's options. */
+/* Where to look: "(see pipeplan sweep --help)" for sweep's options. */
 static const char *help_hint(void)
 {
-    return command && strcmp(command, "sweep") == 0 ? "(see pipeplan sweep --help)"
-                                                    : "(see pipeplan --help)";
+    static char hint[64];
+    snprintf(hint, sizeof hint, "(see pipeplan%s%s --help)", command ? " " : "",
+             command ? command : "");
+    return hint;
 }
 
 static bool flag_seen_before(const char *name)
@@ -110,8 +112,9 @@ int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
  * not say it already. */
 static void bad_value(const char *name, const char *value, const char *why)
 {
-    option_error("bad %s '%s': %s%s%s", name, value, why, strstr(why, "(expected") ? "" : " ",
-                 strstr(why, "(expected") ? "" : help_hint());
+    bool said = strstr(why, "(expected") != NULL;
+    option_error("bad %s '%s': %s%s%s", name, value, why, said ? "" : " ",
+                 said ? "" : help_hint());
 }
 
 int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
