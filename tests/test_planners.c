@@ -253,6 +253,16 @@ static struct problem *two_layers(int P)
     return pb;
 }
 
+/* Their plan on P GPUs: the first layer on GPU 0, the second on `second`. */
+static struct plan *two_layer_plan(int P, int second)
+{
+    struct plan *pl = plan_new(2, P);
+    assert_non_null(pl);
+    pl->gpu[0] = 0;
+    pl->gpu[1] = second;
+    return pl;
+}
+
 /* schedule_build_1f1b on `ranks` gives period T, the starts F0, F1, B0,
  * B1, the latency, and copies0 and copies1 in flight; the simulator
  * accepts it. */
@@ -282,10 +292,7 @@ static void test_runtime_order_by_hand(void **state)
 {
     (void)state;
     struct problem *pb = two_layers(2);
-    struct plan *pl = plan_new(2, 2);
-    assert_non_null(pl);
-    pl->gpu[0] = 0;
-    pl->gpu[1] = 1;
+    struct plan *pl = two_layer_plan(2, 1);
     const double want[4] = { 0, 1.5, 5, 2.5 };
     expect_order(pl, pb, 0, 3.5, want, 7, 2, 1);
     /* no 1F1B split: one micro-batch for two stages, a GPU of two runs */
@@ -322,10 +329,7 @@ static void test_runtime_order_idle_rank(void **state)
 {
     (void)state;
     struct problem *pb = two_layers(3);
-    struct plan *pl = plan_new(2, 3);
-    assert_non_null(pl);
-    pl->gpu[0] = 0;
-    pl->gpu[1] = 2;
+    struct plan *pl = two_layer_plan(3, 2);
     const double idle[4] = { 0, 2, 7, 3 };
     expect_order(pl, pb, 3, 3, idle, 9, 3, 1);
     /* the runs alone: two stages, as in the case above */
