@@ -684,7 +684,8 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
 }
 
 /* The plan a one-plan format exports: the one --planner names, else the
- * best (fitting first, then the objective). NULL after saying why. */
+ * best (fitting first, then the objective; when none fits, the least
+ * memory). NULL after saying why. */
 static const struct planner_result *export_choice(const struct planner_result *results, int n,
                                                   const struct solve_args *sa)
 {

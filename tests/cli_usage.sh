@@ -132,4 +132,18 @@ expect_status 2 "an existing file named like a typo"
 expect_stderr "pipeplan: the explorer needs a terminal; use 'pipeplan solve NETWORK.ini PLATFORM.ini' for scripts" \
     "an existing file is the network file"
 
+# Every key solve --json prints is in the man page's schema: a row with a
+# message and blocks, and a problem where nothing fits (the smallest cap).
+schema=$(sed -n '/^{"problem"/,/^\.fi/p' man/pipeplan.1)
+# (each case: the exit status wanted, 1 when nothing fits, then the arguments)
+for args in "0 --split 0,10,20,30" "1 --memory 2GiB --planner dp,uniform"; do
+    # shellcheck disable=SC2086
+    run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --work-limit 20 --json ${args#* }
+    expect_status "${args%% *}" "solve --json ${args#* }"
+    for key in $(grep -oE '"[a-z_]+":' "$TMP/out" | tr -d '":' | sort -u); do
+        if printf '%s\n' "$schema" | grep -qF "\"$key\""; then ok "man page's JSON schema has $key"; else
+            not_ok "man page's JSON schema lacks $key (${args#* })"; fi
+    done
+done
+
 finish
