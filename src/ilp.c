@@ -3504,17 +3504,22 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
     } else {
         res->status = s.failed ? PLAN_ERROR : PLAN_TIMEOUT;
         snprintf(res->message, sizeof res->message, s.failed ? "the MIP solver failed"
+                 : s.stopped && deterministic(&s) ? "no fitting plan found before the work limit"
                  : s.stopped ? "no fitting plan found before the time limit"
                  : "no fitting plan found, nor a proof that none fits (a master was "
                    "stopped by its own limit)");
     }
     if (res->status == PLAN_INFEASIBLE || res->status == PLAN_NO_FIT ||
         (!res->plan && res->status == PLAN_TIMEOUT)) {
-        /* show what the best baseline would need */
+        /* show what the best baseline would need, and say whose plan it is */
         struct planner_result b;
         if (baseline_get(pb, opt, "dp", &b, NULL, NULL) == 0) {
             res->plan = b.plan;
             res->believed_fit = false;
+            size_t n = strlen(res->message);
+            snprintf(res->message + n, sizeof res->message - n,
+                     "%sshown: the memory-aware DP's split, which does not fit either",
+                     n ? "; " : "");
         }
     }
     for (int c = 0; c < s.ncuts; c++)

@@ -121,8 +121,8 @@ expect_stdout_has "Plan that fits at 8.28 GiB per GPU: mem-aware DP" "shows the 
 expect_stdout_lacks "Best plan:" "no plan that does not fit is shown as the best"
 expect_stdout_lacks "ILP (CBC): its own memory rule" "the ILP has no memory rule of its own"
 # the chain bound's rules at a long period prove it for the layers
-expect_stdout_has "ILP (CBC): no plan of the 41 layers fits: proven infeasible" \
-    "infeasibility proven for the layers, not only the 12 blocks"
+expect_stdout_has "ILP (CBC): no plan of the 41 layers fits: proven infeasible; shown: the memory-aware DP's split, which does not fit either" \
+    "infeasibility proven for the layers, not only the 12 blocks; the plan on its row is named"
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --json \
     --work-limit 100000
 expect_status 1 "no fit, JSON"
@@ -133,6 +133,16 @@ if jq -e '.problem.min_fitting_cap > 4294967296
                and (has("proven_for_blocks") | not))' \
       "$TMP/out" >/dev/null; then
     ok "JSON says no_fit, infeasible for the ILP, and the fitting cap"; else not_ok "JSON no_fit fields"; fi
+if jq -e '[.plans[] | select(.planner == "ilp" or .planner == "dp") | .assignment] | .[0] == .[1]' \
+      "$TMP/out" >/dev/null; then
+    ok "the infeasible ILP's row shows the DP's split, as its message says"; else
+    not_ok "the infeasible ILP's row"; fi
+# stopped by the work limit: its message names that limit, not the clock's
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 8884126719B \
+    --planner ilp --work-limit 100
+expect_status 1 "vgg16 at 1 B under the cap the DP needs, 100 units of work"
+expect_stdout_has "ILP (CBC): no fitting plan found before the work limit; shown:" \
+    "a work limit is named as such"
 # the cap named, typed back, fits; the same rounded to the nearest would not
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 8.28GiB --planner dp
 expect_status 0 "the cap named (8.28 GiB) fits when typed back"
