@@ -17,7 +17,7 @@ static void round_trip(const struct plan *pl, const struct problem *pb)
     FUZZ_ASSERT(f, "open_memstream");
     FUZZ_ASSERT(planfile_write(f, pb, pl, "fuzz") == 0, "write");
     FUZZ_ASSERT(fclose(f) == 0, "fclose");
-    struct plan *back = planfile_parse(out, "written.plan", pb, err, sizeof err);
+    struct plan *back = planfile_parse(out, "written.plan", pb, NULL, 0, err, sizeof err);
     FUZZ_ASSERT(back, "an accepted plan does not read back: %s", err);
     FUZZ_ASSERT(back->T == pl->T, "period %.17g read back as %.17g", pl->T, back->T);
     for (int i = 0; i < pl->L; i++)
@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const struct problem *pb = fuzz_problem(k);
         char err[SPEC_ERR_LEN];
         err[0] = '\0';
-        struct plan *pl = planfile_parse(text, "fuzz.plan", pb, err, sizeof err);
+        struct plan *pl = planfile_parse(text, "fuzz.plan", pb, NULL, 0, err, sizeof err);
         if (!pl) {
             FUZZ_ASSERT(strncmp(err, "fuzz.plan:", 10) == 0, "message '%s'", err);
             continue;

@@ -9,6 +9,9 @@
  *   layers = L
  *   gpus = P
  *   period = 12.5ms
+ *   schedule = 1f1b         ; optional: the settings it was judged for
+ *   micro_batches = 32
+ *   weight_factor = 4
  *
  *   [layer NAME]            ; one per layer, in chain order
  *   gpu = 0
@@ -38,12 +41,15 @@ int planfile_check(const struct plan *pl, char *err, size_t errlen);
 
 /* Parse text (label names it in messages) into a plan for pb, evaluated
  * and checked by the simulator. Returns the plan (plan_free), or NULL
- * with the message in err. */
+ * with the message in err. When the file names settings it was judged
+ * for (schedule, micro-batches, weight factor) that differ from pb's,
+ * note (when not NULL) says which, else it is "": the plan is judged
+ * for pb's all the same. */
 struct plan *planfile_parse(const char *text, const char *label, const struct problem *pb,
-                            char *err, size_t errlen);
+                            char *note, size_t notelen, char *err, size_t errlen);
 
 /* Read and parse the file at path. */
-struct plan *planfile_load(const char *path, const struct problem *pb, char *err,
-                           size_t errlen);
+struct plan *planfile_load(const char *path, const struct problem *pb, char *note,
+                           size_t notelen, char *err, size_t errlen);
 
 #endif

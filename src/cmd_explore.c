@@ -122,7 +122,7 @@ int cmd_explore(int argc, char **argv)
         }
         free(gpu);
     } else if (opt.plan_path) {
-        struct plan *pl = planfile_load(opt.plan_path, pb, err, sizeof err);
+        struct plan *pl = planfile_load(opt.plan_path, pb, NULL, 0, err, sizeof err);
         if (!pl) {
             text_eprintf("%s\n", err);
             bad = 1;

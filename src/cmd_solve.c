@@ -663,11 +663,14 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
         rc = rc < 0 ? -1 : 0;
         free(gpu);
     } else {
-        struct plan *pl = planfile_load(sa->plan_path, pb, err, sizeof err);
+        char note[512];
+        struct plan *pl = planfile_load(sa->plan_path, pb, note, sizeof note, err, sizeof err);
         if (!pl) {
             text_eprintf("%s\n", err);
             return -1;
         }
+        if (note[0])   /* a what-if, or a setting forgotten: either way, said */
+            text_eprintf("pipeplan: %s\n", note);
         snprintf(source, sizeof source, "--plan %s", sa->plan_path);
         rc = planner_judge(pb, pl->gpu, pl->T, pl->start, source, res);
         plan_free(pl);

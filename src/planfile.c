@@ -51,6 +51,9 @@ int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
      * the reader compares them so (same_name) */
     fprintf(out, "\n[plan]\nnetwork = %s\nlayers = %d\ngpus = %d\nperiod = %s\n", name,
             pl->L, pl->P, b1);
+    /* the settings it was judged for: a reader judging it under others says so */
+    fprintf(out, "schedule = %s\nmicro_batches = %ld\nweight_factor = %s\n",
+            spec_schedule_name(pb->schedule), pb->m, units_write_exact(pb->phi, 1, b2, sizeof b2));
     for (int i = 0; i < pl->L; i++) {
         ms_exact(pl->start[i], b1, sizeof b1);
         ms_exact(pl->start[pl->L + i], b2, sizeof b2);
@@ -101,6 +104,10 @@ struct reader {
     int layer;               /* section: -1 [plan], else the layer, -2 none yet */
     unsigned seen;           /* keys seen in the current section */
     int plan_line, period_line, last_layer_line;
+    /* the settings the file says it was judged for (-1, NAN: not said) */
+    int schedule;
+    long m;
+    double phi;
     int *op_line;            /* [2L] the line of each start (F_i: i, B_i: L + i) */
 };
 
@@ -157,18 +164,22 @@ static int parse_count(struct reader *r, const char *key, const char *v, long *o
 {
     char why[128];
     if (units_parse_count(v, 0, 1000000000L, out, why, sizeof why) < 0)
-        return fail(r, "bad %s '%s': %s", key, v, why);
+        return fail(r, "bad %s '%s': %s%s", key, v, why,
+                    strstr(why, "(expected") ? "" : " (expected a whole number)");
     return 0;
 }
 
-static const char *const plan_keys[] = { "network", "layers", "gpus", "period", NULL };
+/* the first four are required; the settings after them were added later */
+#define PLAN_REQUIRED 4
+static const char *const plan_keys[] = { "network", "layers", "gpus", "period", "schedule",
+                                         "micro_batches", "weight_factor", NULL };
 static const char *const layer_keys[] = { "gpu", "forward_start", "backward_start", NULL };
 
 /* The keys of the section just closed are all there. */
 static int section_close(struct reader *r)
 {
     const char *const *keys = r->layer == -1 ? plan_keys : layer_keys;
-    for (int k = 0; keys[k]; k++)
+    for (int k = 0; keys[k] && (r->layer != -1 || k < PLAN_REQUIRED); k++)
         if (!(r->seen & (1u << k))) {
             if (r->layer == -1)
                 return fail(r, "[plan] has no %s (expected network, layers, gpus and period)",
@@ -220,8 +231,8 @@ static int key_value(struct reader *r, char *key, char *v)
         k++;
     if (!keys[k]) {
         if (r->layer == -1)
-            return fail(r, "unknown key '%s' in [plan] (expected network, layers, gpus or "
-                        "period)", key);
+            return fail(r, "unknown key '%s' in [plan] (expected network, layers, gpus, "
+                        "period, schedule, micro_batches or weight_factor)", key);
         return fail(r, "unknown key '%s' in [layer %s] (expected gpu, forward_start or "
                     "backward_start)", key, pb->names[r->layer]);
     }
@@ -251,7 +262,7 @@ static int key_value(struct reader *r, char *key, char *v)
                 return fail(r, "gpus = %ld (expected %d, the GPUs being planned; --gpus "
                             "changes them)", n, pb->P);
             return 0;
-        default:
+        case 3:
             if (parse_ms(r, key, v, &ms) < 0)
                 return -1;
             if (!(ms > 0))
@@ -259,6 +270,24 @@ static int key_value(struct reader *r, char *key, char *v)
             r->pl->T = ms;
             r->period_line = r->line;
             return 0;
+        case 4:
+            if (strcmp(v, "1f1b") != 0 && strcmp(v, "pipedream") != 0)
+                return fail(r, "bad schedule '%s' (expected 1f1b or pipedream)", v);
+            r->schedule = strcmp(v, "1f1b") == 0 ? SPEC_SCHEDULE_1F1B : SPEC_SCHEDULE_PIPEDREAM;
+            return 0;
+        case 5:
+            if (parse_count(r, key, v, &n) < 0)
+                return -1;
+            if (n < 1)
+                return fail(r, "micro_batches = %s (expected at least 1)", v);
+            r->m = n;
+            return 0;
+        default: {
+            char why[128];
+            if (units_parse_real(v, &r->phi, why, sizeof why) < 0)
+                return fail(r, "bad weight_factor '%s': %s (expected a number, e.g. 4)", v, why);
+            return 0;
+        }
         }
     }
     int i = r->layer;
@@ -266,8 +295,11 @@ static int key_value(struct reader *r, char *key, char *v)
     case 0: {
         char why[128];
         /* the GPUs being planned, not any count: 4294967296 is out of them */
-        if (units_parse_count(v, 0, pb->P - 1, &n, why, sizeof why) < 0)
-            return fail(r, "bad gpu '%s': %s", v, why);
+        if (units_parse_count(v, 0, pb->P - 1, &n, why, sizeof why) < 0) {
+            if (strstr(why, "(expected"))
+                return fail(r, "bad gpu '%s': %s", v, why);
+            return fail(r, "bad gpu '%s': %s (expected a GPU from 0 to %d)", v, why, pb->P - 1);
+        }
         r->pl->gpu[i] = (int)n;
         return 0;
     }
@@ -289,10 +321,56 @@ static int key_value(struct reader *r, char *key, char *v)
     }
 }
 
-struct plan *planfile_parse(const char *text, const char *label, const struct problem *pb,
-                            char *err, size_t errlen)
+/* "a", "a and b", "a, b and c" */
+static void join_and(char *out, size_t len, char items[][48], int n)
 {
-    struct reader r = { .label = label, .pb = pb, .err = err, .errlen = errlen, .layer = -2 };
+    size_t k = 0;
+    out[0] = '\0';
+    for (int j = 0; j < n && k < len; j++)
+        k += (size_t)snprintf(out + k, len - k, "%s%s",
+                              j == 0 ? "" : j == n - 1 ? " and " : ", ", items[j]);
+}
+
+/* What differs between the settings the file was judged for and pb's,
+ * as "F was written for pipedream and 8 micro-batches; judged here for
+ * 1f1b and 32 micro-batches", or "" when nothing does (or the file does
+ * not say). */
+static void settings_note(const struct reader *r, char *note, size_t len)
+{
+    const struct problem *pb = r->pb;
+    char was[3][48], now[3][48], b[32];
+    int n = 0;
+    if (r->schedule >= 0 && r->schedule != (int)pb->schedule) {
+        snprintf(was[n], sizeof was[n], "%s", spec_schedule_name((enum spec_schedule)r->schedule));
+        snprintf(now[n++], sizeof now[0], "%s", spec_schedule_name(pb->schedule));
+    }
+    if (r->m > 0 && r->m != pb->m) {
+        snprintf(was[n], sizeof was[n], "%ld micro-batch%s", r->m, r->m == 1 ? "" : "es");
+        snprintf(now[n++], sizeof now[0], "%ld micro-batch%s", pb->m, pb->m == 1 ? "" : "es");
+    }
+    if (!isnan(r->phi) && r->phi != pb->phi) {
+        snprintf(was[n], sizeof was[n], "weight factor %s",
+                 units_write_exact(r->phi, 1, b, sizeof b));
+        snprintf(now[n++], sizeof now[0], "weight factor %s",
+                 units_write_exact(pb->phi, 1, b, sizeof b));
+    }
+    if (n == 0) {
+        note[0] = '\0';
+        return;
+    }
+    char w[160], h[160];
+    join_and(w, sizeof w, was, n);
+    join_and(h, sizeof h, now, n);
+    snprintf(note, len, "%s was written for %s; judged here for %s", r->label, w, h);
+}
+
+struct plan *planfile_parse(const char *text, const char *label, const struct problem *pb,
+                            char *note, size_t notelen, char *err, size_t errlen)
+{
+    struct reader r = { .label = label, .pb = pb, .err = err, .errlen = errlen, .layer = -2,
+                        .schedule = -1, .m = -1, .phi = NAN };
+    if (note && notelen)
+        note[0] = '\0';
     r.pl = plan_new(pb->L, pb->P);
     r.op_line = calloc(2 * (size_t)pb->L, sizeof *r.op_line);
     char *copy = strdup(text);
@@ -372,17 +450,21 @@ struct plan *planfile_parse(const char *text, const char *label, const struct pr
         plan_free(r.pl);
         return NULL;
     }
+    if (note && notelen)
+        settings_note(&r, note, notelen);
     return r.pl;
 }
 
-struct plan *planfile_load(const char *path, const struct problem *pb, char *err,
-                           size_t errlen)
+struct plan *planfile_load(const char *path, const struct problem *pb, char *note,
+                           size_t notelen, char *err, size_t errlen)
 {
     size_t len;
+    if (note && notelen)
+        note[0] = '\0';
     char *text = fileio_read(path, &len, err, errlen);
     if (!text)
         return NULL;
-    struct plan *pl = planfile_parse(text, path, pb, err, errlen);
+    struct plan *pl = planfile_parse(text, path, pb, note, notelen, err, errlen);
     free(text);
     return pl;
 }

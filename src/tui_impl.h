@@ -251,7 +251,9 @@ const char *tui_path_short(const char *path, char *buf, size_t len);
 /* Your plan's fields of a worker request (worker.h), for its problem. */
 void tui_user_request(const struct tui *t, struct worker_request *req);
 int tui_user_split(struct tui *t, const char *spec, char *err, size_t errlen);
-int tui_user_load(struct tui *t, const char *path, char *err, size_t errlen);
+/* note: what the file says it was judged for, where the knobs differ (or "") */
+int tui_user_load(struct tui *t, const char *path, char *note, size_t notelen, char *err,
+                  size_t errlen);
 /* "~/x" -> "$HOME/x" into out. */
 void tui_path_expand(const char *in, char *out, size_t outlen);
 

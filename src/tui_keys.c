@@ -116,14 +116,18 @@ static void load_commit(struct tui *t)
     tui_path_expand(t->input, path, sizeof path);
     t->mode = MODE_MAIN;
     curs_set(0);
-    char err[1024];
-    if (tui_user_load(t, path, err, sizeof err) < 0) {
+    char err[1024], note[512];
+    if (tui_user_load(t, path, note, sizeof note, err, sizeof err) < 0) {
         tui_message(t, MSG_ERROR, "%s", err);
         return;
     }
     t->sel = t->user;
-    tui_message(t, MSG_INFO, "loaded your plan from %s (row \"%s\")", path,
-                planner_title(planner_given()));
+    if (note[0])
+        tui_message(t, MSG_INFO, "loaded your plan (row \"%s\"): %s",
+                    planner_title(planner_given()), note);
+    else
+        tui_message(t, MSG_INFO, "loaded your plan from %s (row \"%s\")", path,
+                    planner_title(planner_given()));
 }
 
 /* Whether more input is already waiting (getch() does not block here). */

@@ -723,10 +723,11 @@ int tui_user_split(struct tui *t, const char *spec, char *err, size_t errlen)
     return 0;
 }
 
-int tui_user_load(struct tui *t, const char *path, char *err, size_t errlen)
+int tui_user_load(struct tui *t, const char *path, char *note, size_t notelen, char *err,
+                  size_t errlen)
 {
     const struct problem *pb = t->cur->pb;
-    struct plan *pl = planfile_load(path, pb, err, errlen);
+    struct plan *pl = planfile_load(path, pb, note, notelen, err, errlen);
     if (!pl)
         return -1;
     int *gpu = malloc((size_t)pl->L * sizeof *gpu);
@@ -1312,8 +1313,11 @@ int tui_state_init(struct tui *t, const struct tui_options *opt, struct spec_net
     }
     if (opt->split && tui_user_split(t, opt->split, err, errlen) < 0)
         return -1;
-    if (opt->plan_path && tui_user_load(t, opt->plan_path, err, errlen) < 0)
+    char note[512];
+    if (opt->plan_path && tui_user_load(t, opt->plan_path, note, sizeof note, err, errlen) < 0)
         return -1;
+    if (opt->plan_path && note[0])
+        tui_message(t, MSG_INFO, "%s", note);
     t->replan = REPLAN_ALL;
     t->dirty = true;
     return 0;

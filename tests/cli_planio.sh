@@ -100,6 +100,32 @@ if jq -e '(.plans | map(select(.planner == "dp"))[0]) as $d | (.plans | map(sele
 else
     not_ok "--plan round trip"; cat "$TMP/out"
 fi
+# the settings it was judged for travel with it: read under others, said
+if grep -qx 'schedule = 1f1b' dp.plan && grep -qx 'micro_batches = 8' dp.plan &&
+   grep -qx 'weight_factor = 4' dp.plan; then ok "plan file: the settings it was judged for"; else
+    not_ok "plan file settings"; sed -n '/^\[plan\]/,/^$/p' dp.plan; fi
+expect_stderr "" "--plan under the settings it was written for: nothing said"
+run solve gpt.ini four.ini --planner user --plan dp.plan --schedule pipedream --micro-batches 2
+expect_status 0 "--plan under other settings"
+expect_stderr "pipeplan: dp.plan was written for 1f1b and 8 micro-batches; judged here for pipedream and 2 micro-batches" \
+    "--plan under other settings: which, on stderr"
+run solve gpt.ini four.ini --planner user --plan dp.plan --weight-factor 2.5
+expect_stderr "pipeplan: dp.plan was written for weight factor 4; judged here for weight factor 2.5" \
+    "--plan under another weight factor"
+# a file of before these keys reads as ever, with nothing to say
+grep -v -e '^schedule = ' -e '^micro_batches = ' -e '^weight_factor = ' dp.plan >old.plan
+run solve gpt.ini four.ini --planner user --plan old.plan --schedule pipedream
+expect_status 0 "a plan file without the settings"
+expect_stderr "" "a plan file without the settings: no note"
+for kv in "schedule = gpipe|bad schedule 'gpipe' (expected 1f1b or pipedream)" \
+          "micro_batches = 0|micro_batches = 0 (expected at least 1)" \
+          "weight_factor = x|bad weight_factor 'x': not a number (expected a number, e.g. 4)"; do
+    key=${kv%% =*}
+    line=$(grep -n "^$key = " dp.plan | cut -d: -f1)
+    sed "s/^$key = .*/${kv%%|*}/" dp.plan >bad.plan
+    run solve gpt.ini four.ini --plan bad.plan
+    expect_stderr "bad.plan:$line: ${kv#*|}" "plan file, ${kv%%|*}: its line and what was expected"
+done
 sed 's/^gpus = 4/gpus = 8/' dp.plan >bad.plan
 run solve gpt.ini four.ini --plan bad.plan
 expect_status 2 "bad plan file"

@@ -641,7 +641,7 @@ static void test_planfile_round_trip(void **state)
     struct pf_ctx c = { pb, res.plan };
     char *text = write_mem(pf_writer, &c);
     char err[SPEC_ERR_LEN] = "";
-    struct plan *back = planfile_parse(text, "a.plan", pb, err, sizeof err);
+    struct plan *back = planfile_parse(text, "a.plan", pb, NULL, 0, err, sizeof err);
     if (!back)
         fail_msg("%s", err);
     assert_memory_equal(back->gpu, res.plan->gpu, sizeof gpu);
@@ -655,6 +655,24 @@ static void test_planfile_round_trip(void **state)
     assert_string_equal(text, again);
     free(again);
     plan_free(back);
+    /* read under the settings it was written for: nothing to say; under
+     * others: the same plan, judged for them, and a note of what differs */
+    char note[256] = "x";
+    back = planfile_parse(text, "a.plan", pb, note, sizeof note, err, sizeof err);
+    assert_non_null(back);
+    assert_string_equal(note, "");
+    plan_free(back);
+    long m = pb->m;
+    pb->m = 1;
+    pb->phi = 2.5;
+    back = planfile_parse(text, "a.plan", pb, note, sizeof note, err, sizeof err);
+    assert_non_null(back);
+    assert_memory_equal(back->gpu, res.plan->gpu, sizeof gpu);
+    assert_string_equal(note, "a.plan was written for 8 micro-batches and weight factor 4; "
+                        "judged here for 1 micro-batch and weight factor 2.5");
+    plan_free(back);
+    pb->m = m;
+    pb->phi = 4;
 
     /* errors name the file and line */
     static const struct {
@@ -664,15 +682,22 @@ static void test_planfile_round_trip(void **state)
           "--gpus changes them)" },
         { "network = gpt-test", "network = other", "a.plan:10: network 'other' (expected "
           "gpt-test, the network being planned)" },
-        { "[layer layers.0]", "[layer layers.9]", "a.plan:20: [layer layers.9] (expected [layer "
+        { "[layer layers.0]", "[layer layers.9]", "a.plan:23: [layer layers.9] (expected [layer "
           "layers.0], layer 1 of gpt-test)" },
-        { "gpu = 1", "gpu = 7", "a.plan:26: bad gpu '7': out of range (expected 0 to 3)" },
-        { "gpu = 1", "gpu = 4294967296", "a.plan:26: bad gpu '4294967296': out of range "
+        { "gpu = 1", "gpu = 7", "a.plan:29: bad gpu '7': out of range (expected 0 to 3)" },
+        { "gpu = 1", "gpu = 4294967296", "a.plan:29: bad gpu '4294967296': out of range "
           "(expected 0 to 3)" },
-        { "gpu = 1", "gpu = 1.5", "a.plan:26: bad gpu '1.5': not a whole number" },
+        { "gpu = 1", "gpu = 1.5", "a.plan:29: bad gpu '1.5': not a whole number (expected a "
+          "GPU from 0 to 3)" },
+        { "gpu = 1", "gpu = -1", "a.plan:29: bad gpu '-1': negative value (expected a GPU from "
+          "0 to 3)" },
+        { "layers = ", "layers = -", "a.plan:11: bad layers '-11': negative value (expected a "
+          "whole number)" },
         { "period = ", "periods = ", "a.plan:13: unknown key 'periods' in [plan] (expected "
-          "network, layers, gpus or period)" },
-        { "forward_start = 0ms", "forward_start = 0", "a.plan:17: bad forward_start '0' "
+          "network, layers, gpus, period, schedule, micro_batches or weight_factor)" },
+        { "schedule = 1f1b", "schedule = 1F1B", "a.plan:14: bad schedule '1F1B' (expected 1f1b "
+          "or pipedream)" },
+        { "forward_start = 0ms", "forward_start = 0", "a.plan:20: bad forward_start '0' "
           "(expected a time with its unit, e.g. 12.5ms)" },
     };
     for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
@@ -683,7 +708,7 @@ static void test_planfile_round_trip(void **state)
         memcpy(bad, text, pre);
         strcpy(bad + pre, edits[k].to);
         strcat(bad, at + strlen(edits[k].from));
-        struct plan *pl = planfile_parse(bad, "a.plan", pb, err, sizeof err);
+        struct plan *pl = planfile_parse(bad, "a.plan", pb, NULL, 0, err, sizeof err);
         assert_null(pl);
         assert_string_equal(err, edits[k].want);
         free(bad);
@@ -699,7 +724,7 @@ static void test_planfile_round_trip(void **state)
     memcpy(bad, text, head);
     strcpy(bad + head, "0ms");
     strcat(bad, strchr(text + head, '\n'));
-    struct plan *pl = planfile_parse(bad, "a.plan", pb, err, sizeof err);
+    struct plan *pl = planfile_parse(bad, "a.plan", pb, NULL, 0, err, sizeof err);
     assert_null(pl);
     int fs_line = 1;
     for (const char *q = text; q < fs; q++)
@@ -714,7 +739,7 @@ static void test_planfile_round_trip(void **state)
     /* cut short */
     char *cut = strdup(text);
     cut[strstr(cut, "[layer norm]") - cut] = '\0';
-    assert_null(planfile_parse(cut, "a.plan", pb, err, sizeof err));
+    assert_null(planfile_parse(cut, "a.plan", pb, NULL, 0, err, sizeof err));
     assert_non_null(strstr(err, "the file ends after 9 of 11 layers (expected [layer norm] "
                            "next)"));
     free(cut);

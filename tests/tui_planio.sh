@@ -29,6 +29,16 @@ keys sp C-u
 keys_literal sp "$TMP/missing.plan"
 keys sp Enter
 expect_screen sp "p: a file that is not there says so" "missing\.plan: cannot open"
+# a plan file written for other settings: loaded, judged for these, and
+# said so (the message takes two lines, where the path decides; the word
+# "pipedream;" is the note's alone)
+pp solve "$NET" "$PLAT" --planner time --schedule pipedream --format plan -o "$TMP/pd.plan"
+keys sp p
+keys sp C-u
+keys_literal sp "$TMP/pd.plan"
+keys sp Enter
+expect_screen sp "p: a plan written for pipedream, judged for 1f1b, says so" \
+    "loaded your plan \(row \"your split\"\): " "pipedream;" "^▶ your split "
 
 # ---- S: a split typed, judged as solve --split judges it ----
 pp solve "$NET" "$PLAT" --planner user --split 'deepspeed:[0, 5, 10, 15, 23]' --json >"$TMP/ds.json"
