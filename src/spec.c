@@ -270,12 +270,12 @@ static void begin_layer(struct parser *ps, const char *name)
     size_t at;
     int dup = name_find(ps, name, &at);
     if (dup >= 0) {
-        fail_at(ps, ps->line, "duplicate layer '%s' (first defined on line %d)",
-                name, net->layers[dup].line);
+        fail_at(ps, ps->line, "duplicate layer '%s' (expected each name once; the first is "
+                "on line %d)", name, net->layers[dup].line);
         return;
     }
     if (net->nlayers >= SPEC_MAX_LAYERS) {
-        fail_at(ps, ps->line, "too many layers (at most %d)", SPEC_MAX_LAYERS);
+        fail_at(ps, ps->line, "too many layers (expected at most %d)", SPEC_MAX_LAYERS);
         return;
     }
     if (net->nlayers == ps->layers_cap) {
@@ -316,8 +316,8 @@ static void begin_gpu(struct parser *ps, const char *arg)
     }
     for (int i = 0; i < ps->ngpu_sections; i++) {
         if (ps->gpu_lines[2 * i] == n) {
-            fail_at(ps, ps->line, "duplicate [gpu %ld] (first on line %d)", n,
-                    ps->gpu_lines[2 * i + 1]);
+            fail_at(ps, ps->line, "duplicate [gpu %ld] (expected each GPU once; the first is "
+                    "on line %d)", n, ps->gpu_lines[2 * i + 1]);
             return;
         }
     }
@@ -375,8 +375,8 @@ static void section_begin(struct parser *ps, const char *raw)
     if (ps->kind == KIND_NETWORK) {
         if (strcmp(name, "network") == 0) {
             if (ps->network_line) {
-                fail_at(ps, ps->line, "second [network] section (first on line %d)",
-                        ps->network_line);
+                fail_at(ps, ps->line, "second [network] section (expected one; the first is "
+                        "on line %d)", ps->network_line);
                 return;
             }
             ps->network_line = ps->line;
@@ -394,16 +394,16 @@ static void section_begin(struct parser *ps, const char *raw)
     }
     if (strcmp(name, "platform") == 0) {
         if (ps->platform_line) {
-            fail_at(ps, ps->line, "second [platform] section (first on line %d)",
-                    ps->platform_line);
+            fail_at(ps, ps->line, "second [platform] section (expected one; the first is on "
+                    "line %d)", ps->platform_line);
             return;
         }
         ps->platform_line = ps->line;
         ps->sec.type = SEC_PLATFORM;
     } else if (strcmp(name, "training") == 0) {
         if (ps->training_line) {
-            fail_at(ps, ps->line, "second [training] section (first on line %d)",
-                    ps->training_line);
+            fail_at(ps, ps->line, "second [training] section (expected one; the first is on "
+                    "line %d)", ps->training_line);
             return;
         }
         ps->training_line = ps->line;
@@ -433,7 +433,7 @@ static char *reader(char *str, int num, void *stream)
         n--;
     size_t limit = (size_t)num - 1 < SPEC_MAX_LINE ? (size_t)num - 1 : SPEC_MAX_LINE;
     if (n > limit) {
-        fail_at(ps, ps->line, "line too long (%zu bytes; at most %zu)", n, limit);
+        fail_at(ps, ps->line, "line too long (%zu bytes; expected at most %zu)", n, limit);
         return NULL;
     }
     memcpy(str, start, n);
@@ -456,12 +456,20 @@ static int key_index(const struct key *keys, const char *name)
     return -1;
 }
 
+/* what, unless the reason why already says what to write instead (in
+ * parentheses, as "(expected ...)" or "(write the number out in full)") */
+static const char *expected_or(const char *why, const char *what)
+{
+    return strchr(why, '(') ? "" : what;
+}
+
 /* Value parsers that report "bad value" with what was expected. */
 static bool val_time(struct parser *ps, const char *key, const char *v, double *out)
 {
     char why[160];
     if (units_parse_time(v, out, why, sizeof why) < 0) {
-        fail_at(ps, ps->line, "bad %s '%s': %s", key, v, why);
+        fail_at(ps, ps->line, "bad %s '%s': %s%s", key, v, why,
+                expected_or(why, " (expected a time from 0 to 10^12 ms, e.g. 1.9ms)"));
         return false;
     }
     return true;
@@ -471,7 +479,8 @@ static bool val_size(struct parser *ps, const char *key, const char *v, uint64_t
 {
     char why[160];
     if (units_parse_size(v, out, why, sizeof why) < 0) {
-        fail_at(ps, ps->line, "bad %s '%s': %s", key, v, why);
+        fail_at(ps, ps->line, "bad %s '%s': %s%s", key, v, why,
+                expected_or(why, " (expected a size from 0 B to 16 EiB, e.g. 12.8MB)"));
         return false;
     }
     return true;
@@ -482,7 +491,9 @@ static bool val_count(struct parser *ps, const char *key, const char *v, long mi
 {
     char why[160];
     if (units_parse_count(v, min, max, out, why, sizeof why) < 0) {
-        fail_at(ps, ps->line, "bad %s '%s': %s", key, v, why);
+        char range[96];
+        snprintf(range, sizeof range, " (expected a whole number from %ld to %ld)", min, max);
+        fail_at(ps, ps->line, "bad %s '%s': %s%s", key, v, why, expected_or(why, range));
         return false;
     }
     return true;
@@ -542,7 +553,7 @@ static void platform_key(struct parser *ps, int k, const char *v)
             break;
         case 2:
             if (val_size(ps, "memory", v, &pl->memory) && pl->memory == 0)
-                fail_at(ps, ps->line, "memory must be positive");
+                fail_at(ps, ps->line, "memory %s (expected a size above 0)", v);
             break;
         case 3:
             val_size(ps, "reserved", v, &pl->reserved);
@@ -550,7 +561,8 @@ static void platform_key(struct parser *ps, int k, const char *v)
             break;
         case 4:
             if (units_parse_bandwidth(v, &pl->bandwidth, why, sizeof why) < 0)
-                fail_at(ps, ps->line, "bad bandwidth '%s': %s", v, why);
+                fail_at(ps, ps->line, "bad bandwidth '%s': %s%s", v, why,
+                        expected_or(why, " (expected a rate above 0, e.g. 20GB/s)"));
             break;
         default: val_time(ps, "latency", v, &pl->latency_ms); break;
         }
@@ -560,7 +572,7 @@ static void platform_key(struct parser *ps, int k, const char *v)
         if (val_size(ps, "memory", v, &ps->gpu_mem[i])) {
             ps->gpu_mem_line[i] = ps->line;
             if (ps->gpu_mem[i] == 0)
-                fail_at(ps, ps->line, "memory must be positive");
+                fail_at(ps, ps->line, "memory %s (expected a size above 0)", v);
         }
         break;
     }
@@ -626,12 +638,12 @@ static int handler(void *user, const char *section, const char *name, const char
             fail_at(ps, ps->line, "indented line continues '%s' (continuation lines are "
                     "not allowed; expected key = value)", name);
         else
-            fail_at(ps, ps->line, "'%s' given twice in %s", name, title);
+            fail_at(ps, ps->line, "'%s' given twice in %s (expected it once)", name, title);
         return 1;
     }
     ps->sec.seen |= 1u << k;
     if (value[0] == '\0') {
-        fail_at(ps, ps->line, "'%s' has no value", name);
+        fail_at(ps, ps->line, "'%s' has no value (expected %s = VALUE)", name, name);
         return 1;
     }
     if (ps->kind == KIND_NETWORK)

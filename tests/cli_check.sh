@@ -53,18 +53,18 @@ bad no-equals.ini "$net"'[layer a]\nforward 1ms\nbackward = 2ms\nweights = 1MB\n
     "@no-equals.ini:5: not an INI line (expected [section], key = value or a ; comment)"
 bad no-equals2.ini "$net"'[layer a]\nforward 1ms\nbackward = 2ms\nweights = 1MB\nactivation = 1MB\n'"$layer" \
     "@no-equals2.ini:5: not an INI line (expected [section], key = value or a ; comment)"
-bad dup-layer.ini "$net$layer$layer" "@dup-layer.ini:9: duplicate layer 'a' (first defined on line 4)"
+bad dup-layer.ini "$net$layer$layer" "@dup-layer.ini:9: duplicate layer 'a' (expected each name once; the first is on line 4)"
 bad no-layers.ini "$net" "@no-layers.ini:1: network 'n' has no layers (expected [layer NAME] sections)"
-bad negative.ini "$net"'[layer a]\nforward = -1ms\n' "@negative.ini:5: bad forward '-1ms': negative value"
+bad negative.ini "$net"'[layer a]\nforward = -1ms\n' "@negative.ini:5: bad forward '-1ms': negative value (expected a time from 0 to 10^12 ms, e.g. 1.9ms)"
 bad bare.ini "$net"'[layer a]\nforward = 1\n' "@bare.ini:5: bad forward '1': missing unit (expected us, ms or s)"
-bad huge.ini "$net"'[layer a]\nweights = 99999999999GB\n' "@huge.ini:5: bad weights '99999999999GB': size does not fit in 64 bits"
+bad huge.ini "$net"'[layer a]\nweights = 99999999999GB\n' "@huge.ini:5: bad weights '99999999999GB': size does not fit in 64 bits (expected a size from 0 B to 16 EiB, e.g. 12.8MB)"
 bad zero-gpus.ini '[platform]\nname = p\ngpus = 0\n' "@zero-gpus.ini:3: bad gpus '0': out of range (expected 1 to 4096)"
 bad below-reserved.ini '[platform]\nname = p\ngpus = 2\nmemory = 1GiB\nreserved = 2GiB\nbandwidth = 1GB/s\nlatency = 1us\n[training]\nmicro_batches = 2\nschedule = 1f1b\noptimizer = adam\n' \
     '@below-reserved.ini:5: memory is not above reserved (expected memory > reserved)'
 long=$(printf 'x%.0s' $(seq 1 200))
 bad nul.ini "$net"'[layer a]\nforward = 1\0ms\n' '@nul.ini:5: a NUL byte (expected a text file)'
 bad nul-platform.ini '[platform]\0\n' '@nul-platform.ini:1: a NUL byte (expected a text file)'
-bad long.ini "[network]\nname = $long\n" '@long.ini:2: line too long (207 bytes; at most 199)'
+bad long.ini "[network]\nname = $long\n" '@long.ini:2: line too long (207 bytes; expected at most 199)'
 
 run check "$TMP/does-not-exist.ini"
 expect_status 2 "missing file"

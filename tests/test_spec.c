@@ -145,7 +145,7 @@ static void test_network_many_layers_and_a_late_duplicate(void **state)
     sprintf(text + len, "[layer l7]\n");
     net = spec_network_parse(text, "n.ini", err, sizeof err);
     assert_null(net);
-    assert_string_equal(err, "n.ini:5004: duplicate layer 'l7' (first defined on line 39)");
+    assert_string_equal(err, "n.ini:5004: duplicate layer 'l7' (expected each name once; the first is on line 39)");
     free(text);
 }
 
@@ -163,7 +163,7 @@ static void test_network_errors_name_the_line(void **state)
         { "[network]\nname = x\n" LAYER_A,
           "n.ini:1: [network] has no 'micro_batch' (expected a line 'micro_batch = ...')" },
         { NET_HEAD LAYER_A "[layer a]\nforward = 1ms\n",
-          "n.ini:9: duplicate layer 'a' (first defined on line 4)" },
+          "n.ini:9: duplicate layer 'a' (expected each name once; the first is on line 4)" },
         { NET_HEAD "[layer a]\nforwad = 1ms\n",
           "n.ini:5: unknown key 'forwad' in [layer a] (expected forward, backward, weights, "
           "activation or stored)" },
@@ -172,29 +172,29 @@ static void test_network_errors_name_the_line(void **state)
         { NET_HEAD "[layer]\n", "n.ini:4: layer without a name (expected [layer NAME])" },
         { NET_HEAD "[layer a]\nforward = 1.9\n",
           "n.ini:5: bad forward '1.9': missing unit (expected us, ms or s)" },
-        { NET_HEAD "[layer a]\nforward = -1ms\n", "n.ini:5: bad forward '-1ms': negative value" },
-        { NET_HEAD "[layer a]\nforward = nanms\n", "n.ini:5: bad forward 'nanms': not a number" },
+        { NET_HEAD "[layer a]\nforward = -1ms\n", "n.ini:5: bad forward '-1ms': negative value (expected a time from 0 to 10^12 ms, e.g. 1.9ms)" },
+        { NET_HEAD "[layer a]\nforward = nanms\n", "n.ini:5: bad forward 'nanms': not a number (expected a time from 0 to 10^12 ms, e.g. 1.9ms)" },
         { NET_HEAD "[layer a]\nforward = 1ms\nbackward = 1e400ms\n",
           "n.ini:6: bad backward '1e400ms': exponents are not accepted (write the number out in full)" },
         { NET_HEAD "[layer a]\nweights = 20000000000GB\n",
-          "n.ini:5: bad weights '20000000000GB': size does not fit in 64 bits" },
+          "n.ini:5: bad weights '20000000000GB': size does not fit in 64 bits (expected a size from 0 B to 16 EiB, e.g. 12.8MB)" },
         { NET_HEAD "[layer a]\nweights = 12\n",
           "n.ini:5: bad weights '12': missing unit (expected B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB)" },
         { NET_HEAD "[layer a]\nforward = 1ms\nforward = 2ms\n",
-          "n.ini:6: 'forward' given twice in [layer a]" },
+          "n.ini:6: 'forward' given twice in [layer a] (expected it once)" },
         { NET_HEAD "[layer a]\nforward = 1ms\n   2ms\n",
           "n.ini:6: indented line continues 'forward' (continuation lines are not allowed; "
           "expected key = value)" },
         { "name = x\n" NET_HEAD,
           "n.ini:1: 'name' outside any section (expected a [network] header first)" },
-        { NET_HEAD "micro_batch = 4\n", "n.ini:4: 'micro_batch' given twice in [network]" },
+        { NET_HEAD "micro_batch = 4\n", "n.ini:4: 'micro_batch' given twice in [network] (expected it once)" },
         { "[network]\nname = x\nmicro_batch = 0\n",
           "n.ini:3: bad micro_batch '0': out of range (expected 1 to 1000000000)" },
-        { "[network]\nname =\n", "n.ini:2: 'name' has no value" },
+        { "[network]\nname =\n", "n.ini:2: 'name' has no value (expected name = VALUE)" },
         { NET_HEAD "tensor_parallel = 0\n",
           "n.ini:4: bad tensor_parallel '0': out of range (expected 1 to 4096)" },
         { "[network]\nname = x\nmicro_batch = 4\n" "[network]\n",
-          "n.ini:4: second [network] section (first on line 1)" },
+          "n.ini:4: second [network] section (expected one; the first is on line 1)" },
         { "{\"network\": \"json\"}\n",
           "n.ini:1: not an INI line (expected [section], key = value or a ; comment)" },
         { NET_HEAD "[layer a\n", "n.ini:4: section header without ']' (expected [name])" },
@@ -223,7 +223,7 @@ static void test_overlong_line_is_rejected_not_split(void **state)
     snprintf(text, sizeof text, "[network]\nname = %s\nmicro_batch = 1\n" LAYER_A, name);
     net = spec_network_parse(text, "n.ini", err, sizeof err);
     assert_null(net);
-    assert_string_equal(err, "n.ini:2: line too long (200 bytes; at most 199)");
+    assert_string_equal(err, "n.ini:2: line too long (200 bytes; expected at most 199)");
 }
 
 static void test_platform_errors_name_the_line(void **state)
@@ -251,7 +251,7 @@ static void test_platform_errors_name_the_line(void **state)
         { PLAT_HEAD "[gpu 4096]\n", "p.ini:8: bad [gpu 4096]: out of range (expected 0 to "
                                     "4095)" },
         { PLAT_HEAD "[gpu 0]\nmemory = 2GiB\n[gpu 0]\n",
-          "p.ini:10: duplicate [gpu 0] (first on line 8)" },
+          "p.ini:10: duplicate [gpu 0] (expected each GPU once; the first is on line 8)" },
         { PLAT_HEAD "[training]\nmicro_batches = 8\nschedule = gpipe\n",
           "p.ini:10: bad schedule 'gpipe' (expected 1f1b or pipedream)" },
         { PLAT_HEAD "[training]\nmicro_batches = 8\nschedule = 1f1b\n",
@@ -275,7 +275,7 @@ static void test_platform_errors_name_the_line(void **state)
         { PLAT_HEAD "colour = red\n",
           "p.ini:8: unknown key 'colour' in [platform] (expected name, gpus, memory, "
           "reserved, bandwidth or latency)" },
-        { "[platform]\nmemory = 0B\n", "p.ini:2: memory must be positive" },
+        { "[platform]\nmemory = 0B\n", "p.ini:2: memory 0B (expected a size above 0)" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_platform_error(&cases[i]);
