@@ -3,10 +3,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define FILEIO_MAX_BYTES ((size_t)1 << 30)
 
 /* Report the line of the first NUL byte: FILE:LINE like every other error
  * in a text file. */
@@ -65,17 +70,20 @@ char *fileio_read(const char *path, size_t *len, char *err, size_t errlen)
     }
     for (;;) {
         if (n + 1 >= cap) {
-            if (cap > ((size_t)1 << 30)) {
+            /* one byte past 1 GiB is enough to tell: no more (an endless
+             * pipe grew the buffer to 2 GiB before) */
+            if (n > FILEIO_MAX_BYTES) {
                 snprintf(err, errlen, "%s: file too large (over 1 GiB)", path);
                 goto fail;
             }
-            char *nb = realloc(buf, cap * 2);
+            size_t want = cap * 2 > FILEIO_MAX_BYTES + 2 ? FILEIO_MAX_BYTES + 2 : cap * 2;
+            char *nb = realloc(buf, want);
             if (!nb) {
                 snprintf(err, errlen, "%s: out of memory", path);
                 goto fail;
             }
             buf = nb;
-            cap *= 2;
+            cap = want;
         }
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         /* binary data (a pipe from /dev/urandom) stops at its first NUL */
@@ -183,7 +191,15 @@ static int temp_create(const char *path, char **tmp, char *err, size_t errlen)
     int fd = fault ? -1 : mkstemp(*tmp);
     if (fault)
         errno = fault;
-    if (fd < 0) {
+    if (fd < 0 && errno == ENOENT) {
+        /* the one reason a user can act on: say which directory */
+        char *copy = strdup(path);
+        snprintf(err, errlen, "%s: cannot write: no directory %s (expected an existing one)",
+                 path, copy ? dirname(copy) : "");
+        free(copy);
+        free(*tmp);
+        *tmp = NULL;
+    } else if (fd < 0) {
         snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
         free(*tmp);
         *tmp = NULL;
@@ -224,6 +240,9 @@ int fileio_probe(const char *path, bool force, char *err, size_t errlen)
     return 0;
 }
 
+static int write_through_temp(const char *path, bool force, fileio_writer writer,
+                              void *ctx, char *err, size_t errlen);
+
 int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
                         void *ctx, char *err, size_t errlen)
 {
@@ -232,6 +251,24 @@ int fileio_write_atomic(const char *path, bool force, fileio_writer writer,
         return -1;
     if (way == 1)
         return write_in_place(path, writer, ctx, err, errlen);
+    /* Ctrl-C, a kill or a hang-up while the temporary file exists would
+     * leave it behind: held until it is renamed or removed, they then
+     * act as they would have (the file is whole or absent, never half) */
+    sigset_t held, old;
+    sigemptyset(&held);
+    sigaddset(&held, SIGINT);
+    sigaddset(&held, SIGTERM);
+    sigaddset(&held, SIGHUP);
+    sigaddset(&held, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &held, &old);
+    int rc = write_through_temp(path, force, writer, ctx, err, errlen);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+static int write_through_temp(const char *path, bool force, fileio_writer writer,
+                              void *ctx, char *err, size_t errlen)
+{
     struct stat st;
     char *tmp;
     int fd = temp_create(path, &tmp, err, errlen);

@@ -223,7 +223,7 @@ if grep -q "^$TMP/broken.ini:7: " "$TMP/err"; then ok "FILE:LINE for a broken in
 if [ ! -e "$TMP/err.csv" ]; then ok "no output file after bad input"; else not_ok "output left"; fi
 run sweep $NET $PLAT $GRID -o "$TMP/no/such/dir/out.csv"
 expect_status 2 "an unwritable -o"
-if grep -q "^pipeplan sweep: $TMP/no/such/dir/out.csv: cannot create a temporary file" "$TMP/err"; then
+if grep -q "^pipeplan sweep: $TMP/no/such/dir/out.csv: cannot write: no directory $TMP/no/such/dir " "$TMP/err"; then
     ok "says why it cannot write"; else not_ok "unwritable message"; cat "$TMP/err"; fi
 # other inputs: the same file name, another platform inside
 sed 's/^bandwidth = 10GB\/s/bandwidth = 20GB\/s/' $PLAT >"$TMP/four.ini"
@@ -316,7 +316,7 @@ expect_status 2 "--plot wants .svg"
 # merge that wrote its CSV first refused the same command with a good path
 run sweep $NET $PLAT --gpus 2 -o "$TMP/p.csv" --plot "$TMP/no/such/dir/p.svg"
 expect_status 2 "sweep with an unwritable --plot"
-expect_stderr "pipeplan sweep: $TMP/no/such/dir/p.svg: cannot create a temporary file: No such file or directory" \
+expect_stderr "pipeplan sweep: $TMP/no/such/dir/p.svg: cannot write: no directory $TMP/no/such/dir (expected an existing one)" \
     "says why it cannot write the plot"
 if [ ! -e "$TMP/p.csv" ]; then ok "no CSV after an unwritable --plot"; else not_ok "CSV left"; fi
 run sweep --merge "$TMP/shard0.csv" "$TMP/shard1.csv" "$TMP/shard2.csv" "$TMP/shard3.csv" \

@@ -1,6 +1,7 @@
 /* Plans in and out: --split lists, Megatron-Core layouts (read, written,
  * round trips), DeepSpeed parts, plan files (round trip, FILE:LINE
- * errors), csv columns. The transformer network is written here. */
+ * errors), csv columns, and the atomic write every export goes through.
+ * The transformer network is written here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,8 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "export.h"
+#include "fileio.h"
 #include "planfile.h"
 #include "planner.h"
 #include "schedule.h"
@@ -773,6 +779,61 @@ static void test_planfile_round_trip(void **state)
 }
 
 /* the given planner: in the registry by name, never run, never in "all" */
+/* A writer that is killed halfway: it sends itself SIGTERM between its
+ * two lines. */
+static int killed_writer(FILE *f, void *ctx)
+{
+    (void)ctx;
+    fputs("part one\n", f);
+    fflush(f);
+    raise(SIGTERM);
+    fputs("part two\n", f);
+    return 0;
+}
+
+/* A kill while an export is being written leaves the file whole or
+ * absent, and no temporary file beside it: the signal waits until the
+ * file is renamed, then ends the program as it would have. */
+static void test_atomic_write_signal(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/pipeplan-atomic.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char err[256];
+        fileio_write_atomic(path, false, killed_writer, NULL, err, sizeof err);
+        _exit(0);      /* not reached: the held SIGTERM ends it first */
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFSIGNALED(st));
+    assert_int_equal(WTERMSIG(st), SIGTERM);
+    int files = 0;
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') {
+            files++;
+            assert_string_equal(e->d_name, "out.txt");
+        }
+    closedir(d);
+    assert_int_equal(files, 1);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char text[64] = "";
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_string_equal(text, "part one\npart two\n");
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_given_registry(void **state)
 {
     (void)state;
@@ -804,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_deepspeed_parse),
         cmocka_unit_test(test_torchtitan_parse),
         cmocka_unit_test(test_planfile_round_trip),
+        cmocka_unit_test(test_atomic_write_signal),
         cmocka_unit_test(test_given_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
