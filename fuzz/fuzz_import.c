@@ -11,7 +11,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *text = fuzz_text(data, size);
     char err[SPEC_ERR_LEN];
     err[0] = '\0';
-    struct spec_network *net = import_pipedream(text, "fuzz/graph.txt", 32, err, sizeof err);
+    struct spec_network *net = import_pipedream(text, "fuzz/graph.txt", 32, NULL, 0, err, sizeof err);
     if (!net) {
         FUZZ_ASSERT(strncmp(err, "fuzz/graph.txt:", 15) == 0, "message '%s'", err);
         free(text);

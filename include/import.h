@@ -16,9 +16,12 @@
  * graph.txt" gives "vgg16"). `micro_batch` is the number of samples the
  * profile was taken at (>= 1). Layer k is the k-th node in topological order,
  * named "nodeN-Op". Returns a network to free with spec_network_free(), or
- * NULL with "LABEL:LINE: what is wrong (what was expected)" in err. */
+ * NULL with "LABEL:LINE: what is wrong (what was expected)" in err. When
+ * the graph imports but looks cut short (a node that works has no input
+ * edge), note (when not NULL) says so, in the same form; else it is "". */
 struct spec_network *import_pipedream(const char *text, const char *label,
-                                      long micro_batch, char *err, size_t errlen);
+                                      long micro_batch, char *note, size_t notelen,
+                                      char *err, size_t errlen);
 
 /* `pipeplan import pipedream GRAPH.txt --micro-batch N [-o OUT] [--force]`,
  * argv[0] being "import". Returns 0, or 2 for usage and input errors, 1 when

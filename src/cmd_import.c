@@ -157,12 +157,16 @@ int cmd_import(int argc, char **argv)
         text_eprintf("%s\n", err);
         return 2;
     }
-    struct spec_network *net = import_pipedream(text, graph, micro_batch, err, sizeof err);
+    char note[SPEC_ERR_LEN];
+    struct spec_network *net = import_pipedream(text, graph, micro_batch, note, sizeof note,
+                                                err, sizeof err);
     free(text);
     if (!net) {
         text_eprintf("%s\n", err);
         return 2;
     }
+    if (note[0])
+        text_eprintf("%s\n", note);
 
     char tail[TAIL_MAX + 16], from[TAIL_MAX + 64], batch[96];
     path_tail(graph, tail, sizeof tail);

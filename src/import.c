@@ -42,6 +42,8 @@ struct graph {
     const char *label;
     char *err;
     size_t errlen;
+    char *note;              /* a surprise that is not an error, or NULL */
+    size_t notelen;
     struct node *nodes;
     int nnodes, capnodes;
     struct edge *edges;
@@ -995,6 +997,35 @@ static struct spec_network *build_network(struct graph *g, const struct work *w,
     return net;
 }
 
+/* PipeDream's graphs start at their Input nodes (gnmt's `hidden`, a
+ * state of no size and no time, too): a node with work and no input edge
+ * is most likely one whose edge was lost, the file cut short, and its
+ * cut then misses that output. Said, not refused. */
+static void note_lost_inputs(struct graph *g, const struct work *w,
+                             const struct spec_network *net)
+{
+    int first = -1, count = 0;
+    for (int i = 0; i < g->nnodes; i++) {
+        const struct node *nd = &g->nodes[i];
+        if (w->in_start[i + 1] > w->in_start[i] || is_input(nd) ||
+            !(nd->forward_ms > 0 || nd->backward_ms > 0 || nd->params > 0 || nd->output > 0))
+            continue;
+        if (first < 0 || nd->line < g->nodes[first].line)
+            first = i;
+        count++;
+    }
+    if (first < 0 || !g->note || !g->notelen)
+        return;
+    const struct node *nd = &g->nodes[first];
+    char others[64] = "";
+    if (count > 1)
+        snprintf(others, sizeof others, ", nor have %d other node%s that work", count - 1,
+                 count == 2 ? "" : "s");
+    snprintf(g->note, g->notelen, "%s:%d: %s has no input edge%s (expected only Input "
+             "nodes to start a graph: a file cut short?)", g->label, nd->line,
+             net->layers[w->pos[first]].name, others);
+}
+
 static struct spec_network *linearise(struct graph *g, long micro_batch)
 {
     struct work w;
@@ -1004,20 +1035,25 @@ static struct spec_network *linearise(struct graph *g, long micro_batch)
     build_adjacency(g, &w);
     if (topo_sort(g, &w) < g->nnodes)
         report_cycle(g, &w);
-    else if (compute_cuts(g, &w))
-        net = build_network(g, &w, micro_batch);
+    else if (compute_cuts(g, &w) && (net = build_network(g, &w, micro_batch)))
+        note_lost_inputs(g, &w, net);
     work_free(&w);
     return net;
 }
 
 struct spec_network *import_pipedream(const char *text, const char *label,
-                                      long micro_batch, char *err, size_t errlen)
+                                      long micro_batch, char *note, size_t notelen,
+                                      char *err, size_t errlen)
 {
     struct graph g;
     memset(&g, 0, sizeof g);
     g.label = label ? label : "graph.txt";
     g.err = err;
     g.errlen = errlen;
+    g.note = note;
+    g.notelen = notelen;
+    if (note && notelen)
+        note[0] = '\0';
     if (err && errlen)
         err[0] = '\0';
     if (micro_batch < 1 || micro_batch > MICRO_BATCH_MAX) {

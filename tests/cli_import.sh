@@ -45,4 +45,17 @@ run import pipedream data/pipedream/alexnet/graph.txt --micro-batch 256 -o "$TMP
 expect_status 2 "unwritable output"
 expect_stdout_empty "unwritable output"
 
+# A real profile imports with nothing to say; the same cut before its last
+# line (an edge lost) still imports, and the node left without its input
+# is named: that cut misses the output it needed.
+run import pipedream data/pipedream/resnet50/graph.txt --micro-batch 128
+expect_status 0 "resnet50's whole profile"
+expect_stderr "" "a whole profile: nothing said"
+sed '$d' data/pipedream/resnet50/graph.txt >"$TMP/cut.txt"
+line=$(grep -n '^node170 ' "$TMP/cut.txt" | cut -d: -f1)
+run import pipedream "$TMP/cut.txt" --micro-batch 128
+expect_status 0 "a profile cut before its last edge still imports"
+expect_stderr "$TMP/cut.txt:$line: node170-Conv2d has no input edge (expected only Input nodes to start a graph: a file cut short?)" \
+    "a node that works with no input edge is named"
+
 finish

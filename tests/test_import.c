@@ -29,7 +29,7 @@ static char err[SPEC_ERR_LEN];
 static struct spec_network *import_text(const char *text)
 {
     err[0] = '\0';
-    return import_pipedream(text, "t.txt", 8, err, sizeof err);
+    return import_pipedream(text, "t.txt", 8, NULL, 0, err, sizeof err);
 }
 
 /* The import fails with "t.txt:LINE: ..." and the message says `what`. */
@@ -289,7 +289,8 @@ static void test_network_name_and_source_come_from_the_label(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char source[256];
         struct spec_network *net = import_pipedream(
-            NODE(1, "Input", "0.0", "0.0", "1.0", "0.0"), cases[i].label, 1, err, sizeof err);
+            NODE(1, "Input", "0.0", "0.0", "1.0", "0.0"), cases[i].label, 1, NULL, 0, err,
+            sizeof err);
         assert_non_null(net);
         snprintf(source, sizeof source,
                  "PipeDream profiler (msr-fiddle/pipedream, MIT licence): %s", cases[i].tail);
@@ -453,10 +454,10 @@ static void test_micro_batch_must_be_positive(void **state)
 {
     (void)state;
     const char *one = NODE(1, "Input", "0.0", "0.0", "1.0", "0.0");
-    assert_null(import_pipedream(one, "t.txt", 0, err, sizeof err));
+    assert_null(import_pipedream(one, "t.txt", 0, NULL, 0, err, sizeof err));
     assert_non_null(strstr(err, "micro-batch 0 out of range"));
-    assert_null(import_pipedream(one, "t.txt", -3, err, sizeof err));
-    struct spec_network *net = import_pipedream(one, "t.txt", 1, err, sizeof err);
+    assert_null(import_pipedream(one, "t.txt", -3, NULL, 0, err, sizeof err));
+    struct spec_network *net = import_pipedream(one, "t.txt", 1, NULL, 0, err, sizeof err);
     assert_non_null(net);
     assert_int_equal(net->micro_batch, 1);
     spec_network_free(net);
@@ -550,7 +551,7 @@ static void check_profile(const char *model, long micro_batch, int nodes, int ed
 {
     char path[4096];
     char *text = read_profile(model, path, sizeof path);
-    struct spec_network *net = import_pipedream(text, path, micro_batch, err, sizeof err);
+    struct spec_network *net = import_pipedream(text, path, micro_batch, NULL, 0, err, sizeof err);
     if (!net)
         fail_msg("%s", err);
     struct profile pr = profile_parse(text);
