@@ -12,7 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define SPEC_ERR_LEN 512
+/* room for a path as long as Linux allows (PATH_MAX, 4096) and the message */
+#define SPEC_ERR_LEN 4608
 #define SPEC_MAX_LINE 199      /* Debian's inih reads at most this many bytes */
 #define SPEC_MAX_LAYERS 100000
 #define SPEC_MAX_GPUS 4096

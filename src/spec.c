@@ -443,8 +443,16 @@ static char *reader(char *str, int num, void *stream)
     const char *p = ps->line == 1 ? text_skip_bom(str) : str;
     while (*p == ' ' || *p == '\t')
         p++;
-    if (*p == '[')
+    if (*p == '[') {
         section_begin(ps, p);
+        /* inih would take an indented header after a key for more of
+         * that key's value, while we have opened the section: it is a
+         * header either way, as inih reads it unindented */
+        if (p != str) {
+            memmove(str, p, strlen(p) + 1);
+            ps->line_indented = false;
+        }
+    }
     return str;
 }
 

@@ -234,7 +234,8 @@ int units_parse_bandwidth(const char *text, double *bytes_per_s, char *err, size
 {
     struct number num;
     const struct unit *u;
-    if (parse_with_unit(text, bw_units, "MB/s, GB/s or Gbit/s", &num, &u, err, errlen) < 0)
+    if (parse_with_unit(text, bw_units, "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, "
+                        "Kbit/s, Mbit/s, Gbit/s or Tbit/s", &num, &u, err, errlen) < 0)
         return -1;
     *bytes_per_s = num.value * u->factor;
     if (!isfinite(*bytes_per_s)) {
@@ -257,6 +258,7 @@ int units_parse_count(const char *text, long min, long max, long *value,
         set_err(err, errlen, "negative value");
         return -1;
     }
+    p += *p == '+';    /* as every other number in the files */
     if (!isdigit((unsigned char)*p)) {
         set_err(err, errlen, "not a whole number");
         return -1;

@@ -33,7 +33,7 @@ static void test_network_loads_with_units_and_defaults(void **state)
         "backward = 3100us\n"
         "weights = 37.6KB\n"
         "activation = 12.8MB\n"
-        "[layer fc]\n"
+        "  [layer fc]      ; indented: a header all the same, not more of the value above\n"
         "forward = 0.5ms\r\n"
         "backward = 1ms\n"
         "weights = 4MiB\n"
@@ -57,6 +57,22 @@ static void test_network_loads_with_units_and_defaults(void **state)
     assert_true(spec_network_compute_ms(net) == 1.9 + 3.1 + 0.5 + 1.0);
     assert_int_equal(spec_network_weights(net), 37600 + 4194304);
     spec_network_free(net);
+}
+
+/* A + before a count, as before every other number in the files. */
+static void test_counts_take_a_plus(void **state)
+{
+    (void)state;
+    char err[SPEC_ERR_LEN];
+    struct spec_platform *pl = spec_platform_parse(
+        "[platform]\nname = box\ngpus = +2\nmemory = +16GiB\nreserved = 1GiB\n"
+        "bandwidth = 25GB/s\nlatency = 10us\n[training]\nmicro_batches = +8\n"
+        "schedule = 1f1b\noptimizer = adam\n", "p.ini", err, sizeof err);
+    if (!pl)
+        fail_msg("%s", err);
+    assert_int_equal(pl->gpus, 2);
+    assert_int_equal(pl->micro_batches, 8);
+    spec_platform_free(pl);
 }
 
 static void test_platform_loads_overrides_and_presets(void **state)
@@ -266,7 +282,8 @@ static void test_platform_errors_name_the_line(void **state)
           "p.ini:11: weight_factor 0.5 out of range (expected 1 to 1000)" },
         { "[platform]\nname = box\ngpus = 2\nmemory = 16GiB\nreserved = 1GiB\n"
           "bandwidth = 25GB\n",
-          "p.ini:6: bad bandwidth '25GB': unknown unit 'GB' (expected MB/s, GB/s or Gbit/s)" },
+          "p.ini:6: bad bandwidth '25GB': unknown unit 'GB' (expected B/s, KB/s, MB/s, GB/s, "
+          "TB/s, KiB/s, MiB/s, GiB/s, Kbit/s, Mbit/s, Gbit/s or Tbit/s)" },
         { "[platform]\nname = box\ngpus = 2\nmemory = 16GiB\nreserved = 1GiB\n"
           "bandwidth = 25GB/s\n" TRAINING,
           "p.ini:1: [platform] has no 'latency' (expected a line 'latency = ...')" },
@@ -357,6 +374,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_network_loads_with_units_and_defaults),
+        cmocka_unit_test(test_counts_take_a_plus),
         cmocka_unit_test(test_platform_loads_overrides_and_presets),
         cmocka_unit_test(test_network_errors_name_the_line),
         cmocka_unit_test(test_network_many_layers_and_a_late_duplicate),
