@@ -38,6 +38,7 @@ static const char help_text[] =
 #define MAX_SEQ 1048576L
 #define MAX_MICRO_BATCH 1024L
 #define MAX_COMMAND 2048
+#define MAX_WORD 160           /* quoted, behind "; " and two blanks, within SPEC_MAX_LINE */
 
 #define usage_error(...) cli_usage_error("gen", __VA_ARGS__)
 
@@ -155,6 +156,9 @@ static int command_text(int argc, char **argv, char *buf, size_t len)
                 plain = false;
         if (o + strlen(a) + 4 >= len)
             return -1;
+        /* a word keeps a header line of its own: within the line a file may have */
+        if (strlen(a) > MAX_WORD)
+            return -2;
         if (plain) {
             o += (size_t)snprintf(buf + o, len - o, " %s", a);
             continue;
@@ -329,7 +333,11 @@ int cmd_gen(int argc, char **argv)
         return usage_error("%s", err);
 
     char command[MAX_COMMAND];
-    if (command_text(argc, argv, command, sizeof command) < 0)
+    int ct = command_text(argc, argv, command, sizeof command);
+    if (ct == -2)
+        return usage_error("an argument too long to record in the file's header (expected "
+                           "at most %d bytes each)", MAX_WORD);
+    if (ct < 0)
         return usage_error("command line too long to record (expected at most %d bytes)",
                            MAX_COMMAND - 16);
 

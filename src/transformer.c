@@ -584,23 +584,31 @@ static void line(struct lines *ls, const char *fmt, ...)
     }
 }
 
-/* The command, as shell lines joined by " \" (copy-pasteable). */
+/* The command, as shell lines joined by " \" (copy-pasteable): broken
+ * only at a blank between words, never inside a quoted one ('300 GB/s');
+ * a word longer than a line keeps a line of its own (cmd_gen refuses
+ * words that would not fit a file's line). */
 static void command_lines(struct lines *ls, const char *cmd)
 {
     const size_t room = 100;
     const char *s = cmd;
     while (*s) {
-        size_t len = strlen(s);
-        bool more = len > room;
-        if (more) {
-            len = room;
-            while (len > 0 && s[len] != ' ')
-                len--;
-            if (len == 0) {    /* one long word: cut it where the line ends */
-                len = room;
-                more = s[len] != '\0';
+        size_t len = strlen(s), cut = 0;
+        bool quoted = false;
+        for (size_t i = 0; i < len; i++) {
+            if (s[i] == '\\' && !quoted)
+                i++;    /* \' between two quoted pieces: a quote itself */
+            else if (s[i] == '\'')
+                quoted = !quoted;
+            else if (s[i] == ' ' && !quoted && (i <= room || cut == 0)) {
+                cut = i;
+                if (i > room)
+                    break;
             }
         }
+        bool more = len > room && cut > 0;
+        if (more)
+            len = cut;
         push(ls, dup_printf("  %.*s%s", (int)len, s, more ? " \\" : ""));
         s += len;
         while (*s == ' ')

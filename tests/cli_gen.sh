@@ -73,6 +73,25 @@ expect_status 0 "the recorded command runs"
 if cmp -s "$TMP/out" "$TMP/stdout.ini"; then ok "the recorded command reproduces the file"; else
     not_ok "the recorded command gives another file"; diff "$TMP/out" "$TMP/stdout.ini" | head; fi
 
+# A quoted argument where a line would end is not cut inside its quotes:
+# the lines, joined as a shell joins them, give the file again.
+run gen transformer --preset llama3-70b --gpu H100 --tensor-parallel 8 --tp-bandwidth '300 GB/s' \
+    --kv-heads 8 --vocab 128256
+expect_status 0 "gen with a quoted argument"
+cp "$TMP/out" "$TMP/quoted.ini"
+expect_stdout_has ";   pipeplan gen transformer --preset llama3-70b --gpu H100 --tensor-parallel 8 --tp-bandwidth \\" \
+    "the line ends before the quoted word"
+sed -n '/^; command/,/^; [^ ]/p' "$TMP/quoted.ini" | sed -n 's/^;   //p' >"$TMP/cmd.sh"
+eval "set -- $(cat "$TMP/cmd.sh")"
+shift
+run "$@"
+if cmp -s "$TMP/out" "$TMP/quoted.ini"; then ok "the recorded command, quotes and all, reproduces the file"; else
+    not_ok "the quoted command gives another file"; cat "$TMP/cmd.sh"; fi
+run gen transformer --preset llama3-8b --gpu H100 --seq "$(printf '0%.0s' $(seq 1 170))8192"
+expect_status 2 "an argument longer than a header line"
+expect_stderr "pipeplan gen: an argument too long to record in the file's header (expected at most 160 bytes each)" \
+    "an argument longer than a header line: refused rather than recorded cut in two"
+
 # Mistakes: exit 2, nothing on stdout, one line on stderr, no output file.
 mistake() {   # mistake NAME EXPECTED-STDERR ARGS...
     name=$1 want=$2
