@@ -248,13 +248,10 @@ int cmd_gen(int argc, char **argv)
             return usage_error("missing %s (expected --preset NAME, or all of --layers, "
                                "--hidden, --heads, --ffn, --vocab and --seq)", missing);
     }
-    bool overridden = g.gated || g.tied;
     long *fields[] = { &sh.layers, &sh.hidden, &sh.heads, &sh.kv_heads, &sh.ffn, &sh.vocab };
     for (int k = F_LAYERS; k <= F_VOCAB; k++)
-        if (g.counts[k].text) {
+        if (g.counts[k].text)
             *fields[k] = g.counts[k].value;
-            overridden = true;
-        }
     /* without --kv-heads: a grouped preset keeps its groups, else one per head */
     if (!g.counts[F_KV].text)
         sh.kv_heads = preset && preset->kv_heads != preset->heads ? preset->kv_heads : sh.heads;
@@ -262,6 +259,9 @@ int cmd_gen(int argc, char **argv)
         sh.gated = true;
     if (g.tied)
         sh.tied = true;
+    if (sh.kv_heads > sh.heads && !g.counts[F_KV].text)
+        return usage_error("the preset's %ld kv heads are more than --heads %ld (expected "
+                           "--kv-heads at most the query heads)", sh.kv_heads, sh.heads);
     if (sh.kv_heads > sh.heads)
         return usage_error("--kv-heads %ld is more than --heads %ld (expected at most the "
                            "query heads)", sh.kv_heads, sh.heads);
@@ -276,7 +276,12 @@ int cmd_gen(int argc, char **argv)
         sh.positions = 0;                   /* RoPE */
     else if (!preset || preset->gated)
         sh.positions = run.seq;             /* learned, one row per position */
-    if (overridden && preset) {
+    /* a flag that repeats the preset's own value changes nothing */
+    bool overridden = preset && (sh.layers != preset->layers || sh.hidden != preset->hidden ||
+                                 sh.heads != preset->heads || sh.kv_heads != preset->kv_heads ||
+                                 sh.ffn != preset->ffn || sh.vocab != preset->vocab ||
+                                 sh.gated != preset->gated || sh.tied != preset->tied);
+    if (overridden) {
         snprintf(name, sizeof name, "%s-modified", preset->name);
         snprintf(source, sizeof source, "%s; shape flags of the command override it",
                  preset->source);
@@ -341,6 +346,8 @@ int cmd_gen(int argc, char **argv)
         return usage_error("command line too long to record (expected at most %d bytes)",
                            MAX_COMMAND - 16);
 
+    if (g.force && !g.out)   /* as solve says: nothing would be overwritten */
+        return usage_error("--force without -o FILE (expected -o FILE to overwrite)");
     /* refuse before any work; fileio checks again when it renames */
     if (g.out && fileio_probe(g.out, g.force, err, sizeof err) < 0) {
         text_eprintf("pipeplan gen: %s\n", err);

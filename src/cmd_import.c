@@ -143,9 +143,11 @@ int cmd_import(int argc, char **argv)
         return usage_error("bad --micro-batch '%s': %s%s", mb_text, why,
                            strstr(why, "(expected") ? "" : " (expected a count of samples)");
 
+    if (force && !out)   /* as solve says: nothing would be overwritten */
+        return usage_error("--force without -o FILE (expected -o FILE to overwrite)");
     const char *graph = positional[1];
     /* refuse before any work; fileio checks again when it renames */
-    char perr[1200];
+    char perr[SPEC_ERR_LEN];
     if (out && fileio_probe(out, force, perr, sizeof perr) < 0) {
         text_eprintf("pipeplan import: %s\n", perr);
         return 2;

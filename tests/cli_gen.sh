@@ -92,6 +92,20 @@ expect_status 2 "an argument longer than a header line"
 expect_stderr "pipeplan gen: an argument too long to record in the file's header (expected at most 160 bytes each)" \
     "an argument longer than a header line: refused rather than recorded cut in two"
 
+# --force with nothing to overwrite is refused, as solve refuses it; a
+# flag that repeats the preset's value leaves the name alone; a preset's
+# value that clashes with a flag is named as the preset's
+run gen transformer --preset llama3-8b --gpu H100 --force
+expect_status 2 "--force without -o"
+expect_stderr "pipeplan gen: --force without -o FILE (expected -o FILE to overwrite)" "--force without -o: said"
+run gen transformer --preset llama3-8b --gpu H100 --layers 32 --kv-heads 8
+expect_stdout_has "name = llama3-8b" "the preset's own values: the preset's name"
+run gen transformer --preset llama3-8b --gpu H100 --layers 30
+expect_stdout_has "name = llama3-8b-modified" "a value of its own: NAME-modified"
+run gen transformer --preset llama3-8b --gpu H100 --heads 4
+expect_stderr "pipeplan gen: the preset's 8 kv heads are more than --heads 4 (expected --kv-heads at most the query heads)" \
+    "the preset's kv heads are named as the preset's"
+
 # Mistakes: exit 2, nothing on stdout, one line on stderr, no output file.
 mistake() {   # mistake NAME EXPECTED-STDERR ARGS...
     name=$1 want=$2

@@ -58,4 +58,9 @@ expect_status 0 "a profile cut before its last edge still imports"
 expect_stderr "$TMP/cut.txt:$line: node170-Conv2d has no input edge (expected only Input nodes to start a graph: a file cut short?)" \
     "a node that works with no input edge is named"
 
+run import pipedream data/pipedream/alexnet/graph.txt --micro-batch 256 --force
+expect_status 2 "--force without -o"
+expect_stderr "pipeplan import: --force without -o FILE (expected -o FILE to overwrite)" \
+    "--force without -o: said, as solve says it"
+
 finish
