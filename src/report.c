@@ -248,7 +248,9 @@ int report_table(FILE *out, const struct report *r)
                 units_format_time(pl->iteration, b2, sizeof b2),
                 units_format_rate(pl->throughput, rate, sizeof rate), ratio,
                 gap, fit_text(res, b3, sizeof b3), pl->peak_gpu,
-                units_format_size(pl->gpus[pl->peak_gpu].total, b4, sizeof b4));
+                /* over the cap: up, as "needs" beside it (the same peak) */
+                pl->fits ? units_format_size(pl->gpus[pl->peak_gpu].total, b4, sizeof b4)
+                : units_format_size_up(pl->gpus[pl->peak_gpu].total, b4, sizeof b4));
     }
     const char *objective = pb->schedule == SPEC_SCHEDULE_1F1B ? "iteration time" : "period";
     for (int i = 0; i < r->nresults; i++) {

@@ -712,9 +712,17 @@ static void draw_strip(struct tui *t, const struct layout *ly)
         struct pen pn = { ly->strip, STRIP_LABEL, COLS };
         const char *st = r->status == PLAN_ERROR ? r->message
                        : r->done ? "no plan" : "planning";
-        char msg[400];
+        char msg[400], line[400];
         text_clean(st[0] ? st : "no plan", msg, sizeof msg, t->unicode);
-        put(&pn, r->status == PLAN_ERROR ? roles[R_BAD] : roles[R_DIM], msg);
+        attr_t a = r->status == PLAN_ERROR ? roles[R_BAD] : roles[R_DIM];
+        /* an error goes on over the info line, free without a plan */
+        const char *rest = wrap_line(msg, COLS - STRIP_LABEL, ly->info < 0, line, sizeof line);
+        put(&pn, a, line);
+        if (*rest && ly->info >= 0) {
+            wrap_line(rest, COLS - STRIP_LABEL, true, line, sizeof line);
+            pn = (struct pen){ ly->info, STRIP_LABEL, COLS };
+            put(&pn, a, line);
+        }
         if (!r->done && r->status != PLAN_ERROR)
             put(&pn, roles[R_DIM], G->dots);
         return;

@@ -29,6 +29,19 @@ double tui_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The readers speak the command line's words; here the keys change the
+ * GPUs: "--gpus changes ..." becomes "g and G change ..." (shorter, so
+ * in place). */
+static void explorer_words(char *msg)
+{
+    static const char from[] = "--gpus changes ", to[] = "g and G change ";
+    for (char *p = msg; (p = strstr(p, from));) {
+        memcpy(p, to, sizeof to - 1);
+        memmove(p + sizeof to - 1, p + sizeof from - 1, strlen(p + sizeof from - 1) + 1);
+        p += sizeof to - 1;
+    }
+}
+
 void tui_message(struct tui *t, enum tui_msg kind, const char *fmt, ...)
 {
     va_list ap;
@@ -703,6 +716,7 @@ int tui_user_split(struct tui *t, const char *spec, char *err, size_t errlen)
     int *gpu = malloc((size_t)pb->L * sizeof *gpu);
     char why[SPEC_ERR_LEN];
     if (!gpu || split_parse(spec, pb, gpu, why, sizeof why) < 0) {
+        explorer_words(why);
         /* the reason first, the split cut short: a typed split of a
          * thousand characters would push the reason off the status lines */
         snprintf(err, errlen, "bad split: %s ('%.40s%s')", gpu ? why : "out of memory", spec,
@@ -728,8 +742,10 @@ int tui_user_load(struct tui *t, const char *path, char *note, size_t notelen, c
 {
     const struct problem *pb = t->cur->pb;
     struct plan *pl = planfile_load(path, pb, note, notelen, err, errlen);
-    if (!pl)
+    if (!pl) {
+        explorer_words(err);
         return -1;
+    }
     int *gpu = malloc((size_t)pl->L * sizeof *gpu);
     double *start = malloc(2 * (size_t)pl->L * sizeof *start);
     if (!gpu || !start) {
@@ -869,6 +885,7 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
         r->blocks = ev->blocks;
     r->seconds = ev->seconds;
     snprintf(r->message, sizeof r->message, "%s", ev->message);
+    explorer_words(r->message);    /* your split, read again for new knobs */
     if (ev->plan) {
         if (plan_accept(pb, ev->plan, r->message, sizeof r->message)) {
             row_set_plan(t, r, ev->plan);

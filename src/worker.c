@@ -222,7 +222,7 @@ void worker_judge_user(const struct worker_request *req, struct planner_result *
         if (!gpu)
             snprintf(res->message, sizeof res->message, "out of memory");
         else if ((ranks = split_parse(req->user_split, pb, gpu, err, sizeof err)) < 0)
-            snprintf(res->message, sizeof res->message, "bad --split: %.300s", err);
+            snprintf(res->message, sizeof res->message, "bad split: %.300s", err);
         else if (split_runtime_order(req->user_split))
             planner_judge_1f1b(pb, gpu, ranks, req->user_source, res);
         else
