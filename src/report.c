@@ -216,10 +216,13 @@ int report_table(FILE *out, const struct report *r)
             units_format_bandwidth(pb->bandwidth, b2, sizeof b2),
             units_format_time(pb->latency_ms, b3, sizeof b3));
     /* a "GPU" of the plan is then a pipeline rank: say what it stands for */
-    if (pb->tp > 1)
-        fprintf(out, "tensor parallel %d: each of the %d pipeline rank%s is a group of %d GPUs "
+    if (pb->tp > 1 && pb->P == 1)
+        fprintf(out, "tensor parallel %d: the one pipeline rank is a group of %d GPUs; memory "
+                "and times are per GPU of the group\n", pb->tp, pb->tp);
+    else if (pb->tp > 1)
+        fprintf(out, "tensor parallel %d: each of the %d pipeline ranks is a group of %d GPUs "
                 "(%ld GPUs in all); memory and times are per GPU of a group\n", pb->tp, pb->P,
-                report_s(pb->P), pb->tp, (long)pb->P * pb->tp);
+                pb->tp, (long)pb->P * pb->tp);
     fprintf(out, "%ld micro-batch%s of %ld, %s schedule, %s layout, weight factor %g; "
             "lower bound T >= %s\n\n", pb->m, pb->m == 1 ? "" : "es", pb->micro_batch,
             spec_schedule_name(pb->schedule),

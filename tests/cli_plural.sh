@@ -23,6 +23,12 @@ printf '[layer b]\nforward = 1ms\nbackward = 2ms\nweights = 1MB\nactivation = 1M
 run solve "$TMP/two.ini" "$TMP/solo.ini" --blocks 1 --planner ilp --work-limit 1000
 expect_stdout_has "ILP (CBC): for the network cut into 1 block it is at least" "solve: 1 block"
 
+# a tensor-parallel network on one pipeline rank: "the one pipeline rank"
+sed 's/^micro_batch = 1$/micro_batch = 1\ntensor_parallel = 8/' "$TMP/one.ini" >"$TMP/tp.ini"
+run solve "$TMP/tp.ini" "$TMP/solo.ini" --planner uniform
+expect_stdout_has "tensor parallel 8: the one pipeline rank is a group of 8 GPUs; memory and times are per GPU of the group" \
+    "solve: one pipeline rank of tensor parallelism"
+
 # and the plural stays plural
 run solve "$TMP/one.ini" "$TMP/solo.ini" --gpus 2 --micro-batches 2 --planner uniform
 expect_stdout_has "one (1 layer) on 2 GPUs x 16.0 GiB" "solve: 2 GPUs"
