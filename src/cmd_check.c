@@ -101,8 +101,8 @@ static enum file_kind detect_kind(const char *text, int *line)
         if (*p != ';' && *p != '#' && *p != '\n' && *p != '\0')
             return FILE_UNKNOWN;
         const char *nl = strchr(p, '\n');
-        if (!nl)
-            break;
+        if (!nl || !nl[1])
+            break;    /* the last line: no line after it to name */
         p = nl + 1;
     }
     return FILE_UNKNOWN;

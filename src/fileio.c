@@ -13,15 +13,32 @@
 
 #define FILEIO_MAX_BYTES ((size_t)1 << 30)
 
+/* Whether the first bytes read (len of them) are UTF-16 (Windows'
+ * "Unicode"): a byte-order mark, or two ASCII characters each beside a 0. */
+static bool utf16(const unsigned char *u, size_t len)
+{
+    if (len >= 2 && ((u[0] == 0xff && u[1] == 0xfe) || (u[0] == 0xfe && u[1] == 0xff)))
+        return true;
+    if (len < 4)
+        return false;
+    bool le = u[1] == 0 && u[3] == 0 && u[0] && u[0] < 0x80 && u[2] && u[2] < 0x80;
+    bool be = u[0] == 0 && u[2] == 0 && u[1] && u[1] < 0x80 && u[3] && u[3] < 0x80;
+    return le || be;
+}
+
 /* Report the line of the first NUL byte: FILE:LINE like every other error
- * in a text file. */
-static void nul_error(const char *path, const char *buf, const char *nul, char *err,
-                      size_t errlen)
+ * in a text file (end: the end of what was read). */
+static void nul_error(const char *path, const char *buf, const char *nul, const char *end,
+                      char *err, size_t errlen)
 {
     long line = 1;
     for (const char *p = buf; p < nul; p++)
         line += *p == '\n';
-    snprintf(err, errlen, "%s:%ld: a NUL byte (expected a text file)", path, line);
+    if (utf16((const unsigned char *)buf, (size_t)(end - buf)))
+        snprintf(err, errlen, "%s:1: UTF-16 text (expected UTF-8: save the file as UTF-8)",
+                 path);
+    else
+        snprintf(err, errlen, "%s:%ld: a NUL byte (expected a text file)", path, line);
 }
 
 char *fileio_read(const char *path, size_t *len, char *err, size_t errlen)
@@ -89,7 +106,7 @@ char *fileio_read(const char *path, size_t *len, char *err, size_t errlen)
         /* binary data (a pipe from /dev/urandom) stops at its first NUL */
         const char *nul = memchr(buf + n, '\0', got);
         if (nul) {
-            nul_error(path, buf, nul, err, errlen);
+            nul_error(path, buf, nul, buf + n + got, err, errlen);
             goto fail;
         }
         n += got;

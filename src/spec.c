@@ -672,6 +672,15 @@ static bool text_is_blank(const char *text, size_t len)
 /* Run inih over the text; afterwards ps->err_line says whether it failed. */
 static void parse_text(struct parser *ps)
 {
+    /* old Mac line ends (a CR alone, no LF anywhere) make the whole file
+     * one line, whose first header then seems to run on: say what it is
+     * (a lone CR in a name of a file with LFs stays part of the name) */
+    const char *cr = memchr(ps->text, '\r', ps->len);
+    if (cr && (size_t)(cr - ps->text) + 1 < ps->len && !memchr(ps->text, '\n', ps->len)) {
+        fail_at(ps, 1, "lines that end in a carriage return alone (expected LF or CRLF line "
+                "ends)");
+        return;
+    }
     int rc = ini_parse_stream(reader, ps, handler, ps);
     if (!ps->err_line)
         section_end(ps);

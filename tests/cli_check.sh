@@ -65,6 +65,12 @@ long=$(printf 'x%.0s' $(seq 1 200))
 bad nul.ini "$net"'[layer a]\nforward = 1\0ms\n' '@nul.ini:5: a NUL byte (expected a text file)'
 bad nul-platform.ini '[platform]\0\n' '@nul-platform.ini:1: a NUL byte (expected a text file)'
 bad long.ini "[network]\nname = $long\n" '@long.ini:2: line too long (207 bytes; expected at most 199)'
+# files from other systems: said as such, not as a broken header or a NUL
+bad utf16.ini '\377\376[\0n\0e\0t\0w\0o\0r\0k\0]\0\n\0' '@utf16.ini:1: UTF-16 text (expected UTF-8: save the file as UTF-8)'
+bad utf16be.ini '\0[\0n\0e\0t' '@utf16be.ini:1: UTF-16 text (expected UTF-8: save the file as UTF-8)'
+bad mac.ini '[network]\rname = n\rmicro_batch = 8\r' '@mac.ini:1: lines that end in a carriage return alone (expected LF or CRLF line ends)'
+# a file of comments alone: its last line, not one past it
+bad comments.ini '; one\n; two\n' '@comments.ini:2: not a spec file (expected a [network] or [platform] section first)'
 
 run check "$TMP/does-not-exist.ini"
 expect_status 2 "missing file"
