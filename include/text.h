@@ -30,7 +30,8 @@ const char *text_skip_bom(const char *s);
 void text_breaks_blank(char *s);
 
 /* fprintf to stderr with the result escaped by text_fputs: every message
- * may quote a file's names or values. */
+ * may quote a file's names or values. A message is one line: a newline
+ * before its last character is escaped too. */
 void text_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

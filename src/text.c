@@ -73,10 +73,12 @@ char *text_escape(const char *s, char *buf, size_t len)
     return buf;
 }
 
-int text_fputs(const char *s, FILE *out)
+/* s to out, controls but tabs escaped; a newline too unless `lines` (the
+ * final newline of a one-line message is written by the caller) */
+static int put_escaped(const char *s, FILE *out, bool lines)
 {
     while (*s) {
-        size_t k = safe_len(s, true);
+        size_t k = *s == '\t' ? 1 : safe_len(s, lines);
         if (k == 0) {
             if (fprintf(out, "\\x%02X", (unsigned char)*s) < 0)
                 return EOF;
@@ -88,6 +90,11 @@ int text_fputs(const char *s, FILE *out)
         s += k;
     }
     return 0;
+}
+
+int text_fputs(const char *s, FILE *out)
+{
+    return put_escaped(s, out, true);
 }
 
 void text_eprintf(const char *fmt, ...)
@@ -105,7 +112,17 @@ void text_eprintf(const char *fmt, ...)
         vsnprintf(msg, (size_t)n + 1, fmt, ap);
         va_end(ap);
     }
-    text_fputs(msg ? msg : small, stderr);
+    if (!msg)
+        msg = small;
+    /* one line: a newline inside it (a file name may hold one) is shown
+     * as \x0A, as other controls are, so the message stays one line */
+    size_t len = strlen(msg);
+    bool last = len > 0 && msg[len - 1] == '\n';
+    if (last)
+        msg[len - 1] = '\0';
+    put_escaped(msg, stderr, false);
+    if (last)
+        fputc('\n', stderr);
     if (msg != small)
         free(msg);
 }

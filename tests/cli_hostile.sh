@@ -309,4 +309,12 @@ jq -e '.plans[0] | .status != "error" and .fits and (.gpus | length) == 1024' "$
     ok "1,024 GPUs: the ILP's plan fits, on 1,024 GPUs" ||
     not_ok "1,024 GPUs: ILP $(jq -c '.plans[0] | {status, fits}' "$TMP/out")"
 
+# a file name with a newline: the message stays one line, the newline
+# shown as \x0A as other controls are
+nl_name="$TMP/$(printf 'a\nb').ini"
+run check "$nl_name"
+expect_status 2 "a missing file whose name holds a newline"
+if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q 'a\\x0Ab\.ini: cannot open' "$TMP/err"; then
+    ok "its message is one line, the newline escaped"; else not_ok "a newline in a file name"; cat "$TMP/err"; fi
+
 finish
