@@ -1136,10 +1136,12 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
             snprintf(buf, sizeof buf, "%s%s", what, !r->done && r->status != PLAN_ERROR ? G->dots : "");
             put(&pn, a, buf);
             if (r->status == PLAN_ERROR && r->message[0]) {
-                char m[400];
+                char m[400], l[400];
                 text_clean(r->message, m, sizeof m, t->unicode);
                 put(&pn, a, ": ");
-                put(&pn, a, m);
+                /* cut at a word with an ellipsis, not mid-word at the edge */
+                wrap_line(m, pn.end - pn.x, true, l, sizeof l);
+                put(&pn, a, l);
             }
             continue;
         }
