@@ -192,7 +192,8 @@ expect_screen sp "q quits with status 0" "^EXITED:0$" "^SHELL-OK$"
 tui_start kn 80 24 "PIPEPLAN_TRACE=$TMP/kn.trace" -- "$NET" "$PLAT" --split 0,6,12,18 --work-limit 20
 expect_screen kn "knob: your split at start" "^  your split +[0-9.]+ ms"
 keys kn g
-expect_screen kn "g: 3 GPUs, your split of 4 stages says so" "GPUs 3 " "^  your split +error: bad split: more than 3 stages"
+expect_screen kn "g: 3 GPUs, your split of 4 stages says so, cut at a word" "GPUs 3 " \
+    "^  your split +error: bad split: more than 3 stages \(expected at most one…$"
 keys kn Down Down Down Down Down Down
 expect_screen kn "the message, whole over two lines, says which keys change the GPUs" \
     "^all  bad split: more than 3 stages" "change the GPUs\)$"
