@@ -204,8 +204,21 @@ static const char *decimal_to_ms(const struct decimal *d, double *out)
     else if (m <= (1ULL << 53) && e10 >= -22 && e10 <= 22)
         /* both operands exact, so the one rounding is the correct one */
         v = e10 >= 0 ? (double)m * p10[e10] : (double)m / p10[-e10];
-    else
-        v = (double)m * pow(10.0, (double)e10);
+    else {
+        /* correctly rounded, as a network file's reader rounds it: 0.DIGITSeP
+         * to strtod (the importer never sets LC_NUMERIC, so '.' is the point);
+         * m x 10^e10 rounded twice, and 999999999999.9999999 passed 10^12 */
+        char *buf = malloc(total + 32);
+        if (!buf)
+            return "out of memory";
+        buf[0] = '0';
+        buf[1] = '.';
+        for (size_t i = 0; i < total; i++)
+            buf[2 + i] = decimal_digit(d, i);
+        snprintf(buf + 2 + total, 30, "e%lld", point);
+        v = strtod(buf, NULL);
+        free(buf);
+    }
     if (!isfinite(v))
         return "not a finite number";
     if (d->negative && v != 0.0)

@@ -238,6 +238,18 @@ static void test_bad_sizes_are_rejected(void **state)
     assert_non_null(net);
     assert_true(layer(net, 0)->forward_ms == 1e12);
     spec_network_free(net);
+    /* more digits than a double holds, rounded once, as a network file's
+     * reader rounds them: just below the limit is the limit, not past it */
+    net = import_text(NODE(1, "Linear", "999999999999.9999999", "0.0", "1.0", "0.0"));
+    if (!net)
+        fail_msg("%s", err);
+    assert_true(layer(net, 0)->forward_ms == 1e12);
+    spec_network_free(net);
+    net = import_text(NODE(1, "Linear", "0.1000000000000000055511151231257827", "0.0", "1.0",
+                           "0.0"));
+    assert_non_null(net);
+    assert_true(layer(net, 0)->forward_ms == 0.1);
+    spec_network_free(net);
 }
 
 /* ---- the cut's own overflow ---- */
