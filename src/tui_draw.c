@@ -685,9 +685,10 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     snprintf(left[1], sizeof left[1], "%s (%s)", row_title(r), why);
     snprintf(left[2], sizeof left[2], "%s (%s)", row_title(r), brief);
     snprintf(left[3], sizeof left[3], "%s", row_title(r));
-    snprintf(right[0], sizeof right[0], "%s%slayer %d/%d", legend, legend[0] ? "  " : "",
-             t->layer + 1, L);
-    snprintf(right[1], sizeof right[1], "%d/%d", t->layer + 1, L);
+    /* layers count from 0, as in --split, solve's table and the JSON */
+    snprintf(right[0], sizeof right[0], "%s%slayer %d of %d", legend, legend[0] ? "  " : "",
+             t->layer, L);
+    snprintf(right[1], sizeof right[1], "%d of %d", t->layer, L);
     int kl = 0, kr = 0;
     while (!rule_fits(left[kl], right[kr])) {
         if (kl < 1)
@@ -802,7 +803,7 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     snprintf(where, sizeof where, "  %s GPU %d", G->arrow, pl->gpu[i]);
     pn = (struct pen){ ly->info, 0, COLS };
     char num[32];
-    snprintf(num, sizeof num, "layer %d/%d ", i + 1, L);
+    snprintf(num, sizeof num, "layer %d of %d ", i, L);
     int k = 0;
     while (k < 3 && text_cols(num) + 8 + text_cols(where) + 2 + text_cols(costs[k]) > COLS)
         k++;
@@ -919,10 +920,10 @@ static void gpu_layers(const struct plan *pl, int p, char *buf, size_t len)
         int j = i;
         while (j + 1 < pl->L && pl->gpu[j + 1] == p)
             j++;
-        /* layers count from 1, as everywhere on screen */
-        n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", i + 1);
+        /* layers count from 0, as in --split and solve's table */
+        n += (size_t)snprintf(buf + n, len - n, "%s%d", n ? "," : "", i);
         if (j > i)
-            n += (size_t)snprintf(buf + n, len - n, "-%d", j + 1);
+            n += (size_t)snprintf(buf + n, len - n, "-%d", j);
     }
     if (!buf[0])
         snprintf(buf, len, "-");

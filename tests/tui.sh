@@ -93,7 +93,7 @@ expect_screen main "T T: longer ILP time limit" "^ILP [0-9]+ blocks, limit 60 s:
 
 # the cursor and the plan on show
 keys main End
-expect_screen main "End: the cursor on the last layer" "layer 177/177 ─" "^layer 177/177 "
+expect_screen main "End: the cursor on the last layer" "layer 176 of 177 ─" "^layer 176 of 177 "
 keys main Down
 expect_screen main "Down: another plan on show" "GPU: [A-Za-z -]+ \(selected\)"
 keys main f

@@ -180,7 +180,7 @@ done
 # transformer's "stored" part does not fit (all of them were dropped) ----
 tui_start tf 80 24 -- "$D"/networks/llama3-70b.ini "$D"/platforms/dgx-h100.ini --work-limit 5
 expect_screen tf "80 columns, llama3-70b: the layer's costs without \"stored\"" \
-    "^layer 1/83 tok_embeddings .* f $TIME  b $TIME  w $NUM (B|KiB|MiB|GiB)  a $NUM (B|KiB|MiB|GiB)$"
+    "^layer 0 of 83 tok_embeddings .* f $TIME  b $TIME  w $NUM (B|KiB|MiB|GiB)  a $NUM (B|KiB|MiB|GiB)$"
 keys tf q
 
 # ---- 2. layout at every size ----
@@ -264,10 +264,10 @@ keys rl q
 
 # ---- 6. layer numbers, strip labels, GPU legend ----
 tui_start lay 80 24 -- "$D"/networks/alexnet.ini --gpus 12
-expect_screen lay "layers count from 1" "layer 1/23 ─" "^layer 1/23 "
+expect_screen lay "layers count from 0, as --split and solve count them" "layer 0 of 23 ─" "^layer 0 of 23 "
 expect_screen lay "strip labelled, legend for GPUs past 9" "^all  " "a-b=GPU 10-11"
 keys lay End
-expect_screen lay "End: the last layer is 23/23" "layer 23/23 ─" "^layer 23/23 "
+expect_screen lay "End: the last layer is 22 of 23" "layer 22 of 23 ─" "^layer 22 of 23 "
 keys lay q
 tui_start lay2 80 24 --
 expect_screen lay2 "two strips: both labelled" "^all  " "^zoom "

@@ -40,6 +40,17 @@ keys sp Enter
 expect_screen sp "p: a plan written for pipedream, judged for 1f1b, says so" \
     "loaded your plan \(row \"your split\"\): " "pipedream;" "^▶ your split "
 
+# ---- the GPUs' layers as solve and --split count them, from 0 ----
+pp solve "$NET" "$PLAT" --planner user --split 0,6,12,18 >"$TMP/solve.txt"
+if grep -qE '^0 .* 0-5$' "$TMP/solve.txt" && grep -qE '^3 .* 18-22$' "$TMP/solve.txt"; then
+    ok "solve: your split's GPUs hold 0-5 .. 18-22"; else not_ok "solve's layer ranges"; cat "$TMP/solve.txt"; fi
+tui_start dt 160 50 -- "$NET" "$PLAT" --split 0,6,12,18 --work-limit 20
+expect_screen dt "your split at start" "^  your split +[0-9.]+ ms"
+keys dt Down Down Down Down Down Down
+expect_screen dt "the explorer's GPU table: the same ranges as solve's" "GPUs of your split" \
+    "^  0 .* 0-5$" "^  3 .* 18-22$"
+keys dt q
+
 # ---- S: a split typed, judged as solve --split judges it ----
 pp solve "$NET" "$PLAT" --planner user --split 'deepspeed:[0, 5, 10, 15, 23]' --json >"$TMP/ds.json"
 ds_iter=$(jq -r '.plans[0].iteration_ms' "$TMP/ds.json")
