@@ -3518,7 +3518,7 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
             res->believed_fit = false;
             size_t n = strlen(res->message);
             snprintf(res->message + n, sizeof res->message - n,
-                     "%sshown: the memory-aware DP's split, which does not fit either",
+                     "%sits row shows the memory-aware DP's split, which does not fit either",
                      n ? "; " : "");
         }
     }

@@ -121,7 +121,7 @@ expect_stdout_has "Plan that fits at 8.28 GiB per GPU: mem-aware DP" "shows the 
 expect_stdout_lacks "Best plan:" "no plan that does not fit is shown as the best"
 expect_stdout_lacks "ILP (CBC): its own memory rule" "the ILP has no memory rule of its own"
 # the chain bound's rules at a long period prove it for the layers
-expect_stdout_has "ILP (CBC): no plan of the 41 layers fits: proven infeasible; shown: the memory-aware DP's split, which does not fit either" \
+expect_stdout_has "ILP (CBC): no plan of the 41 layers fits: proven infeasible; its row shows the memory-aware DP's split, which does not fit either" \
     "infeasibility proven for the layers, not only the 12 blocks; the plan on its row is named"
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 4GiB --json \
     --work-limit 100000
@@ -141,7 +141,7 @@ if jq -e '[.plans[] | select(.planner == "ilp" or .planner == "dp") | .assignmen
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 8884126719B \
     --planner ilp --work-limit 100
 expect_status 1 "vgg16 at 1 B under the cap the DP needs, 100 units of work"
-expect_stdout_has "ILP (CBC): no fitting plan found before the work limit; shown:" \
+expect_stdout_has "ILP (CBC): no fitting plan found before the work limit; its row shows" \
     "a work limit is named as such"
 # the cap named, typed back, fits; the same rounded to the nearest would not
 run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --memory 8.28GiB --planner dp
