@@ -1957,20 +1957,25 @@ void tui_frontier_draw(struct tui *t)
                             : frontier_col(fr, f->cursor, pw);
         attrset(roles[R_SEL]);
         mvaddstr(ya, x0 + cx, t->unicode ? "\u25b2" : "^");
-        struct pen pn = { yl, x0, COLS };
+        struct pen pn;
         fmt_size(fr->cap[0], b1, sizeof b1);
-        put(&pn, roles[R_NORMAL], b1);
         fmt_size(fr->cap[fr->ncap - 1], b2, sizeof b2);
         int lx = x0 + pw - (int)strlen(b2);
         int cc = frontier_cap_col(fr, cur, t->unicode ? 2 * pw : pw);
         cc = cc < 0 ? -1 : cc >= (t->unicode ? 2 * pw : pw) ? pw : t->unicode ? cc / 2 : cc;
-        char capl[64];
+        char capl[64], b3[32];
         snprintf(capl, sizeof capl, "%s cap %s", cc < 0 ? G->left : cc >= pw ? G->right : G->vbar,
-                 fmt_size(cur, b1, sizeof b1));
+                 fmt_size(cur, b3, sizeof b3));
         int w = text_cols(capl);
         int px = cc < 0 ? x0 : cc >= pw ? x0 + pw - w : x0 + cc;
         if (px + w > x0 + pw)
             px = x0 + pw - w;
+        /* the first cap whole before the current one's label, or not at
+         * all ("8.| cap 9.00 GiB" cut it in half) */
+        if (x0 + (int)strlen(b1) < px) {
+            pn = (struct pen){ yl, x0, COLS };
+            put(&pn, roles[R_NORMAL], b1);
+        }
         /* the end label yields to the current cap's; with that cap past the
          * axis's end, it stands just before it (the top cap named all the
          * same: "8.00 GiB ... 29.0 GiB > cap 32.0 GiB") */

@@ -226,4 +226,13 @@ expect_screen one "b in the frontier: the title says 7 micro-batches" "frontier 
 keys one q q
 expect_screen one "quits" "^EXITED:0$"
 
+# ---- the current cap just past the first: the first cap's label whole
+# or not at all, never "8.| cap 9.00 GiB" ----
+tui_start near 80 24 -- "$PIPEPLAN_SRCDIR/data/networks/vgg16.ini" \
+    "$PIPEPLAN_SRCDIR/data/platforms/v100-16gb-pcie-4.ini" --memory 9GiB --work-limit 20
+keys near F
+expect_screen near "the cap's label beside the axis's start: no number cut" \
+    "^ +(8\.00 GiB +)?(│|\|) cap 9\.00 GiB +[0-9.]+ GiB$"
+keys near q q
+
 finish
