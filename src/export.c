@@ -240,6 +240,37 @@ static void megatron_uneven(FILE *out, const struct split_megatron *m, const int
     free(count);
 }
 
+/* v > 1: what Megatron-Core's interleaved 1F1B asks that a plan's own
+ * order does not. Its micro-batches go round in groups of
+ * microbatch_group_size_per_vp_stage, P by default
+ * (model_parallel_config.py); the schedule refuses fewer micro-batches
+ * than a group, and a count that is no multiple of it (schedules.py,
+ * forward_backward_pipelining_with_interleaving). And every micro-batch
+ * goes through each of the P x V model chunks, an empty one too. */
+static void megatron_interleaved(FILE *out, const struct split_megatron *m,
+                                 const struct problem *pb)
+{
+    if (pb->m < pb->P || pb->m % pb->P != 0)
+        fprintf(out, "# warning: Megatron-Core's interleaved schedule refuses %ld micro-batch%s "
+                "on %d pipeline ranks (it takes a multiple of the ranks, its "
+                "microbatch_group_size_per_vp_stage); plan with --micro-batches %ld, or one stage "
+                "a rank (--layout contiguous)\n", pb->m, pb->m == 1 ? "" : "es", pb->P,
+                pb->m < pb->P ? (long)pb->P : (pb->m / pb->P + 1) * pb->P);
+    int empty = 0, chunks = 0;
+    for (const char *p = m->layout;; chunks++) {
+        size_t n = strcspn(p, "|");
+        empty += n == 0;
+        if (!p[n])
+            break;
+        p += n + 1;
+    }
+    chunks++;
+    if (empty > 0)
+        fprintf(out, "# warning: %d of the %d model chunks hold no layer; Megatron passes every "
+                "micro-batch through each of them (a receive and a send each way), which the "
+                "plan does not count\n", empty, chunks);
+}
+
 static int write_megatron(FILE *out, const struct export_input *in)
 {
     const struct problem *pb = in->rep->pb;
@@ -309,6 +340,8 @@ static int write_megatron(FILE *out, const struct export_input *in)
     if (m.virtual_stages == 1) {
         megatron_idle(out, &m, pl, pb->P, in->tensor_parallel);
         megatron_uneven(out, &m, pl->gpu, pb->L, pb->P, in->tensor_parallel);
+    } else {
+        megatron_interleaved(out, &m, pb);
     }
     runtime_note(out, in, "Megatron", m.rank, pb->P);
     fprintf(out, "--pipeline-model-parallel-size %d --pipeline-model-parallel-layout \"%s\"",

@@ -174,6 +174,21 @@ if grep -q "^bad.plan:$line: the schedule does not pass the simulator: F10 of mi
     not_ok "plan file, simulator: wanted line $line"; cat "$TMP/err"; fi
 # a plan of two runs on one GPU read under --layout contiguous: the file named
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format plan -o two.plan
+# the same split to Megatron: 2 virtual stages a rank, whose interleaved
+# schedule refuses 6 micro-batches on 4 ranks; with 8 it says nothing
+run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format megatron \
+    --micro-batches 6
+expect_stdout_has "# warning: Megatron-Core's interleaved schedule refuses 6 micro-batches on 4 pipeline ranks (it takes a multiple of the ranks, its microbatch_group_size_per_vp_stage); plan with --micro-batches 8, or one stage a rank (--layout contiguous)" \
+    "megatron: interleaved with a count Megatron refuses, said"
+run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format megatron \
+    --micro-batches 8
+expect_stdout_lacks "interleaved schedule refuses" "megatron: 8 micro-batches on 4 ranks, nothing to say"
+expect_stdout_lacks "hold no layer" "megatron: no empty chunk, nothing to say"
+# empty chunks: Megatron passes every micro-batch through them
+run solve gpt.ini four.ini --planner user --split 'megatron:Et*2|t|t||t|t||t*2L' --format megatron \
+    --micro-batches 8
+expect_stdout_has "# warning: 2 of the 8 model chunks hold no layer; Megatron passes every micro-batch through each of them (a receive and a send each way), which the plan does not count" \
+    "megatron: empty model chunks, said"
 run solve gpt.ini four.ini --layout contiguous --plan two.plan
 expect_status 2 "a plan file of two runs on a GPU, contiguous layout"
 expect_stderr "two.plan: your plan: GPU 0 holds a second run of layers from layer 5: the contiguous layout gives a GPU one" \
