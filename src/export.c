@@ -150,17 +150,37 @@ static void runtime_note(FILE *out, const struct export_input *in, const char *r
         return;
     for (int i = 0; i < pb->L; i++)
         gpu[i] = rank[pl->gpu[i]];
+    if (pb->schedule == SPEC_SCHEDULE_PIPEDREAM) {
+        /* these runtimes flush every iteration: PipeDream's asynchronous
+         * schedule (no flush, stashed weights) is none of theirs, and its
+         * period no time of theirs */
+        struct problem *q = problem_copy(pb);
+        if (q) {
+            q->schedule = SPEC_SCHEDULE_1F1B;
+            int rc = planner_judge_1f1b(q, gpu, ranks, runtime, &r);
+            char a[32];
+            if (rc >= 0 && r.plan)
+                fprintf(out, "# note: %s flushes every iteration: it runs this split as 1F1B, "
+                        "which pipeplan judges at an iteration of %s (--schedule 1f1b)%s; the "
+                        "plan's period is that of PipeDream's asynchronous schedule, which "
+                        "neither %s nor torch.distributed.pipelining runs\n", runtime,
+                        units_format_time(r.plan->objective, a, sizeof a),
+                        r.plan->fits ? "" : ", where it does not fit", runtime);
+            problem_free(q);
+        }
+        free(gpu);
+        planner_result_clear(&r);
+        return;
+    }
     int rc = planner_judge_1f1b(pb, gpu, ranks, runtime, &r);
     free(gpu);
     if (rc >= 0 && r.plan && r.plan->objective > pl->objective * (1 + 1e-3)) {
-        bool pd = pb->schedule == SPEC_SCHEDULE_PIPEDREAM;
         char a[32], b[32];
         fprintf(out, "# note: %s runs this split in its own %s, which pipeplan judges "
-                "at %s %s%s; the plan's %s is that of its own order, which "
+                "at an iteration of %s%s; the plan's %s is that of its own order, which "
                 "torch.distributed.pipelining runs from the torch-schedule export\n", runtime,
                 rc == 0 ? "1F1B order" : "order (no steady 1F1B here, interleaved or of fewer "
                 "micro-batches than stages: pipeplan's list schedule of the split)",
-                pd ? "a period of" : "an iteration of",
                 times_apart(r.plan->objective, pl->objective, a, b, sizeof a),
                 r.plan->fits || !pl->fits ? "" : ", where it does not fit", b);
     }
