@@ -279,6 +279,11 @@ static char *fmt_mem_pair(double used, double cap, char *buf, size_t len)
         /* 16 GiB against a cap in TiB is not "0.0" (the exact figure is in
          * the per-GPU panel) */
         snprintf(buf, len, "<0.1/");
+    } else if (used > cap) {
+        /* over the cap: up, as "needs" says it (23.21 GiB needs 23.3, and
+         * the bar said 23.2) */
+        double scale = u < 100 ? 10 : 1;
+        snprintf(buf, len, u < 100 ? "%.1f/" : "%.0f/", ceil(u * scale) / scale);
     } else {
         snprintf(buf, len, u < 100 ? "%.1f/" : "%.0f/", u);
     }

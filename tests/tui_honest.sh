@@ -500,4 +500,15 @@ else
     ok "work limit: no seconds limit and no 0.0% gap on show"
 fi
 keys wl q
+# ---- a plan over its cap: its bar and its row give one figure, up ----
+# (PipeDream's split of resnet50 needs 24,918,108,160 B on GPU 1, 23.21
+# GiB: "needs 23.3 GiB" in the row, and the bar said 23.2)
+tui_start up 80 24 -- "$D"/networks/resnet50.ini "$D"/platforms/v100-16gb-pcie-4.ini \
+    --schedule pipedream --layout contiguous --work-limit 20
+expect_screen up "resnet50, pipedream, contiguous: up" "^  PipeDream .* needs 23\.3 GiB"
+keys up Down Down
+expect_screen up "PipeDream's plan: GPU 1's bar as its row, 23.3 GiB" "^▶ PipeDream " \
+    "^1 \[.*\] 23\.3/16\.0 GiB"
+keys up q
+
 finish
