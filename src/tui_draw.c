@@ -1421,6 +1421,8 @@ static void draw_details(struct tui *t, const struct layout *ly)
             char b[32];
             if (c < 3)
                 fmt_time(v[c], b, sizeof b);
+            else if (c == 7 && g->total > g->cap)
+                units_format_size_up(v[c], b, sizeof b);   /* as its bar and "needs" */
             else
                 fmt_size(v[c], b, sizeof b);
             pad_to(&pn, pn.x + 10 - text_cols(b));
