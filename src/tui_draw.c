@@ -1191,12 +1191,15 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
                 snprintf(ratio, sizeof ratio, "%5s",
                          units_format_ratio(pl->T / problem_lower_bound(pb), b, sizeof b));
             putf(&pn, fig, "  %s  %d (%s)", ratio, pl->peak_gpu,
-                 fmt_size(pl->gpus[pl->peak_gpu].total, b, sizeof b));
+                 pl->fits ? fmt_size(pl->gpus[pl->peak_gpu].total, b, sizeof b)
+                 : units_format_size_up(pl->gpus[pl->peak_gpu].total, b, sizeof b));
             put(&pn, fig, "  ");
         } else {
             put(&pn, fig, " ");
         }
-        if (i == best && !r->stale)
+        /* nothing fits: the plan on show needs the least memory, which
+         * the strip's title says; "best" it is not */
+        if (i == best && !r->stale && pl->fits)
             put(&pn, is_shown ? base : roles[R_GOOD], "best");
         else if (i == t->ilp && r->started)
             put(&pn, base | A_DIM, "so far");

@@ -511,4 +511,13 @@ expect_screen up "PipeDream's plan: GPU 1's bar as its row, 23.3 GiB" "^▶ Pipe
     "^1 \[.*\] 23\.3/16\.0 GiB"
 keys up q
 
+# ---- nothing fits: no row is called "best" ----
+tui_start nf 80 24 -- "$D"/networks/vgg16.ini "$D"/platforms/v100-16gb-pcie-4.ini \
+    --memory 8GiB --work-limit 20
+expect_screen nf "nothing fits: up" "nothing fits" "^(▶|  ) uniform .* needs 21\.1 GiB" \
+    "ILP 12 blocks.*infeasible"
+if screen nf | grep -q ' best$'; then not_ok "nothing fits: a row is called best"; screen nf; else
+    ok "nothing fits: no row is called best"; fi
+keys nf q
+
 finish
