@@ -10,14 +10,27 @@
 
 /* ---- the list form ---- */
 
+/* Blanks, newlines and comments (# to the line's end, in Python and TOML
+ * alike), so that the lines of an export paste as they are. */
+static const char *skip_space(const char *p)
+{
+    for (;;) {
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p != '#')
+            return p;
+        while (*p && *p != '\n')
+            p++;
+    }
+}
+
 int split_parse_list(const char *list, int L, int P, int *gpu, char *err, size_t errlen)
 {
     long first[4097];
     int n = 0;
-    const char *p = list;
-    /* blanks (a list pasted over lines too) may surround the commas */
-    while (isspace((unsigned char)*p))
-        p++;
+    /* blanks and comments (a list pasted over lines too) may surround
+     * the commas */
+    const char *p = skip_space(list);
     if (!*p) {
         snprintf(err, errlen, "empty (expected the first layer of each stage, e.g. 0,12,24)");
         return -1;
@@ -59,15 +72,12 @@ int split_parse_list(const char *list, int L, int P, int *gpu, char *err, size_t
             return -1;
         }
         first[n++] = v;
-        p = end;
-        while (isspace((unsigned char)*p))
-            p++;
+        p = skip_space(end);
         if (*p == '\0')
             break;
         const char *comma = p;
         if (*p == ',')
-            for (p++; isspace((unsigned char)*p); p++)
-                ;
+            p = skip_space(p + 1);
         if (*comma != ',' || *p == '\0') {
             snprintf(err, errlen, "'%.20s' after layer %ld (expected a comma and the next "
                      "layer index)", comma, v);
@@ -820,20 +830,6 @@ int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
             return -1;
         }
     return stages;
-}
-
-/* Blanks, newlines and comments (# to the line's end, in Python and TOML
- * alike), so that the lines of an export paste as they are. */
-static const char *skip_space(const char *p)
-{
-    for (;;) {
-        while (isspace((unsigned char)*p))
-            p++;
-        if (*p != '#')
-            return p;
-        while (*p && *p != '\n')
-            p++;
-    }
 }
 
 /* "[0, 12, 24, 36]": see split.h. */

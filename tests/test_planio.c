@@ -101,6 +101,11 @@ static void test_split_list(void **state)
     memset(gpu, -1, sizeof gpu);
     assert_int_equal(split_parse_list(" 0, 3 ,\n6,\t8\n", 11, 4, gpu, err, sizeof err), 0);
     assert_memory_equal(gpu, want, sizeof want);
+    /* and # comments to the end of their line, as in the file pasted from */
+    memset(gpu, -1, sizeof gpu);
+    assert_int_equal(split_parse_list("# stages\n0, 3, # two\n6,\n8 # last\n", 11, 4, gpu, err,
+                                      sizeof err), 0);
+    assert_memory_equal(gpu, want, sizeof want);
     list_refused("0 3", "'3' after layer 0 (expected a comma and the next layer index)");
     list_refused("0, ", "', ' after layer 0 (expected a comma and the next layer index)");
     list_refused(" ", "empty (expected the first layer of each stage, e.g. 0,12,24)");
