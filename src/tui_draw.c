@@ -658,7 +658,10 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     char who[64] = "";
     if (t->min_cap_planner && strcmp(t->min_cap_planner, r->planner) != 0)
         snprintf(who, sizeof who, "%s ", planner_title(t->min_cap_planner));
-    if (updating) {
+    if (!pl && !r->done) {
+        /* nothing on show yet to update (the first frames) */
+        snprintf(why, sizeof why, "planning%s", G->dots);
+    } else if (updating) {
         /* the plan on show before, until what changed is in */
         snprintf(why, sizeof why, "updating%s", G->dots);
     } else if (t->sel >= 0) {
@@ -675,12 +678,13 @@ static void draw_strip(struct tui *t, const struct layout *ly)
         bool open = t->min_cap_within > 1048576.0;
         if (open)
             units_format_size_up(t->min_cap_within, bw, sizeof bw);
-        snprintf(why, sizeof why, "best; nothing fits; %sfits with caps of %s%s%s%s", who, b0,
+        snprintf(why, sizeof why, "least memory; nothing fits; %sfits with caps of %s%s%s%s",
+                 who, b0,
                  open ? ", maybe " : "", open ? bw : "", open ? " less" : "");
         /* fewer words for a narrow rule: true without the "maybe" */
         snprintf(brief, sizeof brief, "nothing fits; %sfits at %s", who, b0);
     } else {
-        snprintf(why, sizeof why, "best; nothing fits");
+        snprintf(why, sizeof why, "least memory; nothing fits");
     }
     if (!brief[0])
         snprintf(brief, sizeof brief, "%s", why);

@@ -69,7 +69,7 @@ for k in b B m M b; do
             stale=1; cp "$TMP/cap.$i" "$TMP/stale"; fi
         i=$((i + 1))
     done
-    wait_screen upd "^  mem-aware DP .* fits " "\((best that fits|best; nothing fits.*)\)" || true
+    wait_screen upd "^  mem-aware DP .* fits " "\((best that fits|least memory; nothing fits.*)\)" || true
     if grep -q "mem-aware DP .* fits " "$TMP/last"; then
         # (no glob: set -f above)
         i=0
@@ -397,7 +397,7 @@ keys cap q
 # stopped early, the screen says how far the least cap may be below it
 tui_start capw 160 30 -- --memory 2GiB --work-limit 1
 expect_screen capw "nothing fits, the cap search stopped: says by how much the cap may be less" \
-    "param-balanced \(best; nothing fits; mem-aware DP fits with caps of $NUM GiB, maybe $NUM GiB less\)"
+    "param-balanced \(least memory; nothing fits; mem-aware DP fits with caps of $NUM GiB, maybe $NUM GiB less\)"
 keys capw q
 tui_start run 80 24 -- --time-limit 600
 expect_screen run "export while running: the ILP's plan on show" "ILP running" "GPU: ILP \(best"
