@@ -994,10 +994,11 @@ static void draw_memory(struct tui *t, const struct layout *ly)
     char left[200], right[96], b1[32];
     const char *const names[4] = { "weights", "activ.", "buffers", "reserved" };
     int n = snprintf(left, sizeof left, "memory");
+    /* the keys that show the others: [ and ] */
     if (P > ly->ngpu && ly->ngpu == 1)
-        n += snprintf(left + n, sizeof left - (size_t)n, " (GPU %d of %d)", g0, P);
+        n += snprintf(left + n, sizeof left - (size_t)n, " (GPU %d of %d; [ ])", g0, P);
     else if (P > ly->ngpu)
-        n += snprintf(left + n, sizeof left - (size_t)n, " (GPUs %d-%d of %d)", g0,
+        n += snprintf(left + n, sizeof left - (size_t)n, " (GPUs %d-%d of %d; [ ])", g0,
                       g0 + ly->ngpu - 1, P);
     char legend[160];
     snprintf(legend, sizeof legend, "%s %s %s %s %s %s %s %s", G->seg[0], names[0], G->seg[1],
