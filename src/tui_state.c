@@ -1235,8 +1235,10 @@ int tui_export_format(struct tui *t, const struct export_format *f)
      * torch-schedule, deepspeed and torch) */
     bool named = strcmp(f->name, f->ext) != 0;
     t->input_cut = false;
-    t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s-%dgpu-%s%s%s.%s",
+    /* a tensor-parallel network's "GPU" is a pipeline rank of tp GPUs */
+    t->input_len = (size_t)snprintf(t->input, sizeof t->input, "%s-%d%s-%s%s%s.%s",
                                     n ? name : "plan", t->export_pb->P,
+                                    t->export_pb->tp > 1 ? "rank" : "gpu",
                                     t->export_res.planner, named ? "-" : "",
                                     named ? f->name : "", f->ext);
     return 0;

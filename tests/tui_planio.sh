@@ -51,6 +51,17 @@ expect_screen dt "the explorer's GPU table: the same ranges as solve's" "GPUs of
     "^  0 .* 0-5$" "^  3 .* 18-22$"
 keys dt q
 
+# ---- a tensor-parallel network: the export's name counts ranks ----
+tui_start tp 80 24 -- "$PIPEPLAN_SRCDIR/data/networks/llama3-70b.ini" \
+    "$PIPEPLAN_SRCDIR/data/platforms/h100-ib-8nodes.ini" --work-limit 20
+expect_screen tp "llama3-70b on 8 ranks: up" "q quit"
+keys tp e
+keys tp 2
+expect_screen tp "e json: the name says 8 ranks, not 8 GPUs (64 of them)" \
+    "to: llama3-70b-tp8-8rank-[a-z]+\.json"
+keys tp Escape
+keys tp q
+
 # ---- S: a split typed, judged as solve --split judges it ----
 pp solve "$NET" "$PLAT" --planner user --split 'deepspeed:[0, 5, 10, 15, 23]' --json >"$TMP/ds.json"
 ds_iter=$(jq -r '.plans[0].iteration_ms' "$TMP/ds.json")
