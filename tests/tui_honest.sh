@@ -506,7 +506,10 @@ keys wl q
 # GiB: "needs 23.3 GiB" in the row, and the bar said 23.2)
 tui_start up 80 24 -- "$D"/networks/resnet50.ini "$D"/platforms/v100-16gb-pcie-4.ini \
     --schedule pipedream --layout contiguous --work-limit 20
-expect_screen up "resnet50, pipedream, contiguous: up" "^  PipeDream .* needs 23\.3 GiB"
+# (the rows counted from the ILP's, once it is done: before, the plan on
+# show, where Down starts, may still be the DP's)
+expect_screen up "resnet50, pipedream, contiguous: up, the ILP done" "^  PipeDream .* needs 23\.3 GiB" \
+    "^ILP 12 blocks \(auto\), limit work 20: (stopped|optimal)"
 keys up Down Down
 expect_screen up "PipeDream's plan: GPU 1's bar as its row, 23.3 GiB" "^▶ PipeDream " \
     "^1 \[.*\] 23\.3/16\.0 GiB"
