@@ -3,6 +3,8 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "fileio.h"
+#include "spec.h"
 #include "text.h"
 
 int cli_help(const char *cmd, const char *text)
@@ -26,4 +28,32 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     /* the message may quote the user's arguments: escaped on the terminal */
     text_eprintf("pipeplan %s: %s\n", cmd, msg);
     return 2;
+}
+
+struct network_out {
+    const struct spec_network *net;
+    const char *const *comments;
+};
+
+static int network_write(FILE *out, void *ctx)
+{
+    const struct network_out *c = ctx;
+    return spec_network_write(out, c->net, c->comments);
+}
+
+int cli_write_network(const char *cmd, const char *path, bool force,
+                      const struct spec_network *net, const char *const *comments)
+{
+    struct network_out ctx = { net, comments };
+    char err[SPEC_ERR_LEN];
+    if (path) {
+        if (fileio_write_atomic(path, force, network_write, &ctx, err, sizeof err) < 0) {
+            text_eprintf("pipeplan %s: %s\n", cmd, err);
+            return 2;
+        }
+    } else if (network_write(stdout, &ctx) < 0 || fflush(stdout) != 0) {
+        text_eprintf("pipeplan %s: cannot write to standard output\n", cmd);
+        return 2;
+    }
+    return 0;
 }

@@ -60,13 +60,19 @@ int cli_run_planners(const struct problem *pb, const char *const *order, int nru
  * the ILP worked on (pb->L if none). */
 int cli_finish_results(const struct problem *pb, struct planner_result *results, int n);
 
-
-/* "pipeplan CMD: message" on stderr; returns 2, the usage exit status. */
 /* Print a command's help (cmd: NULL for pipeplan's own) and say whether
  * it reached standard output: 0, or 2 with a message (a full disk). */
 int cli_help(const char *cmd, const char *text);
 
+/* "pipeplan CMD: message" on stderr; returns 2, the usage exit status. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct spec_network;
+/* A network file, its comment lines first: written atomically to path
+ * (force: over an existing file), or to standard output when path is
+ * NULL. 0, or 2 after "pipeplan CMD: why" on stderr. */
+int cli_write_network(const char *cmd, const char *path, bool force,
+                      const struct spec_network *net, const char *const *comments);
 
 /* "all" or "ilp,dp,...": fills out[] with static names; count or -1
  * (after printing why). */

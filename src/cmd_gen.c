@@ -59,17 +59,6 @@ struct gen_args {
     bool gated, tied, force;
 };
 
-struct write_ctx {
-    const struct spec_network *net;
-    const char *const *comments;
-};
-
-static int write_network(FILE *out, void *ctx)
-{
-    const struct write_ctx *c = ctx;
-    return spec_network_write(out, c->net, c->comments);
-}
-
 /* --flag VALUE or --flag=VALUE into *slot; 1 taken, 0 not this flag, -1
  * after a message. */
 static int take(int argc, char **argv, int *i, const char *flag, const char **slot)
@@ -361,17 +350,7 @@ int cmd_gen(int argc, char **argv)
         spec_network_free(net);
         return 1;
     }
-    struct write_ctx ctx = { net, (const char *const *)header };
-    rc = 0;
-    if (g.out) {
-        if (fileio_write_atomic(g.out, g.force, write_network, &ctx, err, sizeof err) < 0) {
-            text_eprintf("pipeplan gen: %s\n", err);
-            rc = 2;
-        }
-    } else if (write_network(stdout, &ctx) < 0 || fflush(stdout) != 0) {
-        text_eprintf("pipeplan gen: cannot write to standard output\n");
-        rc = 2;
-    }
+    rc = cli_write_network("gen", g.out, g.force, net, (const char *const *)header);
     transformer_header_free(header);
     spec_network_free(net);
     return rc;

@@ -31,17 +31,6 @@ static const char help_text[] =
 
 #define EXPECTED_USAGE " (expected " CLI_USAGE_IMPORT ")"
 
-struct write_ctx {
-    const struct spec_network *net;
-    const char *const *comments;
-};
-
-static int write_network(FILE *out, void *ctx)
-{
-    const struct write_ctx *c = ctx;
-    return spec_network_write(out, c->net, c->comments);
-}
-
 #define usage_error(...) cli_usage_error("import", __VA_ARGS__)
 
 /* The last two path components, safe to put in a comment line. */
@@ -186,17 +175,7 @@ int cmd_import(int argc, char **argv)
     for (int k = 0; k < nnotes; k++)
         comments[6 + k] = notes[k];
     comments[6 + nnotes] = NULL;
-    struct write_ctx ctx = { net, comments };
-    int rc = 0;
-    if (out) {
-        if (fileio_write_atomic(out, force, write_network, &ctx, err, sizeof err) < 0) {
-            text_eprintf("pipeplan import: %s\n", err);
-            rc = 2;
-        }
-    } else if (write_network(stdout, &ctx) < 0 || fflush(stdout) != 0) {
-        text_eprintf("pipeplan import: cannot write to standard output\n");
-        rc = 2;
-    }
+    int rc = cli_write_network("import", out, force, net, comments);
     spec_network_free(net);
     return rc;
 }
