@@ -1,4 +1,5 @@
 /* cli: what the subcommands share in how they talk to the user. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -16,6 +17,11 @@ int cli_help(const char *cmd, const char *text)
         return 2;
     }
     return 0;
+}
+
+bool cli_value_is_option(const char *v)
+{
+    return v[0] == '-' && v[1] == '-' && isalpha((unsigned char)v[2]);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -64,6 +64,13 @@ int cli_finish_results(const struct problem *pb, struct planner_result *results,
  * it reached standard output: 0, or 2 with a message (a full disk). */
 int cli_help(const char *cmd, const char *text);
 
+/* Whether the word after a flag is an option ("--gpus"), not its value:
+ * "--log --gpus 4" forgot the log's name, and "-o --json" wrote the
+ * table to a file named --json. Such a value goes after '='. */
+bool cli_value_is_option(const char *v);
+#define CLI_OPTION_AS_VALUE \
+    "%s needs a value, not the option '%s' (a value that starts with -- is written %s=%s)"
+
 /* "pipeplan CMD: message" on stderr; returns 2, the usage exit status. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

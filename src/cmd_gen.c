@@ -70,6 +70,10 @@ static int take(int argc, char **argv, int *i, const char *flag, const char **sl
             usage_error("%s needs a value" SEE_HELP, flag);
             return -1;
         }
+        if (cli_value_is_option(argv[*i + 1])) {
+            usage_error(CLI_OPTION_AS_VALUE, flag, argv[*i + 1], flag, argv[*i + 1]);
+            return -1;
+        }
         v = argv[++*i];
     } else if (strncmp(a, flag, n) == 0 && a[n] == '=') {
         v = a + n + 1;

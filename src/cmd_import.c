@@ -66,6 +66,10 @@ static bool take_value(int argc, char **argv, int *i, const char **slot)
         usage_error("%s given twice (expected it once)", argv[*i]);
         return false;
     }
+    if (cli_value_is_option(argv[*i + 1])) {
+        usage_error(CLI_OPTION_AS_VALUE, argv[*i], argv[*i + 1], argv[*i], argv[*i + 1]);
+        return false;
+    }
     *slot = argv[++*i];
     return true;
 }

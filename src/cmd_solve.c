@@ -98,6 +98,11 @@ int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
         if (arg[len] == '=') {
             *value = arg + len + 1;
         } else if (*i + 1 < argc) {
+            const char *v = argv[*i + 1];
+            if (cli_value_is_option(v)) {
+                option_error(CLI_OPTION_AS_VALUE, names[n], v, names[n], v);
+                return -2;
+            }
             *value = argv[++*i];
         } else {
             option_error("%s needs a value %s", names[n], help_hint());
@@ -271,6 +276,29 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
     return rc < 0 ? -1 : n;
 }
 
+/* A log file that is not there yet: whether its directory takes it. */
+static int log_dir_check(const char *path, char *why, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, len, "no directory %.100s (expected an existing one)", dir);
+        return -1;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(why, len, "cannot create a file in %.100s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 /* The ILP's own flags, shared with the explorer. */
 int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
 {
@@ -308,14 +336,24 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
          * back to no log (a FIFO is opened when the worker starts, by
          * whoever reads it) */
         struct stat st;
-        if (stat(value, &st) != 0 || !S_ISFIFO(st.st_mode)) {
-            int fd = open(value, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-            if (fd < 0) {
-                snprintf(why, sizeof why, "cannot open for writing: %s", strerror(errno));
-                goto bad;
+        int gone = stat(value, &st) == 0 ? 0 : errno;
+        if (!gone) {
+            if (!S_ISFIFO(st.st_mode)) {
+                int fd = open(value, O_WRONLY | O_APPEND | O_CLOEXEC);
+                if (fd < 0) {
+                    snprintf(why, sizeof why, "cannot open for writing: %s", strerror(errno));
+                    goto bad;
+                }
+                close(fd);
             }
-            close(fd);
+        } else if (gone != ENOENT) {
+            snprintf(why, sizeof why, "cannot open for writing: %s", strerror(gone));
+            goto bad;
+        } else if (log_dir_check(value, why, sizeof why) < 0) {
+            goto bad;
         }
+        /* a new file is made when the solve starts: a mistake later on
+         * the command line leaves none behind */
         a->log_path = value;
         break;
     }

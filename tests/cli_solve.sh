@@ -395,6 +395,23 @@ for log in "$TMP" /etc/passwd/x; do
        [ ! -s "$TMP/out" ]; then
         ok "--log $log: says why, nothing else"; else not_ok "--log $log"; cat "$TMP/err"; fi
 done
+# a new --log file is made when the solve starts: a mistake after it on
+# the command line leaves none behind, nor does a log given twice
+rm -f "$TMP/new.log" "$TMP/new2.log"
+run solve "$TMP/zero.ini" "$TMP/one.ini" --log "$TMP/new.log" --gpus x
+expect_status 2 "--log, then a bad --gpus"
+run solve "$TMP/zero.ini" "$TMP/one.ini" --log "$TMP/new.log" --log "$TMP/new2.log"
+expect_status 2 "--log given twice"
+if [ ! -e "$TMP/new.log" ] && [ ! -e "$TMP/new2.log" ]; then ok "refused: no log file left"; else
+    not_ok "refused, yet a log file was made"; fi
+run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 5 --log "$TMP/nodir/x.log"
+expect_status 2 "--log into a directory that is not there"
+expect_stderr "pipeplan: bad --log '$TMP/nodir/x.log': no directory $TMP/nodir (expected an existing one)" \
+    "--log, no directory: one line"
+run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 5 --planner dp --log "$TMP/new.log"
+expect_status 0 "--log into a new file"
+if [ -e "$TMP/new.log" ]; then ok "--log: the file is made when the solve runs"; else
+    not_ok "--log: no file made"; fi
 
 # The dp's split, scheduled, needed 8.26 GiB under a cap of 8.25 (its
 # wait-free counts are a lower bound): it plans again on smaller rooms and

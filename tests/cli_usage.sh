@@ -122,6 +122,29 @@ mistake "import, unknown option" "pipeplan import: unknown option '--bogus' $H" 
     import pipedream x.txt --micro-batch 1 --bogus
 mistake "import, extra argument" "pipeplan import: unexpected argument 'y.txt' $I" \
     import pipedream x.txt y.txt --micro-batch 1
+# An option word where a value belongs is a forgotten value: said so, and
+# no file named after the option ("-o --json" wrote the table to --json).
+V='(a value that starts with -- is written'
+mistake "--gpus, its value forgotten" \
+    "pipeplan: --gpus needs a value, not the option '--memory' $V --gpus=--memory)" \
+    solve $net $plat --gpus --memory 16GiB
+mistake "-o, its file forgotten" "pipeplan: -o needs a value, not the option '--json' $V -o=--json)" \
+    solve $net $plat -o --json
+mistake "--log, its file forgotten" \
+    "pipeplan: --log needs a value, not the option '--gpus' $V --log=--gpus)" solve $net $plat --log --gpus 4
+mistake "sweep --gpus, its value forgotten" \
+    "pipeplan sweep: --gpus needs a value, not the option '--memory' $V --gpus=--memory)" \
+    sweep $net $plat --gpus --memory 4GB -o "$TMP/s.csv"
+mistake "gen -o, its file forgotten" \
+    "pipeplan gen: -o needs a value, not the option '--force' $V -o=--force)" \
+    gen transformer --preset llama3-8b --gpu H100 -o --force
+mistake "import -o, its file forgotten" \
+    "pipeplan import: -o needs a value, not the option '--force' $V -o=--force)" \
+    import pipedream data/pipedream/alexnet/graph.txt --micro-batch 8 -o --force
+for f in --json --force --gpus; do
+    if [ -e "$f" ] || [ -e "$TMP/$f" ]; then not_ok "a file named $f was made"; rm -f -- "$f"; else
+        ok "no file named $f"; fi
+done
 
 # A word that names an existing file is the explorer's network file, even
 # one that looks like a command's typo.
