@@ -101,7 +101,7 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
 #define CLI_HELP_ILP(SECONDS) \
     "  --blocks N               blocks the ILP works on (0: every layer;\n" \
     "                           default 12 up to 4 GPUs, 16 above)\n" \
-    "  --time-limit SECONDS     time for the ILP's whole search\n" \
+    "  --time-limit SECONDS     time for the ILP's whole search, at most 86400\n" \
     "                           (default " SECONDS ")\n" \
     "  --work-limit N           deterministic work limit for the ILP: CBC\n" \
     "                           branch-and-bound nodes summed over the search's\n" \
@@ -109,7 +109,8 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
     "                           count more, see the manual); when given, the seconds\n" \
     "                           limit is not used and the same inputs give the\n" \
     "                           same plan, status and bound on any machine\n" \
-    "  --threads N              threads CBC may use (default 1)\n" \
+    "  --threads N              threads CBC may use (default 1; one under\n" \
+    "                           --work-limit, whose search must be reproducible)\n" \
     "  --log FILE               append CBC's log and the ILP's trace to FILE\n"
 
 /* Your own plan, for solve and the explorer. */

@@ -129,6 +129,11 @@ static void summary_network(FILE *out, const char *label, const struct spec_netw
             text_escape(label, e1, sizeof e1), text_escape(net->name, e2, sizeof e2),
             net->nlayers, report_s(net->nlayers), net->micro_batch,
             report_s(net->micro_batch));
+    /* the figures are one GPU's share: 40.7 GiB of gpt3-175b's weights
+     * read as the whole model's without this line */
+    if (net->tensor_parallel > 1)
+        fprintf(out, "  parallel     tensor, %ld GPUs a rank: times and "
+                "sizes are one GPU's share\n", net->tensor_parallel);
     fprintf(out, "  compute      %s per micro-batch (forward %s, backward %s)\n",
             units_format_time(fwd + bwd, b1, sizeof b1), units_format_time(fwd, b2, sizeof b2),
             units_format_time(bwd, b3, sizeof b3));
@@ -275,7 +280,11 @@ static void checked_free(struct checked *c)
 
 int cmd_check(int argc, char **argv)
 {
-    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    /* --help anywhere before "--", as the other commands take it */
+    bool help = false;
+    for (int i = 1; i < argc && strcmp(argv[1], "--") != 0 && !help; i++)
+        help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
+    if (help) {
         return cli_help("check", "usage: " CLI_USAGE_CHECK "\n"
                         "Validate network and platform files and summarise them; a torch\n"
                         "schedule CSV (solve --format torch-schedule) is checked as\n"

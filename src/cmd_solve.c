@@ -321,7 +321,7 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
         if (units_parse_real(value, &real, why, sizeof why) < 0)
             goto bad;
         if (real <= 0 || real > 86400) {
-            snprintf(why, sizeof why, "out of range (expected seconds, more than 0)");
+            snprintf(why, sizeof why, "out of range (expected seconds, more than 0 and at most 86400)");
             goto bad;
         }
         a->time_limit = real;

@@ -46,7 +46,7 @@ static const char help_text[] =
     "Options of solve only:\n"
     CLI_HELP_SOLVE_ONLY
     "\n"
-    "Options of sweep (the ILP options above apply too):\n"
+    "Options of sweep (the ILP options above apply too, but --log):\n"
     CLI_HELP_SWEEP
     "\n"
     "Options of import:\n"

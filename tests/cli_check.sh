@@ -16,6 +16,19 @@ expect_stdout_has "data/networks/resnet50.ini: network resnet50, 177 layers, mic
 expect_stdout_has "data/platforms/dgx1-v100-32gb.ini: platform dgx1-v100-32gb, 8 GPUs" \
     "platform summary names the GPUs"
 
+# A tensor-parallel network's figures are one GPU's share: said, so that
+# gpt3-175b's 40.7 GiB are not read as the whole model's weights.
+run check data/networks/gpt3-175b.ini data/networks/vgg16.ini
+expect_status 0 "check a tensor-parallel network"
+expect_stdout_has "  parallel     tensor, 8 GPUs a rank: times and sizes are one GPU's share" \
+    "tensor-parallel network: figures per GPU"
+if [ "$(grep -c '^  parallel' "$TMP/out")" -eq 1 ]; then ok "only the tensor-parallel one says so"; else
+    not_ok "parallel lines: $(grep -c '^  parallel' "$TMP/out")"; fi
+# --help after a file, as the other commands take it
+run check data/networks/vgg16.ini -h
+expect_status 0 "check FILE -h"
+expect_stdout_has "usage: pipeplan check FILE..." "check FILE -h prints the help"
+
 # The built-in default opens the explorer, which needs a terminal: here it
 # says so and points at solve (tests/tui.sh drives it in tmux).
 status=0

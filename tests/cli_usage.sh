@@ -122,6 +122,11 @@ mistake "import, unknown option" "pipeplan import: unknown option '--bogus' $H" 
     import pipedream x.txt --micro-batch 1 --bogus
 mistake "import, extra argument" "pipeplan import: unexpected argument 'y.txt' $I" \
     import pipedream x.txt y.txt --micro-batch 1
+mistake "time limit over a day" \
+    "pipeplan: bad --time-limit '100000': out of range (expected seconds, more than 0 and at most 86400)" \
+    solve $net $plat --time-limit 100000
+if pp --help | grep -qF "Options of sweep (the ILP options above apply too, but --log)"; then
+    ok "--help: sweep takes no --log"; else not_ok "--help: sweep and --log"; fi
 # An option word where a value belongs is a forgotten value: said so, and
 # no file named after the option ("-o --json" wrote the table to --json).
 V='(a value that starts with -- is written'
