@@ -2928,22 +2928,35 @@ static struct plan *subset_best_baseline(const struct problem *pb,
 }
 
 /* The subset's result, or the best baseline (taken, freed either way)
- * when that is better: whether it was taken. */
-static bool subset_keep_baseline(struct plan *best, struct planner_result *res)
+ * when that is better: whether it was taken. A search that ended with its
+ * blocks' plan proven stays block_optimal (the baseline, below the block
+ * bound, cuts inside a block: doc/model.md 11.1); "feasible" told nobody
+ * whether it had stopped early. */
+static bool subset_keep_baseline(struct plan *best, struct planner_result *res, int K, int P)
 {
     bool have = res->plan && res->plan->fits && res->believed_fit;
     if (!best || (have && res->plan->objective <= best->objective)) {
         plan_free(best);
         return false;
     }
+    bool blocks_proven = (res->status == PLAN_OPTIMAL || res->status == PLAN_BLOCK_OPTIMAL) &&
+                         res->plan && isfinite(res->block_bound);
+    bool stopped = res->status == PLAN_TIMEOUT;
     plan_free(res->plan);
     res->plan = best;
     res->believed_fit = true;
-    res->message[0] = '\0';
     double obj = best->objective;
     bool proven = isfinite(res->bound) && proven_at(obj, res->bound);
-    res->status = proven ? PLAN_OPTIMAL : res->status == PLAN_TIMEOUT ? PLAN_TIMEOUT
+    res->status = proven ? PLAN_OPTIMAL : stopped ? PLAN_TIMEOUT
+                  : blocks_proven && proven_at(obj, res->block_bound) ? PLAN_BLOCK_OPTIMAL
                   : PLAN_FEASIBLE;
+    if (proven || stopped)
+        res->message[0] = '\0';
+    else
+        snprintf(res->message, sizeof res->message, "%s; the best baseline's plan, on all %d "
+                 "GPUs, beats its plan on the %d with the most memory",
+                 res->status == PLAN_BLOCK_OPTIMAL ? "the search ended"
+                 : "the search ended with no plan of its blocks that fits", P, K);
     return true;
 }
 
@@ -3040,7 +3053,7 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
     }
     bool took = false;
     if (rc == 0 && res->status != PLAN_ERROR)
-        took = subset_keep_baseline(base, res);
+        took = subset_keep_baseline(base, res, K, pb->P);
     else
         plan_free(base);
     if (took && opt->on_progress) {

@@ -464,4 +464,16 @@ if [ -z "$PIPEPLAN_WRAP" ]; then
         ok "a master too large for the work left is not built"
     else not_ok "large master: $(grep 'not started' "$TMP/b0.log" | head -2)"; fi
 fi
+
+# Far more GPUs than blocks: the search runs on the 16 roomiest, and the
+# best baseline, on all of them, beats it. The search ended with its
+# blocks' plan proven, so the row is block_optimal with why, not a bare
+# "feasible" that could as well mean it stopped early.
+run solve data/networks/llama3-70b.ini data/platforms/h100-ib-8nodes.ini --gpus 100 \
+    --work-limit 300 --planner ilp --json
+expect_status 0 "100 ranks, 16 blocks"
+if [ "$(jq -r '.plans[0].status' "$TMP/out")" = block_optimal ] &&
+   [ "$(jq -r '.plans[0].message' "$TMP/out")" = "the search ended; the best baseline's plan, on all 100 GPUs, beats its plan on the 16 with the most memory" ]; then
+    ok "a baseline beats the search on a subset: block_optimal, and why"
+else not_ok "subset beaten: $(jq -c '.plans[0] | [.status, .message]' "$TMP/out")"; fi
 finish
