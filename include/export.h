@@ -25,6 +25,10 @@ struct export_format {
     int (*check)(const struct export_input *in, char *err, size_t errlen);
     /* Returns 0, or -1 on a stream error. */
     int (*write)(FILE *out, const struct export_input *in);
+    /* Whether any plan of this network can be written: 0, or -1 with why
+     * in err. Asked before planning, so that a solve of seconds does not
+     * end in a refusal known from the start. NULL: any network. */
+    int (*network)(const struct problem *pb, char *err, size_t errlen);
 };
 
 int export_count(void);

@@ -667,6 +667,12 @@ int cmd_solve(int argc, char **argv)
         return 2;
     }
 
+    if (sa.format->network && sa.format->network(pb, err, sizeof err) < 0) {
+        text_eprintf("pipeplan: cannot write a plan of %s as %s: %s\n", files[0],
+                     sa.format->name, err);
+        problem_free(pb);
+        return 2;
+    }
     int rc = solve_problem(pb, planners, nplanners, &ilp, &sa);
     problem_free(pb);
     return rc;

@@ -103,6 +103,16 @@ static int check_megatron(const struct export_input *in, char *err, size_t errle
     return rc;
 }
 
+static int network_megatron(const struct problem *pb, char *err, size_t errlen)
+{
+    char why[256];
+    if (split_transformer_layers(pb->names, pb->L, why, sizeof why) < 0) {
+        snprintf(err, errlen, "Megatron's layout needs a transformer network: %s", why);
+        return -1;
+    }
+    return 0;
+}
+
 static void rank_comment(FILE *out, const int *gpu_of_rank, int P, const char *what)
 {
     bool identity = true;
@@ -460,7 +470,7 @@ static int check_torch(const struct export_input *in, char *err, size_t errlen)
     }
     for (int i = 0; i < pb->L; i++)
         if (!pb->names || !pb->names[i] || !pb->names[i][0]) {
-            snprintf(err, errlen, "layer %d has no name (torch needs module names)", i + 1);
+            snprintf(err, errlen, "layer %d has no name (torch needs module names)", i);
             return -1;
         }
     return 0;
@@ -481,15 +491,16 @@ static int write_torch_schedule(FILE *out, const struct export_input *in)
 /* ---- the table ---- */
 
 static const struct export_format formats[] = {
-    { "table", "the table solve prints", "txt", false, NULL, write_table },
-    { "json", "JSON, as solve --json", "json", false, NULL, write_json },
-    { "csv", "one row per layer", "csv", true, NULL, write_csv },
-    { "plan", "plan file, read back by --plan", "plan", true, check_plan, write_plan },
-    { "megatron", "Megatron-Core arguments", "args", true, check_megatron, write_megatron },
-    { "deepspeed", "DeepSpeed parts list", "py", true, check_deepspeed, write_deepspeed },
-    { "torch", "torch.distributed.pipelining stages", "py", true, check_torch, write_torch },
+    { "table", "the table solve prints", "txt", false, NULL, write_table, NULL },
+    { "json", "JSON, as solve --json", "json", false, NULL, write_json, NULL },
+    { "csv", "one row per layer", "csv", true, NULL, write_csv, NULL },
+    { "plan", "plan file, read back by --plan", "plan", true, check_plan, write_plan, NULL },
+    { "megatron", "Megatron-Core arguments", "args", true, check_megatron, write_megatron,
+      network_megatron },
+    { "deepspeed", "DeepSpeed parts list", "py", true, check_deepspeed, write_deepspeed, NULL },
+    { "torch", "torch.distributed.pipelining stages", "py", true, check_torch, write_torch, NULL },
     { "torch-schedule", "torch schedule CSV (compute_only)", "csv", true, check_torch,
-      write_torch_schedule },
+      write_torch_schedule, NULL },
 };
 
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))

@@ -216,6 +216,14 @@ if awk -F, 'NR > 1 { if ($7 > 2 || ($2 ~ /^layers/ && $8 != $7 * 60000000)) bad 
 else
     not_ok "csv: in_flight"; cat "$TMP/out"
 fi
+# a network Megatron cannot take is refused before any planner runs (it
+# was refused after the whole solve, seconds of it)
+run solve "$PIPEPLAN_SRCDIR/data/networks/vgg16.ini" four.ini --planner dp --format megatron \
+    -o "$TMP/vgg.args"
+expect_status 2 "megatron: a network that is no transformer"
+expect_stderr "pipeplan: cannot write a plan of $PIPEPLAN_SRCDIR/data/networks/vgg16.ini as megatron: Megatron's layout needs a transformer network: layer 0 is 'node1-Input' (expected 'tok_embeddings': a transformer network made by pipeplan gen transformer has tok_embeddings, layers.0 .. layers.N-1, norm, output)" \
+    "megatron: refused before planning, one line"
+if [ ! -e "$TMP/vgg.args" ]; then ok "megatron refused: no file"; else not_ok "megatron refused: a file"; fi
 run solve gpt.ini four.ini --planner dp --format megatron
 expect_stdout_has '--pipeline-model-parallel-size 4 --pipeline-model-parallel-layout "' "megatron: the arguments"
 # with sequence parallelism, which the network's shards assume and Megatron
