@@ -476,4 +476,14 @@ if [ "$(jq -r '.plans[0].status' "$TMP/out")" = block_optimal ] &&
    [ "$(jq -r '.plans[0].message' "$TMP/out")" = "the search ended; the best baseline's plan, on all 100 GPUs, beats its plan on the 16 with the most memory" ]; then
     ok "a baseline beats the search on a subset: block_optimal, and why"
 else not_ok "subset beaten: $(jq -c '.plans[0] | [.status, .message]' "$TMP/out")"; fi
+
+# One micro-batch: the latency is the objective and the period is free;
+# the ILP's plan shows the least its loads allow (it showed 91.5 ms beside
+# an iteration of 89.4 ms: every layer on one GPU, whose load is 89.4 ms).
+run solve "$PIPEPLAN_SRCDIR/data/networks/gnmt.ini" "$PIPEPLAN_SRCDIR/data/platforms/v100-16gb-pcie-4.ini" \
+    --micro-batches 1 --work-limit 300 --planner ilp --json
+expect_status 0 "gnmt, one micro-batch"
+if jq -e '.plans[0] | .status == "optimal" and .period_ms <= .iteration_ms' "$TMP/out" >/dev/null; then
+    ok "one micro-batch: the period is no longer than the iteration"
+else not_ok "one micro-batch: $(jq -c '.plans[0] | [.status, .period_ms, .iteration_ms]' "$TMP/out")"; fi
 finish
