@@ -982,6 +982,13 @@ const struct tui_row *tui_view_row(const struct tui *t, bool *updating)
 {
     *updating = false;
     if (t->sel < 0 && !tui_settled(t) && t->hold.plan) {
+        /* the solver's plan for these knobs, from the cache, fits: it is
+         * what the screen will settle on (no baseline beats it), while the
+         * plan held was for the knobs before (one GPU's, under "GPUs 4") */
+        const struct tui_row *ilp = t->ilp >= 0 ? &t->rows[t->ilp] : NULL;
+        if (ilp && row_usable(ilp) && !ilp->stale && ilp->plan->fits && ilp->tp == t->cur &&
+            tui_best_row(t) == t->ilp)
+            return ilp;
         *updating = true;
         return &t->hold;
     }

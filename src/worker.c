@@ -96,6 +96,19 @@ static int child_fault(void)
     return 0;
 }
 
+/* Test hook: PIPEPLAN_FAULT=slow-baselines, read only in the child, makes
+ * each baseline start a second late, so that tests/faults.sh can look at
+ * the explorer while the baselines of new knobs are still to come. */
+static void child_slow_baseline(void)
+{
+    const char *f = getenv("PIPEPLAN_FAULT");
+    if (f && strcmp(f, "slow-baselines") == 0) {
+        struct timespec second = { 1, 0 };
+        while (nanosleep(&second, &second) != 0 && errno == EINTR)
+            ;
+    }
+}
+
 static void child_fault_install(void)
 {
     const char *f = getenv("PIPEPLAN_FAULT");
@@ -287,6 +300,7 @@ static void child_run(int fd, const struct worker_request *req)
             }
             rc = ilp_solve(req->pb, &opt, &res, NULL);
         } else {
+            child_slow_baseline();
             rc = planner_run(name, req->pb, &res);
         }
         if (rc != 0) {

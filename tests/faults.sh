@@ -195,6 +195,22 @@ expect_screen hg "explorer, solver hangs: killed, one line says why, the baselin
 keys hg q
 expect_screen hg "explorer quits after the hang" "^EXITED:0$"
 
+# ---- explorer: back to knobs planned before, the baselines slow ----
+# The solver's plan for them comes from the cache and fits: it is shown
+# while the baselines come in, not the plan held from the knobs before
+# (three GPUs' bars under "GPUs 4").
+tui_start sl 100 30 PIPEPLAN_FAULT=slow-baselines -- "$NET" "$PLAT" --work-limit 300
+expect_screen sl "slow baselines: the ILP ends on 4 GPUs" "^ILP 12 blocks \(auto\), limit work 300: optimal" \
+    "^3 \[" "uniform .* fits"
+keys sl g
+expect_screen sl "slow baselines: the ILP ends on 3 GPUs" "^GPUs 3 " \
+    "^ILP 12 blocks \(auto\), limit work 300: optimal" "uniform .* fits"
+keys sl G
+expect_screen sl "back on 4 GPUs, the DP to come: the ILP's plan from the cache on show" \
+    "^GPUs 4 " "^  mem-aware DP .*…" "^▶ ILP .* best" "^3 \["
+keys sl q
+expect_screen sl "explorer quits after the slow baselines" "^EXITED:0$"
+
 # ---- explorer: e into a full disk ----
 echo "old contents" >"$TMP/x.csv"
 tui_start ex 100 30 PIPEPLAN_FAULT=write-enospc -- "$NET" "$PLAT" --work-limit 300
