@@ -42,10 +42,14 @@ int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
             "%s, %s\n", spec_schedule_name(pb->schedule), pb->m, pb->m == 1 ? "" : "es",
             pb->phi, units_format_time(pl->T, b1, sizeof b1),
             units_format_time(pl->iteration, b2, sizeof b2), pl->fits ? "fits" : "does not fit");
-    for (int p = 0; p < pl->P; p++)
+    for (int p = 0; p < pl->P; p++) {
+        const struct plan_gpu *g = &pl->gpus[p];
+        /* over the cap: up, as the table's "needs" (a cap of the figure fits) */
         fprintf(out, "; GPU %d: %s of %s\n", p,
-                units_format_size(pl->gpus[p].total, b1, sizeof b1),
-                units_format_size(pl->gpus[p].cap, b3, sizeof b3));
+                g->total > g->cap ? units_format_size_up(g->total, b1, sizeof b1)
+                : units_format_size(g->total, b1, sizeof b1),
+                units_format_size(g->cap, b3, sizeof b3));
+    }
     ms_exact(pl->T, b1, sizeof b1);
     /* names escaped as on screen (a control byte would break the line);
      * the reader compares them so (same_name) */

@@ -353,7 +353,9 @@ int report_table(FILE *out, const struct report *r)
                 units_format_size(g->activations, c5, sizeof c5),
                 units_format_size(g->buffers, c6, sizeof c6),
                 units_format_size(g->reserved, c7, sizeof c7),
-                units_format_size(g->total, c8, sizeof c8), g->total > g->cap + 0.5 ? "!" : " ",
+                /* over the cap ("!"): up, as "needs" */
+                g->total > g->cap + 0.5 ? units_format_size_up(g->total, c8, sizeof c8)
+                : units_format_size(g->total, c8, sizeof c8), g->total > g->cap + 0.5 ? "!" : " ",
                 layers[0] ? layers : "-");
     }
     return ferror(out) ? -1 : 0;

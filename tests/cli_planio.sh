@@ -91,6 +91,12 @@ if diff dp.plan back.plan | grep -v '^[<>] ; ' | grep -q '^[<>]'; then
 else
     ok "plan round trip: the same allocation, period and start times"
 fi
+# over its cap the header rounds a GPU's total up, as the table's "needs"
+# (101.36 GiB: "102 GiB", which fits as a cap; "101" did not)
+run solve "$PIPEPLAN_SRCDIR/data/networks/llama3-8b.ini" "$PIPEPLAN_SRCDIR/data/platforms/a100-40gb-8.ini" \
+    --gpus 1 --work-limit 300 --format plan
+expect_status 1 "--format plan of a plan that does not fit"
+expect_stdout_has "; GPU 0: 102 GiB of 40.0 GiB" "plan file: a total over its cap is rounded up"
 run solve gpt.ini four.ini --planner dp --plan dp.plan --json
 if jq -e '(.plans | map(select(.planner == "dp"))[0]) as $d | (.plans | map(select(.planner == "user"))[0]) as $u
         | $u.assignment == $d.assignment and $u.period_ms == $d.period_ms

@@ -29,6 +29,7 @@
 #include "schedule.h"
 #include "simulate.h"
 #include "spec.h"
+#include "units.h"
 
 #define MAXL 8
 #define MAXP 4
@@ -2094,6 +2095,42 @@ static void plan_below_block_bound_says_it_cuts_inside_a_block(void **state)
     fx_problem_free(pb);
 }
 
+/* With no cap named to fit at (min_cap NaN), the table shows the best plan
+ * that does not fit: a GPU over its cap ("!") gives its total rounded up,
+ * as the row's "needs", so that the figure given as a cap fits. */
+static void table_rounds_a_total_over_its_cap_up(void **state)
+{
+    (void)state;
+    struct problem *pb = pb_worked(3 * GB, LAYOUT_ANY);
+    pb->network = strdup("section9");     /* freed with the problem */
+    assert_non_null(pb->network);
+    struct planner_result res;
+    assert_int_equal(planner_run("time", pb, &res), 0);
+    assert_non_null(res.plan);
+    assert_false(res.plan->fits);
+    char *t = table_of(pb, &res);
+    assert_non_null(strstr(t, "(does not fit)\n"));
+    int over = 0, differ = 0;
+    for (int p = 0; p < pb->P; p++) {
+        const struct plan_gpu *g = &res.plan->gpus[p];
+        if (!(g->total > g->cap + 0.5))
+            continue;
+        char up[32], near[32], want[40];
+        units_format_size_up(g->total, up, sizeof up);
+        units_format_size(g->total, near, sizeof near);
+        snprintf(want, sizeof want, " %s! ", up);
+        if (!strstr(t, want))
+            fail_msg("GPU %d over its cap: no '%s' in\n%s", p, want, t);
+        over++;
+        differ += strcmp(up, near) != 0;
+    }
+    assert_true(over > 0);
+    assert_true(differ > 0);   /* else the test tells nothing */
+    free(t);
+    planner_result_clear(&res);
+    fx_problem_free(pb);
+}
+
 /* An optional argument runs only the tests whose names match it. */
 /* The MIP layer keeps the model and hands it to CBC whole at the solve: a
  * column named twice in a row counts twice, a row begun again starts
@@ -2327,6 +2364,7 @@ int main(int argc, char **argv)
         FX_TEST(bad_arguments_are_refused),
         FX_TEST(one_block_is_block_optimal_not_optimal),
         FX_TEST(plan_below_block_bound_says_it_cuts_inside_a_block),
+        FX_TEST(table_rounds_a_total_over_its_cap_up),
         FX_TEST(work_limit_is_deterministic),
         FX_TEST(plan_meeting_network_bound_ends_search),
         FX_TEST(chain_bound_counts_compute),
