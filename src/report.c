@@ -168,6 +168,19 @@ int report_json(FILE *out, const struct report *r)
         fprintf(out, "%.0f, \"min_fitting_cap_planner\": ", r->min_cap);
         json_string(out, r->min_cap_planner);
         fprintf(out, ", \"min_fitting_cap_within\": %.0f", r->min_cap_within);
+        /* its figures: it may run far slower than the rows that do not fit */
+        const struct plan *cp = r->min_cap_plan;
+        if (cp) {
+            fprintf(out, ", \"min_fitting_plan\": {\"planner\": ");
+            json_string(out, r->min_cap_planner);
+            fprintf(out, ", \"cap\": %.0f, \"period_ms\": ", r->min_cap);
+            json_number(out, cp->T);
+            fprintf(out, ", \"iteration_ms\": ");
+            json_number(out, cp->iteration);
+            fprintf(out, ", \"throughput\": ");
+            json_number(out, cp->throughput);
+            fputc('}', out);
+        }
     }
     fprintf(out, "},\n \"plans\": [");
     for (int i = 0; i < r->nresults; i++) {
@@ -320,8 +333,13 @@ int report_table(FILE *out, const struct report *r)
     if (pl && !pl->fits && r->min_cap_plan) {
         /* nothing fits: the plan that fits at the cap just named */
         pl = r->min_cap_plan;
-        fprintf(out, "\nPlan that fits at %s per GPU: %s\n",
-                units_format_size_up(r->min_cap, b1, sizeof b1), planner_title(r->min_cap_planner));
+        char rate[24];
+        /* its own figures: they may be far worse than its row's above */
+        fprintf(out, "\nPlan that fits at %s per GPU: %s, period %s, iteration %s, %s "
+                "samples/s\n", units_format_size_up(r->min_cap, b1, sizeof b1),
+                planner_title(r->min_cap_planner), units_format_time(pl->T, b2, sizeof b2),
+                units_format_time(pl->iteration, b3, sizeof b3),
+                units_format_rate(pl->throughput, rate, sizeof rate));
     } else if (pl) {
         fprintf(out, "\nBest plan: %s%s\n", planner_title(best->planner),
                 pl->fits ? "" : " (does not fit)");
