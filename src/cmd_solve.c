@@ -759,6 +759,44 @@ static const struct planner_result *export_choice(const struct planner_result *r
     return best;
 }
 
+/* When nothing fits, the plan exported needs the least memory at the cap
+ * given, which is not the plan the table shows as fitting at the least
+ * cap: one line says so, with that cap as --memory takes it. */
+static void note_least_cap(const struct report *rep, const struct planner_result *res)
+{
+    const struct problem *pb = rep->pb;
+    const struct plan *pl = res->plan;
+    if (pl->fits || !rep->min_cap_plan || !(rep->min_cap < pl->peak_memory - 0.5))
+        return;
+    char caps[72], b1[32], need[32], cap[32], opt[32];
+    double cmin = pb->cap[0], cmax = pb->cap[0];
+    for (int p = 1; p < pb->P; p++) {
+        cmin = fmin(cmin, pb->cap[p]);
+        cmax = fmax(cmax, pb->cap[p]);
+    }
+    units_format_size(cmin, caps, sizeof caps);
+    if (cmax > cmin) {
+        size_t n = strlen(caps);
+        snprintf(caps + n, sizeof caps - n, " to %s", units_format_size(cmax, b1, sizeof b1));
+    }
+    units_format_size_up(pl->peak_memory, need, sizeof need);
+    /* the cap as the table prints it, without its space: one word to paste */
+    units_format_size_up(rep->min_cap, cap, sizeof cap);
+    size_t k = 0;
+    for (const char *c = cap; *c && k < sizeof opt - 1; c++)
+        if (*c != ' ')
+            opt[k++] = *c;
+    opt[k] = '\0';
+    char who[64];
+    if (planner_is_given(res->planner))
+        snprintf(who, sizeof who, "your plan");
+    else
+        snprintf(who, sizeof who, "%s's plan", planner_title(res->planner));
+    text_eprintf("pipeplan: nothing fits at %s: wrote %s, which needs %s; the %s's plan for %s "
+                 "needs less: plan with --memory %s to export a plan that fits in it\n", caps, who, need,
+                 planner_title(rep->min_cap_planner), cap, opt);
+}
+
 /* Run the planners on a problem and write the chosen format; the exit
  * status of solve. */
 static int solve_problem(const struct problem *pb, const char *const *planners, int nplanners,
@@ -801,7 +839,9 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
         .min_cap = NAN, .min_cap_planner = NULL,
     };
     struct plan *cap_plan = NULL;
-    if (!any_fits && memory_failed && !sa->format->one_plan) {
+    /* a one-plan format wants the cap only to say that its plan is not
+     * the one that fits at it (note_least_cap); a plan named is as asked */
+    if (!any_fits && memory_failed && (!sa->format->one_plan || !sa->one)) {
         /* --time-limit seconds of its own (the ILP may have spent the
          * planners' on finding nothing that fits), or --work-limit caps */
         struct min_cap_limits lim = {
@@ -836,6 +876,8 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
             rc = 2;
         }
     }
+    if (rc != 2 && sa->format->one_plan)
+        note_least_cap(&rep, in.res);
     plan_free(cap_plan);
     for (int i = 0; i < n; i++)
         planner_result_clear(&results[i]);

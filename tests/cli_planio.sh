@@ -97,6 +97,22 @@ run solve "$PIPEPLAN_SRCDIR/data/networks/llama3-8b.ini" "$PIPEPLAN_SRCDIR/data/
     --gpus 1 --work-limit 300 --format plan
 expect_status 1 "--format plan of a plan that does not fit"
 expect_stdout_has "; GPU 0: 102 GiB of 40.0 GiB" "plan file: a total over its cap is rounded up"
+# nothing fits: the export writes the row that needs the least memory at
+# the cap given, not the plan the table shows at the least cap; one line
+# says so, with that cap to paste, and at that cap a plan fits
+a10="$PIPEPLAN_SRCDIR/data/platforms/a10-24gb-pcie-4.ini"
+l8b="$PIPEPLAN_SRCDIR/data/networks/llama3-8b.ini"
+least="pipeplan: nothing fits at 24.0 GiB: wrote param-balanced's plan, which needs 55.7 GiB; the mem-aware DP's plan for 28.7 GiB needs less: plan with --memory 28.7GiB to export a plan that fits in it"
+run solve "$l8b" "$a10" --work-limit 300 --format plan
+expect_status 1 "--format plan when nothing fits"
+expect_stdout_has "; llama3-8b on 4 GPUs, plan: param-balanced" "nothing fits: the plan that needs the least memory is written"
+expect_stderr "$least" "nothing fits: the plan written is not the one that fits at the least cap, said so"
+run solve "$l8b" "$a10" --work-limit 300 --format megatron
+expect_stderr "$least" "nothing fits: the megatron export says so too"
+run solve "$l8b" "$a10" --work-limit 300 --format plan --memory 28.7GiB
+expect_status 0 "the cap the line names fits"
+run solve "$l8b" "$a10" --work-limit 300 --format plan --planner parameters
+expect_stderr "" "nothing fits, the plan named by --planner: nothing to say"
 run solve gpt.ini four.ini --planner dp --plan dp.plan --json
 if jq -e '(.plans | map(select(.planner == "dp"))[0]) as $d | (.plans | map(select(.planner == "user"))[0]) as $u
         | $u.assignment == $d.assignment and $u.period_ms == $d.period_ms
