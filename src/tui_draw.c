@@ -2076,7 +2076,7 @@ static const char *const help_text[] = {
     "  R            reload, back to the files' values (the ILP's blocks and limit stay)",
     "",
     "#Views",
-    "  Left Right h l   move the layer cursor (Home End PgUp PgDn too); layers count from 1",
+    "  Left Right h l   move the layer cursor (Home End PgUp PgDn too); layers count from 0, as in --split",
     "  < >              previous / next change of GPU along the chain",
     "  Up Down Tab      show another plan's layers, memory and period",
     "  f                follow the best plan again",

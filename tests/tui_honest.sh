@@ -6,7 +6,7 @@
 # keeps the solver's state, names the platform and the micro-batch size
 # and calls a plan optimal only when it is; messages last until the next
 # key; r says which overrides it kept and R drops them; layers count from
-# 1, the strips are labelled, GPUs past 9 have a legend; a setting solved
+# 0, the strips are labelled, GPUs past 9 have a legend; a setting solved
 # before comes back at once; the smallest fitting cap is named; an export
 # taken while the ILP runs says so; under a work limit the limit shown is
 # the work, and a gap that is not zero never reads 0.0%. Where the ILP must finish, it runs
@@ -216,6 +216,14 @@ keys help '?'
 expect_screen help "60 columns: help wraps at spaces" "^ +r +reload the network and platform files from$" \
     "^ +disk, keeping the knobs changed here \(it$" "^ +says which\)$"
 keys help x q
+# the layer cursor counts from 0, as the strip ("layer 0 of 177") and
+# --split do; the help said from 1
+tui_start help0 160 50 --
+expect_screen help0 "160x50: up" "GPUs 4  cap 16\.0 GiB"
+keys help0 '?'
+expect_screen help0 "help: layers count from 0, as in --split" \
+    "move the layer cursor .*; layers count from 0, as in --split$"
+keys help0 x q
 
 # ---- 3. per-GPU caps keep the solver's state in the header ----
 tui_start caps 80 24 -- --time-limit 60
