@@ -1072,15 +1072,18 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
     rule(ly->plans_rule, "plans", roles[R_TITLE], right[k], roles[R_NORMAL]);
 
     /* columns: marker, name, period, iteration, samples/s, memory, gap, note;
-     * a narrow terminal loses samples/s and the note, whole */
-    int c_name = 2, c_period = 17, c_iter = 28, c_thr = 39, c_mem = 50, c_gap = 66, c_note = 74;
+     * a narrow terminal loses samples/s and the note, whole. The note's
+     * longest word ("so far", after a blank) ends at the last column at 80
+     * and at 64 (it was cut to "so fa"): at 64 and 65 the gap moves one
+     * left, into the blank after the longest memory ("needs 1023 GiB") */
+    int c_name = 2, c_period = 17, c_iter = 28, c_thr = 39, c_mem = 50, c_gap = 66, c_note = 73;
     if (COLS < 80) {
         c_period = 16;
         c_iter = 26;
         c_thr = -1;
         c_mem = 37;
-        c_gap = 52;
-        c_note = COLS >= 64 ? 59 : -1;
+        c_gap = COLS >= 66 ? 52 : 51;
+        c_note = COLS >= 66 ? 59 : COLS >= 64 ? 57 : -1;
     }
     /* T/T_lb and the peak GPU when the longest they can be fits with
      * "so far" after it (the GPU's number as long as the last's, the

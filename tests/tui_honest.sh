@@ -532,4 +532,15 @@ if screen nf | grep -q ' best$'; then not_ok "nothing fits: a row is called best
     ok "nothing fits: no row is called best"; fi
 keys nf q
 
+# ---- the ILP's "so far" whole, at 80 columns and at 64 (it read "so fa") ----
+# (your plan, 1.89 s, is one the ILP finds only past work 200: the ILP
+# runs the whole time behind it, called "so far", on any machine)
+for cols in 80 64; do
+    tui_start far$cols $cols 24 -- --plan "$(pwd)/tests/data/plans/resnet50-v100x4.plan" \
+        --work-limit 200
+    expect_screen far$cols "$cols columns: the ILP's note reads \"so far\", whole" \
+        "^▶ your split .* best$" "^  ILP .* so far$"
+    keys far$cols q
+done
+
 finish
