@@ -938,14 +938,15 @@ static void gpu_layers(const struct plan *pl, int p, char *buf, size_t len)
         snprintf(buf, len, "-");
 }
 
-/* A GPU's layer list in what is left of the line (less its last column):
- * whole ranges only, an ellipsis when some do not fit. */
-static void put_layers(struct pen *pn, attr_t a, const char *lay)
+/* A GPU's layer list in `room` columns: whole ranges only, an ellipsis
+ * when some do not fit. Returns false, `out` empty, when not even the
+ * first range fits (a label before it would stand alone). */
+static bool layers_fit(const char *lay, int room, char *out, size_t len)
 {
-    int room = pn->end - 1 - pn->x;
+    out[0] = '\0';
     if (text_cols(lay) <= room) {
-        put(pn, a, lay);
-        return;
+        snprintf(out, len, "%s", lay);
+        return true;
     }
     int dots = text_cols(G->dots);
     const char *cut = NULL;
@@ -953,10 +954,9 @@ static void put_layers(struct pen *pn, attr_t a, const char *lay)
         if (*p == ',')
             cut = p;
     if (!cut)
-        return;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%.*s,%s", (int)(cut - lay), lay, G->dots);
-    put(pn, a, buf);
+        return false;
+    snprintf(out, len, "%.*s,%s", (int)(cut - lay), lay, G->dots);
+    return true;
 }
 
 static void draw_memory(struct tui *t, const struct layout *ly)
@@ -1039,10 +1039,13 @@ static void draw_memory(struct tui *t, const struct layout *ly)
         draw_period(&pn, pl, pb, p, sched);
         putf(&pn, roles[R_NORMAL], " %3.0f%%", pl->T > 0 ? 100.0 * g->load_ms / pl->T : 0.0);
         if (layers_w > 8) {
-            char lay[256];
+            char lay[256], fit[256];
             gpu_layers(pl, p, lay, sizeof lay);
-            put(&pn, roles[R_DIM], "  layers ");
-            put_layers(&pn, roles[R_DIM], lay);
+            /* less the line's last column; no label without a range */
+            if (layers_fit(lay, pn.end - 1 - pn.x - 9, fit, sizeof fit)) {
+                put(&pn, roles[R_DIM], "  layers ");
+                put(&pn, roles[R_DIM], fit);
+            }
         }
     }
 }
@@ -1439,10 +1442,11 @@ static void draw_details(struct tui *t, const struct layout *ly)
             pad_to(&pn, pn.x + 10 - text_cols(b));
             put(&pn, c == 7 && g->total > g->cap + 0.5 ? roles[R_BAD] : roles[R_NORMAL], b);
         }
-        char lay[512];
+        char lay[512], fit[512];
         gpu_layers(pl, p, lay, sizeof lay);
         put(&pn, roles[R_NORMAL], "  ");
-        put_layers(&pn, roles[R_NORMAL], lay);
+        if (layers_fit(lay, pn.end - 1 - pn.x, fit, sizeof fit))
+            put(&pn, roles[R_NORMAL], fit);
     }
 }
 

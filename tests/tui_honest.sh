@@ -543,4 +543,20 @@ for cols in 80 64; do
     keys far$cols q
 done
 
+# ---- a GPU's layers label only with a range after it ----
+# (at 200 columns on 3 GPUs the panel holds "layers 22-60" but not
+# "layers 61-176": GPU 2's line ended in a bare "layers")
+tui_start laybare 200 60 -- --gpus 3 --work-limit 20
+if wait_screen laybare "^ILP 12 blocks \(auto\), limit work 20: (stopped|optimal)" \
+        "^0 \[.*%  layers 0-21$" "^2 \[.* [0-9]+%"; then
+    if grep -Eq "^[0-9] \[.*layers *$" "$TMP/last"; then
+        not_ok "memory panel: a \"layers\" label without its range"; show_last
+    else
+        ok "memory panel: no \"layers\" label without its range"
+    fi
+else
+    not_ok "memory panel, 3 GPUs at 200x60: up"; show_last
+fi
+keys laybare q
+
 finish
