@@ -574,8 +574,10 @@ static void draw_knobs(const struct tui *t, int y)
         snprintf(P, sizeof P, "%d", pb->P);
     const char *sched = spec_schedule_name(pb->schedule);
     const char *layout = pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any";
+    char gpus[16];
+    snprintf(gpus, sizeof gpus, "%s ", tui_gpu_word(pb, true));
     struct { const char *full, *brief, *value; } items[] = {
-        { pb->tp > 1 ? "ranks " : "GPUs ", pb->tp > 1 ? "ranks " : "GPUs ", P },
+        { gpus, gpus, P },
         { "cap ", "cap ", cap },
         { "micro-batches ", "mb ", mb }, { "schedule ", "", sched },
         { "layout ", "", layout },
@@ -690,7 +692,8 @@ static void draw_strip(struct tui *t, const struct layout *ly)
         snprintf(brief, sizeof brief, "%s", why);
     char left[4][240], right[2][96], legend[64];
     gpu_legend(pl ? pl->P : pb->P, legend, sizeof legend);
-    snprintf(left[0], sizeof left[0], "layers %s GPU: %s (%s)", G->arrow, row_title(r), why);
+    snprintf(left[0], sizeof left[0], "layers %s %s: %s (%s)", G->arrow,
+             tui_gpu_word(t->cur->pb, false), row_title(r), why);
     snprintf(left[1], sizeof left[1], "%s (%s)", row_title(r), why);
     snprintf(left[2], sizeof left[2], "%s (%s)", row_title(r), brief);
     snprintf(left[3], sizeof left[3], "%s", row_title(r));
@@ -809,7 +812,9 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     snprintf(all, sizeof all, "%s%s", more, COLS >= 100 ? flight : "");
     char *costs[3] = { all, more, base };
     char where[64];
-    snprintf(where, sizeof where, "  %s GPU %d", G->arrow, pl->gpu[i]);
+    /* one blank before the arrow: "rank" is a column longer than "GPU",
+     * and at 80 columns a transformer's first layer lost its name's start */
+    snprintf(where, sizeof where, " %s %s %d", G->arrow, tui_gpu_word(pb, false), pl->gpu[i]);
     pn = (struct pen){ ly->info, 0, COLS };
     char num[32];
     snprintf(num, sizeof num, "layer %d of %d ", i, L);
@@ -996,10 +1001,11 @@ static void draw_memory(struct tui *t, const struct layout *ly)
     int n = snprintf(left, sizeof left, "memory");
     /* the keys that show the others: [ and ] */
     if (P > ly->ngpu && ly->ngpu == 1)
-        n += snprintf(left + n, sizeof left - (size_t)n, " (GPU %d of %d; [ ])", g0, P);
+        n += snprintf(left + n, sizeof left - (size_t)n, " (%s %d of %d; [ ])",
+                      tui_gpu_word(pb, false), g0, P);
     else if (P > ly->ngpu)
-        n += snprintf(left + n, sizeof left - (size_t)n, " (GPUs %d-%d of %d; [ ])", g0,
-                      g0 + ly->ngpu - 1, P);
+        n += snprintf(left + n, sizeof left - (size_t)n, " (%s %d-%d of %d; [ ])",
+                      tui_gpu_word(pb, true), g0, g0 + ly->ngpu - 1, P);
     char legend[160];
     snprintf(legend, sizeof legend, "%s %s %s %s %s %s %s %s", G->seg[0], names[0], G->seg[1],
              names[1], G->seg[2], names[2], G->seg[3], names[3]);
@@ -1381,7 +1387,7 @@ static void draw_details(struct tui *t, const struct layout *ly)
     const struct tui_row *r = tui_view_row(t, &updating);
     const struct plan *pl = r->plan;
     char title[128], what[96];
-    snprintf(title, sizeof title, "GPUs of %s",
+    snprintf(title, sizeof title, "%s of %s", tui_gpu_word(t->cur->pb, true),
              plan_phrase(r->planner, row_title(r), what, sizeof what));
     rule(ly->details, title, roles[R_TITLE], NULL, 0);
     if (!pl && !r->done && ly->ndetails >= 2) {
@@ -1493,9 +1499,9 @@ static void draw_keys(const struct tui *t, int y)
     };
     /* tensor-parallel networks: the knob counts pipeline ranks */
     struct keyhint knobs[sizeof main_keys / sizeof main_keys[0]];
+    struct keyhint front[sizeof frontier_keys / sizeof frontier_keys[0]];
     memcpy(knobs, main_keys, sizeof knobs);
-    if (t->cur && t->cur->pb && t->cur->pb->tp > 1)
-        knobs[0].label = "ranks";
+    knobs[0].label = tui_gpu_word(t->cur ? t->cur->pb : NULL, true);
     const struct keyhint *k = knobs;
     int n = (int)(sizeof main_keys / sizeof main_keys[0]);
     if (t->mode == MODE_PROMPT) {
@@ -1512,7 +1518,9 @@ static void draw_keys(const struct tui *t, int y)
         k = format_keys;
         n = 3;
     } else if (t->mode == MODE_FRONTIER) {
-        k = frontier_keys;
+        memcpy(front, frontier_keys, sizeof front);
+        front[2].label = tui_gpu_word(t->cur ? t->cur->pb : NULL, true);
+        k = front;
         n = (int)(sizeof frontier_keys / sizeof frontier_keys[0]);
     }
     /* the most hints that fit, with two spaces between them or else one */
@@ -1799,8 +1807,7 @@ void tui_frontier_draw(struct tui *t)
     const char *sched = ilp_obj ? "1f1b" : "pipedream", *what = ilp_obj ? "iteration time"
                                                                          : "period";
     /* the most that fits */
-    const char *gpus = pb->tp > 1 ? (pb->P == 1 ? "rank" : "ranks")
-                                  : (pb->P == 1 ? "GPU" : "GPUs");
+    const char *gpus = tui_gpu_word(pb, pb->P != 1);
     /* every knob the curves depend on (c and b redraw them too) */
     const char *lay = pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any layout";
     snprintf(left[0], sizeof left[0], "frontier  %s  %d %s  %s  %ld micro-batches  %s: %s by "
@@ -2064,11 +2071,15 @@ void tui_frontier_draw(struct tui *t)
     }
 }
 
+/* g's line as a tensor-parallel network has it: the knob counts ranks */
+static const char help_gpus[] = "  g / G        fewer / more GPUs";
+static const char help_ranks[] = "  g / G        fewer / more ranks (pipeline ranks of TP GPUs each)";
+
 static const char *const help_text[] = {
     "#pipeplan explorer: keys",
     "",
     "#Knobs (each change plans again at once; a running solve is cancelled)",
-    "  g / G        fewer / more GPUs",
+    help_gpus,
     "  m / M        smaller / larger memory cap on every GPU",
     "               (1 GiB steps, about 5 % above 20 GiB)",
     "  [ / ]        select the previous / next GPU",
@@ -2119,6 +2130,14 @@ static const char *const help_text[] = {
     "  Each setting's ILP result is kept: coming back to it (u) shows it at once, and a new search continues from it.",
 };
 
+/* Help line k for this network (a tensor-parallel one counts ranks). */
+static const char *help_line(const struct tui *t, int k)
+{
+    if (help_text[k] == help_gpus && t->cur->pb->tp > 1)
+        return help_ranks;
+    return help_text[k];
+}
+
 /* Visible columns of a help line (@X is one glyph). */
 static int help_cols(const char *s, int n)
 {
@@ -2140,11 +2159,11 @@ struct help_piece {
     int line, start, len, indent;
 };
 
-static int help_wrap(int cols, struct help_piece *out, int max)
+static int help_wrap(const struct tui *t, int cols, struct help_piece *out, int max)
 {
     int n = 0, nl = (int)(sizeof help_text / sizeof help_text[0]);
     for (int k = 0; k < nl; k++) {
-        const char *s = help_text[k];
+        const char *s = help_line(t, k);
         int len = (int)strlen(s), start = 0, indent = 0;
         /* continuation lines start under the description */
         int lead = 0;
@@ -2185,13 +2204,13 @@ static int help_wrap(int cols, struct help_piece *out, int max)
 static void draw_help(struct tui *t)
 {
     static struct help_piece pieces[512];
-    int n = help_wrap(COLS - 2, pieces, 512);
+    int n = help_wrap(t, COLS - 2, pieces, 512);
     int rows = LINES - 1;
     if (t->help_top > n - rows)
         t->help_top = n - rows > 0 ? n - rows : 0;
     for (int k = 0; k < rows && t->help_top + k < n; k++) {
         const struct help_piece *hp = &pieces[t->help_top + k];
-        const char *s = help_text[hp->line] + hp->start;
+        const char *s = help_line(t, hp->line) + hp->start;
         const char *end = s + hp->len;
         struct pen pn = { k, 1 + hp->indent, COLS };
         attr_t a = roles[R_NORMAL];

@@ -559,4 +559,16 @@ else
 fi
 keys laybare q
 
+# ---- a tensor-parallel network counts ranks, on every screen ----
+# (the knob line said "ranks 8 × TP8", the panel "GPUs 0-6 of 8")
+tui_start tpword 80 24 -- "$D"/networks/llama3-70b.ini "$D"/platforms/h100-ib-8nodes.ini --work-limit 20
+expect_screen tpword "TP8: the strip, the layer line and the memory panel say rank" \
+    "^ranks 8 × TP8 " "^── layers → rank: " "^layer 0 of 83 tok_embeddings → rank 0 " \
+    "^── memory \(ranks 0-6 of 8; \[ \]\)"
+keys tpword g g g g g g g g g g
+expect_screen tpword "TP8: g at one rank says ranks" "^ranks 1 × TP8 " "^ranks: already at its smallest$"
+keys tpword '?'
+expect_screen tpword "TP8: help says g / G change the ranks" "g / G +fewer / more ranks"
+keys tpword x q
+
 finish
