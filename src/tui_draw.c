@@ -1495,7 +1495,7 @@ static void draw_keys(const struct tui *t, int y)
         { "?", "help", 0 }, { "Esc/F/q", "back", 0 },
     };
     static const struct keyhint help_keys[] = {
-        { "Up/Down", "scroll", 0 }, { "any other key", "back", 0 },
+        { "Up/Down", "scroll", 0 }, { "PgUp/PgDn/Space", "page", 1 }, { "any other key", "back", 0 },
     };
     /* tensor-parallel networks: the knob counts pipeline ranks */
     struct keyhint knobs[sizeof main_keys / sizeof main_keys[0]];
@@ -1513,7 +1513,7 @@ static void draw_keys(const struct tui *t, int y)
         n = 2;
     } else if (t->mode == MODE_HELP) {
         k = help_keys;
-        n = 2;
+        n = 3;
     } else if (t->mode == MODE_FORMAT) {
         k = format_keys;
         n = 3;
@@ -2105,14 +2105,33 @@ static const char *const help_text[] = {
     "  S            type your split as --split takes it (0,12,24,36 from layer 0, megatron:LAYOUT, deepspeed:[PARTS], torchtitan:[[...]]; a paste of several lines is taken whole): the row \"your split\"",
     "  Ctrl-L       redraw the screen",
     "  F            the frontier view: the best iteration time (1f1b) or period (pipedream) of each planner against a memory cap on every GPU, for these GPUs and schedule; computed in the background, the baselines first, then the ILP with a short limit per cap",
-    "  ?            this help",
-    "  q  Ctrl-C    quit",
+    "  ?  F1        this help",
+    "  q  Q  Ctrl-C quit",
+    "",
+    "#Export format chooser (e)",
+    "  1-8          pick that format",
+    "  Left Right Up Down Tab Shift-Tab   move the highlight; Enter takes it",
+    "  Esc  q  Ctrl-G   cancel the export",
+    "",
+    "#Text prompts (e's file name, p, S)",
+    "  Enter        take the line",
+    "  Esc  Ctrl-G  cancel",
+    "  Backspace    delete the last character",
+    "  Ctrl-U       clear the line",
+    "  Ctrl-W       delete the last part of a path (back to the /)",
+    "",
+    "#This help",
+    "  Up Down      scroll a line",
+    "  PgUp PgDn Space  scroll a page (Space down)",
+    "  any other key    back",
     "",
     "#The frontier view (F)",
     "  Left Right h l   move the cursor along the caps (Home End too); the panel shows that cap's figures per planner",
     "  Enter        apply the cursor's cap to every GPU (as m/M do) and go back",
     "  g G s b B c  change a knob: the curves are computed again",
-    "  Esc F q      back to the plans (q does not quit here; Ctrl-C does)",
+    "  Ctrl-L       redraw the screen",
+    "  ?  F1        this help",
+    "  Esc F q Q    back to the plans (q does not quit here; Ctrl-C does)",
     "  Curves: braille dots (letters under LANG=C), one per planner, the letter in the legend; a point not computed yet is not drawn. The ILP's points: @o optimal (proven), @f best found (not proven); @x where a planner stops fitting (at the cap below its smallest that fits); the dotted line is the current cap.",
     "",
     "#Reading the screen",

@@ -571,4 +571,18 @@ keys tpword '?'
 expect_screen tpword "TP8: help says g / G change the ranks" "g / G +fewer / more ranks"
 keys tpword x q
 
+# ---- every key that works is on the help (Q, F1, the help's paging,
+# Ctrl-W and Ctrl-G at the prompts, Tab in the chooser, Ctrl-L in the
+# frontier were listed nowhere) ----
+tui_start keys 200 100 -- --work-limit 20
+expect_screen keys "200x100: up" "GPUs 4  cap 16\.0 GiB"
+keys keys '?'
+expect_screen keys "help: Q, F1, the chooser's and prompts' keys, its own paging" \
+    "^ +\?  F1 +this help$" "^ +q  Q  Ctrl-C +quit$" \
+    "^ +Left Right Up Down Tab Shift-Tab +move the highlight" "^ +Esc  q  Ctrl-G +cancel the export$" \
+    "^ +Esc  Ctrl-G +cancel$" "^ +Ctrl-U +clear the line$" "^ +Ctrl-W +delete the last part of a path" \
+    "^ +PgUp PgDn Space +scroll a page" "^ +Ctrl-L +redraw the screen$" \
+    "^ +Esc F q Q +back to the plans" "^Up/Down scroll +PgUp/PgDn/Space page +any other key back"
+keys keys x q
+
 finish
