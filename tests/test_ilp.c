@@ -2061,18 +2061,27 @@ static char *table_of(const struct problem *pb, const struct planner_result *res
     return buf;
 }
 
+/* The worked example under a cap, named as the report prints it, and a
+ * baseline's plan of it into *res. */
+static struct problem *section9_planned(double cap, const char *planner,
+                                        struct planner_result *res)
+{
+    struct problem *pb = pb_worked(cap, LAYOUT_ANY);
+    pb->network = strdup("section9");     /* freed with the problem */
+    assert_non_null(pb->network);
+    assert_int_equal(planner_run(planner, pb, res), 0);
+    assert_non_null(res->plan);
+    return pb;
+}
+
 /* A plan that cuts inside a block can beat the block bound (the local
  * search with exact schedules finds such plans): the report says why its
  * plan is below it, and says nothing of the kind when it is not. */
 static void plan_below_block_bound_says_it_cuts_inside_a_block(void **state)
 {
     (void)state;
-    struct problem *pb = pb_worked(13 * GB, LAYOUT_ANY);
-    pb->network = strdup("section9");     /* freed with the problem */
-    assert_non_null(pb->network);
     struct planner_result res;
-    assert_int_equal(planner_run("dp", pb, &res), 0);
-    assert_non_null(res.plan);
+    struct problem *pb = section9_planned(13 * GB, "dp", &res);
     assert_true(res.plan->fits);
     double obj = res.plan->objective;
     res.planner = "ilp";
@@ -2101,12 +2110,8 @@ static void plan_below_block_bound_says_it_cuts_inside_a_block(void **state)
 static void table_rounds_a_total_over_its_cap_up(void **state)
 {
     (void)state;
-    struct problem *pb = pb_worked(3 * GB, LAYOUT_ANY);
-    pb->network = strdup("section9");     /* freed with the problem */
-    assert_non_null(pb->network);
     struct planner_result res;
-    assert_int_equal(planner_run("time", pb, &res), 0);
-    assert_non_null(res.plan);
+    struct problem *pb = section9_planned(3 * GB, "time", &res);
     assert_false(res.plan->fits);
     char *t = table_of(pb, &res);
     assert_non_null(strstr(t, "(does not fit)\n"));
