@@ -965,10 +965,34 @@ int tui_best_row(const struct tui *t)
     return best;
 }
 
+/* The solver's plan for these knobs, from the cache, fits while the
+ * baselines are still to come: it is what the screen will settle on (no
+ * baseline beats it), so it is on show rather than the plan held from the
+ * knobs before (one GPU's, under "GPUs 4"). */
+static bool ilp_cached_on_show(const struct tui *t)
+{
+    const struct tui_row *ilp = t->ilp >= 0 ? &t->rows[t->ilp] : NULL;
+    return ilp && row_usable(ilp) && !ilp->stale && ilp->plan->fits && ilp->tp == t->cur &&
+           tui_best_row(t) == t->ilp;
+}
+
+/* The plan held is on show (tui_view_row). */
+static bool hold_on_show(const struct tui *t)
+{
+    return t->sel < 0 && !tui_settled(t) && t->hold.plan && !ilp_cached_on_show(t);
+}
+
 int tui_shown_row(const struct tui *t)
 {
     if (t->sel >= 0 && t->sel < t->nrows)
         return t->sel;
+    /* the plan held on show: the marker on its planner's row (it was on
+     * another row, while the strip and panels showed the held plan) */
+    if (hold_on_show(t)) {
+        int h = row_index(t, t->hold.planner);
+        if (h >= 0)
+            return h;
+    }
     /* while the baselines come in, stay on the plan that was best, so the
      * views do not jump from row to row; not on its plan for the settings
      * before, once the hold is over (it would be shown as this setting's) */
@@ -988,14 +1012,7 @@ int tui_shown_row(const struct tui *t)
 const struct tui_row *tui_view_row(const struct tui *t, bool *updating)
 {
     *updating = false;
-    if (t->sel < 0 && !tui_settled(t) && t->hold.plan) {
-        /* the solver's plan for these knobs, from the cache, fits: it is
-         * what the screen will settle on (no baseline beats it), while the
-         * plan held was for the knobs before (one GPU's, under "GPUs 4") */
-        const struct tui_row *ilp = t->ilp >= 0 ? &t->rows[t->ilp] : NULL;
-        if (ilp && row_usable(ilp) && !ilp->stale && ilp->plan->fits && ilp->tp == t->cur &&
-            tui_best_row(t) == t->ilp)
-            return ilp;
+    if (hold_on_show(t)) {
         *updating = true;
         return &t->hold;
     }

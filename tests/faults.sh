@@ -202,6 +202,13 @@ expect_screen hg "explorer quits after the hang" "^EXITED:0$"
 tui_start sl 100 30 PIPEPLAN_FAULT=slow-baselines -- "$NET" "$PLAT" --work-limit 300
 expect_screen sl "slow baselines: the ILP ends on 4 GPUs" "^ILP 12 blocks \(auto\), limit work 300: optimal" \
     "^3 \[" "uniform .* fits"
+# a cap never planned: the plan held (the ILP's) is on show, marked, and
+# the marker is on the ILP's row, not on a baseline's stale one
+keys sl m
+expect_screen sl "a new cap, the DP to come: the marker on the row of the plan held" \
+    "cap 15\.0 GiB" "^── layers → GPU: ILP \(updating…\)" "^  mem-aware DP .*…" "^▶ ILP "
+keys sl M
+expect_screen sl "slow baselines: back on 16 GiB" "cap 16\.0 GiB" "uniform .* fits"
 keys sl g
 expect_screen sl "slow baselines: the ILP ends on 3 GPUs" "^GPUs 3 " \
     "^ILP 12 blocks \(auto\), limit work 300: optimal" "uniform .* fits"
