@@ -2142,7 +2142,7 @@ static const char *const help_text[] = {
     "  Period: one period of each GPU, F forward, B backward, @i idle;",
     "    the percentage is the GPU's busy share.",
     "  gap: (objective - bound) / objective, the objective being the iteration time for 1f1b and the period for pipedream, the bound the best lower bound proven for the network.",
-    "  While the plans for new knobs come in, the plan on show before stays, marked \"updating\".",
+    "  While the plans for new knobs come in, the plan on show before stays, marked \"updating\", the marker on its planner's row; knobs the ILP planned before show its plan for them at once, when it fits.",
     "  The ILP is called optimal only when it proved it; otherwise the",
     "    table shows its best plan so far and the bound it proved.",
     "  With fewer blocks than layers, the ILP proves a bound for whole blocks only (\"block bound\", \"optimal for N blocks\"); its plan is refined per layer and may beat that bound, which is no bound on the network.",
