@@ -2967,29 +2967,37 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
 /* One micro-batch (1f1b, m = 1): the objective is the latency alone, and
  * the search leaves the period wherever its masters put it (91.5 ms over
  * a load of 89.4 ms, shown beside an iteration of 89.4 ms and a T/T_lb of
- * 4.1 for a plan proven optimal). The same plan at the least period its
- * loads allow, or the list scheduler's, is taken when the simulator
- * accepts it, it fits and its latency is no longer. */
+ * 4.1 for a plan proven optimal). The same start times are taken at the
+ * least period, from the GPUs' loads up to the latency, that the
+ * simulator accepts (at the latency the whole trip lies in one period,
+ * so one always is), or the list scheduler's schedule when its period is
+ * shorter still and its latency no longer. */
+#define TIGHTEN_STEPS 32
+static bool tighten_ok(struct plan *c, const struct problem *pb, double obj)
+{
+    return plan_evaluate(c, pb) == 0 && c->fits && c->objective <= obj * (1 + 1e-12) &&
+           simulate_plan(c, pb, NULL) == SIM_OK;
+}
+
 static void period_tighten(struct plan *pl, const struct problem *pb)
 {
-    struct plan *c[2] = { plan_copy(pl), plan_copy(pl) };
-    if (c[0]) {
-        double T = SCHEDULE_MIN_T;
-        for (int p = 0; p < pl->P; p++)
-            T = fmax(T, fmax(pl->gpus[p].load_ms, fmax(pl->gpus[p].send_ms,
-                                                       pl->gpus[p].recv_ms)));
-        c[0]->T = T;
-        if (plan_evaluate(c[0], pb) != 0)
-            c[0]->fits = false;
+    double lo = SCHEDULE_MIN_T;
+    for (int p = 0; p < pl->P; p++)
+        lo = fmax(lo, fmax(pl->gpus[p].load_ms, fmax(pl->gpus[p].send_ms, pl->gpus[p].recv_ms)));
+    double hi = fmax(lo, fmin(pl->T, pl->latency)), obj = pl->objective, best_T = pl->T;
+    struct plan *same = plan_copy(pl), *list = plan_copy(pl), *take = NULL;
+    for (int k = 0; same && k <= TIGHTEN_STEPS; k++) {
+        same->T = lo + (hi - lo) * k / TIGHTEN_STEPS;
+        if (!(same->T < best_T))
+            break;
+        if (tighten_ok(same, pb, obj)) {
+            take = same;
+            best_T = same->T;
+            break;
+        }
     }
-    if (c[1] && schedule_build(c[1], pb) != 0)
-        c[1]->fits = false;
-    struct plan *take = NULL;
-    for (int k = 0; k < 2; k++)
-        if (c[k] && c[k]->fits && c[k]->T < pl->T &&
-            c[k]->objective <= pl->objective * (1 + 1e-12) &&
-            (!take || c[k]->T < take->T) && simulate_plan(c[k], pb, NULL) == SIM_OK)
-            take = c[k];
+    if (list && schedule_build(list, pb) == 0 && list->T < best_T && tighten_ok(list, pb, obj))
+        take = list;
     if (take) {
         double *start = pl->start;
         pl->start = take->start;
@@ -2997,8 +3005,8 @@ static void period_tighten(struct plan *pl, const struct problem *pb)
         pl->T = take->T;
         plan_evaluate(pl, pb);
     }
-    plan_free(c[0]);
-    plan_free(c[1]);
+    plan_free(same);
+    plan_free(list);
 }
 
 /* GPUs beyond this many times the blocks make the search run on the

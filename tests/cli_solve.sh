@@ -493,10 +493,14 @@ else not_ok "subset beaten: $(jq -c '.plans[0] | [.status, .message]' "$TMP/out"
 # One micro-batch: the latency is the objective and the period is free;
 # the ILP's plan shows the least its loads allow (it showed 91.5 ms beside
 # an iteration of 89.4 ms: every layer on one GPU, whose load is 89.4 ms).
-run solve "$PIPEPLAN_SRCDIR/data/networks/gnmt.ini" "$PIPEPLAN_SRCDIR/data/platforms/v100-16gb-pcie-4.ini" \
-    --micro-batches 1 --work-limit 300 --planner ilp --json
-expect_status 0 "gnmt, one micro-batch"
-if jq -e '.plans[0] | .status == "optimal" and .period_ms <= .iteration_ms' "$TMP/out" >/dev/null; then
-    ok "one micro-batch: the period is no longer than the iteration"
-else not_ok "one micro-batch: $(jq -c '.plans[0] | [.status, .period_ms, .iteration_ms]' "$TMP/out")"; fi
+# vgg16: the loads' period does not replay with the same start times; the
+# latency always does (it showed 742.4 ms beside 674.7 ms)
+for net in gnmt vgg16; do
+    run solve "$PIPEPLAN_SRCDIR/data/networks/$net.ini" "$PIPEPLAN_SRCDIR/data/platforms/v100-16gb-pcie-4.ini" \
+        --micro-batches 1 --work-limit 200 --planner ilp --json
+    expect_status 0 "$net, one micro-batch"
+    if jq -e '.plans[0] | .status == "optimal" and .period_ms <= .iteration_ms' "$TMP/out" >/dev/null; then
+        ok "$net, one micro-batch: the period is no longer than the iteration"
+    else not_ok "$net, one micro-batch: $(jq -c '.plans[0] | [.status, .period_ms, .iteration_ms]' "$TMP/out")"; fi
+done
 finish
