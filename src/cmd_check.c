@@ -280,55 +280,63 @@ static void checked_free(struct checked *c)
 
 int cmd_check(int argc, char **argv)
 {
-    /* --help anywhere before "--", as the other commands take it */
-    bool help = false;
-    for (int i = 1; i < argc && strcmp(argv[1], "--") != 0 && !help; i++)
-        help = strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0;
-    if (help) {
-        return cli_help("check", "usage: " CLI_USAGE_CHECK "\n"
-                        "Validate network and platform files and summarise them; a torch\n"
-                        "schedule CSV (solve --format torch-schedule) is checked as\n"
-                        "torch.distributed.pipelining would run it.\n");
-    }
-    /* after "--" every argument is a file, even one starting with '-' */
-    int first = 1;
-    if (argc >= 2 && strcmp(argv[1], "--") == 0)
-        first = 2;
-    for (int i = first; i < argc && first == 1; i++)
-        if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            text_eprintf("pipeplan check: unknown option '%s' (see pipeplan --help)\n",
-                    argv[i]);
-            return 2;
-        }
-    if (argc <= first) {
-        text_eprintf("pipeplan check: missing FILE (expected " CLI_USAGE_CHECK ")\n");
+    /* the files, in order: after "--" every argument is one, even one
+     * starting with '-'; before it --help anywhere, as the other commands
+     * take it, and any other option is unknown */
+    const char **files = malloc((size_t)argc * sizeof *files);
+    if (!files) {
+        text_eprintf("pipeplan: out of memory\n");
         return 2;
     }
-    argc -= first - 1;
-    argv += first - 1;
-    int n = argc - 1, failed = 0;
+    int n = 0, failed = 0;
+    const char *unknown = NULL;
+    bool help = false, options = true;
+    for (int i = 1; i < argc; i++) {
+        if (options && strcmp(argv[i], "--") == 0)
+            options = false;
+        else if (options && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0))
+            help = true;
+        else if (options && argv[i][0] == '-' && argv[i][1] != '\0')
+            unknown = unknown ? unknown : argv[i];
+        else
+            files[n++] = argv[i];
+    }
+    if (help || unknown || n == 0) {
+        free(files);
+        if (help)
+            return cli_help("check", "usage: " CLI_USAGE_CHECK "\n"
+                            "Validate network and platform files and summarise them; a torch\n"
+                            "schedule CSV (solve --format torch-schedule) is checked as\n"
+                            "torch.distributed.pipelining would run it.\n");
+        if (unknown)
+            text_eprintf("pipeplan check: unknown option '%s' (see pipeplan --help)\n", unknown);
+        else
+            text_eprintf("pipeplan check: missing FILE (expected " CLI_USAGE_CHECK ")\n");
+        return 2;
+    }
     struct checked *all = calloc((size_t)n, sizeof *all);
     if (!all) {
+        free(files);
         text_eprintf("pipeplan: out of memory\n");
         return 2;
     }
     /* Validate everything first: on any error, nothing goes to stdout. */
     for (int i = 0; i < n; i++) {
         char err[SPEC_ERR_LEN];
-        char *text = fileio_read(argv[i + 1], NULL, err, sizeof err);
+        char *text = fileio_read(files[i], NULL, err, sizeof err);
         if (!text) {
             text_eprintf("%s\n", err);
             failed++;
             continue;
         }
-        if (check_text(text, argv[i + 1], &all[i]) < 0)
+        if (check_text(text, files[i], &all[i]) < 0)
             failed++;
         free(text);
     }
     for (int i = 0; i < n && !failed; i++) {
         if (i > 0)
             fputc('\n', stdout);
-        checked_print(stdout, argv[i + 1], &all[i]);
+        checked_print(stdout, files[i], &all[i]);
     }
     /* a summary that could not be written is not a success */
     if (!failed && (ferror(stdout) || fflush(stdout) != 0)) {
@@ -338,5 +346,6 @@ int cmd_check(int argc, char **argv)
     for (int i = 0; i < n; i++)
         checked_free(&all[i]);
     free(all);
+    free(files);
     return failed ? 2 : 0;
 }

@@ -56,22 +56,29 @@ static void path_tail(const char *path, char *buf, size_t len)
     buf[o] = '\0';
 }
 
-static bool take_value(int argc, char **argv, int *i, const char **slot)
+/* "FLAG VALUE" or "FLAG=VALUE" at argv[*i]: 1 with *value set (the next
+ * argument consumed if need be), 0 when it is another argument, -1 after
+ * saying that the value is missing or is an option word. */
+static int flag_value(int argc, char **argv, int *i, const char *flag, const char **value)
 {
-    if (*i + 1 >= argc) {
-        usage_error("%s needs a value (see pipeplan --help)", argv[*i]);
-        return false;
+    const char *a = argv[*i];
+    size_t n = strlen(flag);
+    if (strncmp(a, flag, n) == 0 && a[n] == '=') {
+        *value = a + n + 1;
+        return 1;
     }
-    if (*slot) {
-        usage_error("%s given twice (expected it once)", argv[*i]);
-        return false;
+    if (strcmp(a, flag) != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        usage_error("%s needs a value (see pipeplan --help)", flag);
+        return -1;
     }
     if (cli_value_is_option(argv[*i + 1])) {
-        usage_error(CLI_OPTION_AS_VALUE, argv[*i], argv[*i + 1], argv[*i], argv[*i + 1]);
-        return false;
+        usage_error(CLI_OPTION_AS_VALUE, flag, argv[*i + 1], flag, argv[*i + 1]);
+        return -1;
     }
-    *slot = argv[++*i];
-    return true;
+    *value = argv[++*i];
+    return 1;
 }
 
 int cmd_import(int argc, char **argv)
@@ -84,29 +91,33 @@ int cmd_import(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!options_done && a[0] == '-' && a[1] != '\0') {
+            const char *v = NULL;
+            int mb = 0, o = 0, note = 0;
             if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
                 return cli_help("import", help_text);
-            } else if (strcmp(a, "--micro-batch") == 0) {
-                if (!take_value(argc, argv, &i, &mb_text))
+            } else if ((mb = flag_value(argc, argv, &i, "--micro-batch", &v)) != 0) {
+                if (mb < 0)
                     return 2;
-            } else if (strncmp(a, "--micro-batch=", 14) == 0) {
                 if (mb_text)
                     return usage_error("--micro-batch given twice (expected it once)");
-                mb_text = a + 14;
-            } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-                if (!take_value(argc, argv, &i, &out))
+                mb_text = v;
+            } else if ((o = flag_value(argc, argv, &i, "-o", &v)) != 0 ||
+                       (o = flag_value(argc, argv, &i, "--output", &v)) != 0) {
+                if (o < 0)
                     return 2;
-            } else if (strcmp(a, "--note") == 0) {
-                const char *note = NULL;
-                if (!take_value(argc, argv, &i, &note))
+                if (out)
+                    return usage_error("-o/--output given twice (expected it once)");
+                out = v;
+            } else if ((note = flag_value(argc, argv, &i, "--note", &v)) != 0) {
+                if (note < 0)
                     return 2;
                 if (nnotes == MAX_NOTES)
                     return usage_error("too many --note options (expected at most %d)",
                                        MAX_NOTES);
-                if (strlen(note) > TAIL_MAX || strpbrk(note, "\n\r"))
+                if (strlen(v) > TAIL_MAX || strpbrk(v, "\n\r"))
                     return usage_error("bad --note (expected one line of at most %d bytes)",
                                        TAIL_MAX);
-                notes[nnotes++] = note;
+                notes[nnotes++] = v;
             } else if (strcmp(a, "--force") == 0) {
                 force = true;
             } else if (strcmp(a, "--") == 0) {

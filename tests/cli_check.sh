@@ -24,6 +24,11 @@ expect_stdout_has "  parallel     tensor, 8 GPUs a rank: times and sizes are one
     "tensor-parallel network: figures per GPU"
 if [ "$(grep -c '^  parallel' "$TMP/out")" -eq 1 ]; then ok "only the tensor-parallel one says so"; else
     not_ok "parallel lines: $(grep -c '^  parallel' "$TMP/out")"; fi
+# after "--" a file named -h is a file, wherever the "--" is
+cp data/networks/alexnet.ini "$TMP/-h"
+(cd "$TMP" && pp check "$PIPEPLAN_SRCDIR/data/platforms/a10-24gb-pcie-4.ini" -- -h) >"$TMP/out" 2>"$TMP/err"
+if grep -q '^-h: network alexnet' "$TMP/out"; then ok "check FILE -- -h checks the file -h"; else
+    not_ok "check FILE -- -h: $(head -1 "$TMP/out")"; fi
 # --help after a file, as the other commands take it
 run check data/networks/vgg16.ini -h
 expect_status 0 "check FILE -h"

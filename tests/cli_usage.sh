@@ -146,6 +146,15 @@ mistake "gen -o, its file forgotten" \
 mistake "import -o, its file forgotten" \
     "pipeplan import: -o needs a value, not the option '--force' $V -o=--force)" \
     import pipedream data/pipedream/alexnet/graph.txt --micro-batch 8 -o --force
+# ... and the '=' form the message offers is taken by every command
+run import pipedream data/pipedream/alexnet/graph.txt --micro-batch=8 "--note=--x" "-o=$TMP/eq.ini"
+expect_status 0 "import takes --note=, -o= and --micro-batch="
+if grep -q '^; --x$' "$TMP/eq.ini"; then ok "import --note=--x: the note is --x"; else
+    not_ok "import --note=--x: $(grep -c . "$TMP/eq.ini") lines"; fi
+run import pipedream data/pipedream/alexnet/graph.txt --micro-batch 8 "--output=$TMP/eq.ini" --force
+expect_status 0 "import takes --output="
+mistake "import -o and --output" "pipeplan import: -o/--output given twice (expected it once)" \
+    import pipedream data/pipedream/alexnet/graph.txt --micro-batch 8 -o "$TMP/a.ini" "--output=$TMP/b.ini"
 for f in --json --force --gpus; do
     if [ -e "$f" ] || [ -e "$TMP/$f" ]; then not_ok "a file named $f was made"; rm -f -- "$f"; else
         ok "no file named $f"; fi
