@@ -1461,7 +1461,8 @@ struct keyhint {
     int prio;                    /* lower stays longer when space is short */
 };
 
-static void draw_keys(const struct tui *t, int y)
+/* The key hints that fit in the line's first `cols` columns. */
+static void draw_keys_in(const struct tui *t, int y, int cols)
 {
     static const struct keyhint main_keys[] = {
         { "g/G", "GPUs", 1 }, { "m/M", "cap", 1 }, { "b/B", "micro-batches", 2 },
@@ -1502,6 +1503,9 @@ static void draw_keys(const struct tui *t, int y)
     struct keyhint front[sizeof frontier_keys / sizeof frontier_keys[0]];
     memcpy(knobs, main_keys, sizeof knobs);
     knobs[0].label = tui_gpu_word(t->cur ? t->cur->pb : NULL, true);
+    for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+        if (strcmp(knobs[i].key, "[]{}") == 0 && t->cur && t->cur->pb && t->cur->pb->tp > 1)
+            knobs[i].label = "rank cap";
     const struct keyhint *k = knobs;
     int n = (int)(sizeof main_keys / sizeof main_keys[0]);
     if (t->mode == MODE_PROMPT) {
@@ -1531,14 +1535,14 @@ static void draw_keys(const struct tui *t, int y)
             if (k[i].prio <= limit)
                 for (int s = 1; s <= 2; s++)
                     w[s] += text_cols(k[i].key) + 1 + text_cols(k[i].label) + s;
-        if (w[2] <= COLS + 2)
+        if (w[2] <= cols + 2)
             break;
-        if (w[1] <= COLS + 1) {
+        if (w[1] <= cols + 1) {
             sep = 1;
             break;
         }
     }
-    struct pen pn = { y, 0, COLS };
+    struct pen pn = { y, 0, cols };
     for (int i = 0; i < n; i++) {
         if (k[i].prio > limit)
             continue;
@@ -1547,6 +1551,11 @@ static void draw_keys(const struct tui *t, int y)
         put(&pn, roles[R_NORMAL], k[i].label);
         put(&pn, roles[R_NORMAL], sep == 2 ? "  " : " ");
     }
+}
+
+static void draw_keys(const struct tui *t, int y)
+{
+    draw_keys_in(t, y, COLS);
 }
 
 static void draw_status(struct tui *t, int y, int lines)
@@ -2071,9 +2080,22 @@ void tui_frontier_draw(struct tui *t)
     }
 }
 
-/* g's line as a tensor-parallel network has it: the knob counts ranks */
+/* The lines a tensor-parallel network has in its own words: the knob
+ * counts ranks, the strips and panels show ranks */
 static const char help_gpus[] = "  g / G        fewer / more GPUs";
-static const char help_ranks[] = "  g / G        fewer / more ranks (pipeline ranks of TP GPUs each)";
+static const char help_sel[] = "  [ / ]        select the previous / next GPU";
+static const char help_cap[] = "  { / }        smaller / larger cap of the selected GPU only";
+static const char help_strips[] = "  Strips: one character per layer, the GPU it runs on (0-9, then a=GPU 10, b=GPU 11, ...); \"all\" shows the whole network, \"zoom\" the layers around the cursor.";
+static const char help_period[] = "  Period: one period of each GPU, F forward, B backward, @i idle;";
+static const char help_busy[] = "    the percentage is the GPU's busy share.";
+static const char *const help_tp[][2] = {
+    { help_gpus, "  g / G        fewer / more ranks (pipeline ranks of TP GPUs each)" },
+    { help_sel, "  [ / ]        select the previous / next rank" },
+    { help_cap, "  { / }        smaller / larger cap of the selected rank's GPUs only" },
+    { help_strips, "  Strips: one character per layer, the rank it runs on (0-9, then a=rank 10, b=rank 11, ...); \"all\" shows the whole network, \"zoom\" the layers around the cursor." },
+    { help_period, "  Period: one period of each rank, F forward, B backward, @i idle;" },
+    { help_busy, "    the percentage is the rank's busy share." },
+};
 
 static const char *const help_text[] = {
     "#pipeplan explorer: keys",
@@ -2082,8 +2104,8 @@ static const char *const help_text[] = {
     help_gpus,
     "  m / M        smaller / larger memory cap on every GPU",
     "               (1 GiB steps, about 5 % above 20 GiB)",
-    "  [ / ]        select the previous / next GPU",
-    "  { / }        smaller / larger cap of the selected GPU only",
+    help_sel,
+    help_cap,
     "  b / B        fewer / more micro-batches per iteration",
     "  s            schedule: 1f1b (flushed) or pipedream (asynchronous)",
     "  c            layout: any allocation, or contiguous stages only",
@@ -2138,9 +2160,9 @@ static const char *const help_text[] = {
     "  Memory bars, against each GPU's cap (marks beyond the cap stand out):",
     "    @0 weights, gradients and optimizer state   @1 stored activations",
     "    @2 send / receive buffers                   @3 reserved",
-    "  Strips: one character per layer, the GPU it runs on (0-9, then a=GPU 10, b=GPU 11, ...); \"all\" shows the whole network, \"zoom\" the layers around the cursor.",
-    "  Period: one period of each GPU, F forward, B backward, @i idle;",
-    "    the percentage is the GPU's busy share.",
+    help_strips,
+    help_period,
+    help_busy,
     "  gap: (objective - bound) / objective, the objective being the iteration time for 1f1b and the period for pipedream, the bound the best lower bound proven for the network.",
     "  While the plans for new knobs come in, the plan on show before stays, marked \"updating\", the marker on its planner's row; knobs the ILP planned before show its plan for them at once, when it fits.",
     "  The ILP is called optimal only when it proved it; otherwise the",
@@ -2152,8 +2174,10 @@ static const char *const help_text[] = {
 /* Help line k for this network (a tensor-parallel one counts ranks). */
 static const char *help_line(const struct tui *t, int k)
 {
-    if (help_text[k] == help_gpus && t->cur->pb->tp > 1)
-        return help_ranks;
+    if (t->cur->pb->tp > 1)
+        for (size_t i = 0; i < sizeof help_tp / sizeof help_tp[0]; i++)
+            if (help_text[k] == help_tp[i][0])
+                return help_tp[i][1];
     return help_text[k];
 }
 
@@ -2259,9 +2283,11 @@ static void draw_help(struct tui *t)
             put(&pn, a, c);
         }
     }
-    draw_keys(t, LINES - 1);
-    if (t->help_top + rows < n) {
-        const char *more = "more below";
+    /* the hints that fit beside "more below", not under it */
+    const char *more = "more below";
+    bool below = t->help_top + rows < n;
+    draw_keys_in(t, LINES - 1, below ? COLS - (int)strlen(more) - 2 : COLS);
+    if (below) {
         struct pen pn = { LINES - 1, COLS - (int)strlen(more) - 1, COLS };
         put(&pn, roles[R_DIM], more);
     }

@@ -569,6 +569,8 @@ keys tpword g g g g g g g g g g
 expect_screen tpword "TP8: g at one rank says ranks" "^ranks 1 × TP8 " "^ranks: already at its smallest$"
 keys tpword '?'
 expect_screen tpword "TP8: help says g / G change the ranks" "g / G +fewer / more ranks"
+expect_screen tpword "TP8: help says [ ] select a rank, { } its GPUs' cap" \
+    "\[ / \] +select the previous / next rank$" "\{ / \} +smaller / larger cap of the selected rank's GPUs"
 keys tpword x q
 
 # ---- every key that works is on the help (Q, F1, the help's paging,
@@ -584,5 +586,14 @@ expect_screen keys "help: Q, F1, the chooser's and prompts' keys, its own paging
     "^ +PgUp PgDn Space +scroll a page" "^ +Ctrl-L +redraw the screen$" \
     "^ +Esc F q Q +back to the plans" "^Up/Down scroll +PgUp/PgDn/Space page +any other key back"
 keys keys x q
+
+# ---- the help's key line at the least width keeps its hints whole beside
+# "more below" (at 60 to 67 columns it ran into it: "any other kmore below") ----
+tui_start narrowhelp 60 15 -- --work-limit 20
+expect_screen narrowhelp "60x15: up" "GPUs 4 "
+keys narrowhelp '?'
+expect_screen narrowhelp "60x15 help: whole hints, then more below" \
+    "^Up/Down scroll( +[A-Za-z/]+ [a-z]+)* +any other key back +more below$"
+keys narrowhelp x q
 
 finish
