@@ -32,17 +32,28 @@ struct ilp_args {
 };
 int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a);
 
-/* The command whose options the parsers above read ("sweep"), for their
- * messages' "pipeplan sweep:" and help; NULL (the start) for solve and
- * the explorer. */
+/* Start reading a command line: `cmd` ("sweep") is the command whose
+ * options cli_parse_knob, cli_parse_ilp and cli_flag_match read, for
+ * their messages' "pipeplan sweep:" and "(see pipeplan sweep --help)";
+ * NULL (pipeplan's own) for solve and the explorer. The flags seen
+ * before are forgotten. Each command calls it before its first option. */
 void cli_set_command(const char *cmd);
 
 /* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
  * with *value set (the next argument consumed if need be), -1 for none,
- * -2 after saying that the value is missing or that the flag was given
- * before (-o and --output are one flag). */
+ * -2 after saying that the value is missing or is an option word, or that
+ * the flag was given before on this command line (-o and --output are one
+ * flag). */
 int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
                    const char **value);
+
+/* "pipeplan[ CMD]: bad NAME 'VALUE': why", with the help hint when `why`
+ * does not say what was expected. */
+void cli_bad_value(const char *name, const char *value, const char *why);
+
+/* "pipeplan[ CMD]: unknown option 'ARG' (see pipeplan[ CMD] --help)";
+ * returns 2, the usage exit status. */
+int cli_unknown_option(const char *arg);
 
 struct problem;
 struct planner_result;

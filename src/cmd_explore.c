@@ -38,6 +38,7 @@ int cmd_explore(int argc, char **argv)
     int nfiles = 0;
     bool options_done = false;
 
+    cli_set_command(NULL);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (!options_done && arg[0] == '-' && arg[1] != '\0') {
@@ -71,8 +72,7 @@ int cmd_explore(int argc, char **argv)
             } else if (strcmp(arg, "--") == 0) {
                 options_done = true;
             } else {
-                text_eprintf("pipeplan: unknown option '%s' (see pipeplan --help)\n", arg);
-                return 2;
+                return cli_unknown_option(arg);
             }
         } else if (nfiles < 2) {
             files[nfiles++] = arg;

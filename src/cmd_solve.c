@@ -3,7 +3,6 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -29,98 +28,6 @@ static const char solve_usage[] =
     CLI_HELP_ILP(CLI_SOLVE_DEFAULT_SECONDS)
     CLI_HELP_YOURS
     CLI_HELP_SOLVE_ONLY;
-
-/* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
- * with *value set (the next argument consumed if need be), -1 for none,
- * -2 after saying that the value is missing. */
-/* The value flags met so far. One command line is parsed per process;
- * a flag given twice is refused (as gen and import do) rather than the
- * last one silently winning: `--memory 8GiB ... --memory 80GiB` in a
- * script is a mistake more often than an override. */
-static const char *flags_seen[64];
-static int nflags_seen;
-
-/* The command whose options the shared parsers read, for their messages
- * ("pipeplan sweep: bad --blocks ..."); NULL for solve and the explorer. */
-static const char *command;
-
-void cli_set_command(const char *cmd)
-{
-    command = cmd;
-}
-
-/* "pipeplan[ CMD]: " and the message. */
-static void __attribute__((format(printf, 1, 2))) option_error(const char *fmt, ...)
-{
-    char msg[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    text_eprintf("pipeplan%s%s: %s\n", command ? " " : "", command ? command : "", msg);
-}
-
-/* Where to look: "(see pipeplan sweep --help)" for sweep's options. */
-static const char *help_hint(void)
-{
-    static char hint[64];
-    snprintf(hint, sizeof hint, "(see pipeplan%s%s --help)", command ? " " : "",
-             command ? command : "");
-    return hint;
-}
-
-static bool flag_seen_before(const char *name)
-{
-    if (strcmp(name, "-o") == 0)
-        name = "--output";
-    for (int k = 0; k < nflags_seen; k++)
-        if (strcmp(flags_seen[k], name) == 0)
-            return true;
-    if (nflags_seen < (int)(sizeof flags_seen / sizeof flags_seen[0]))
-        flags_seen[nflags_seen++] = name;
-    return false;
-}
-
-int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
-                   const char **value)
-{
-    const char *arg = argv[*i];
-    for (int n = 0; names[n]; n++) {
-        size_t len = strlen(names[n]);
-        if (strncmp(arg, names[n], len) != 0 || (arg[len] != '\0' && arg[len] != '='))
-            continue;
-        if (flag_seen_before(names[n])) {
-            option_error("%s given twice (expected it once)",
-                         strcmp(names[n], "-o") == 0 || strcmp(names[n], "--output") == 0
-                         ? "-o/--output" : names[n]);
-            return -2;
-        }
-        if (arg[len] == '=') {
-            *value = arg + len + 1;
-        } else if (*i + 1 < argc) {
-            const char *v = argv[*i + 1];
-            if (cli_value_is_option(v)) {
-                option_error(CLI_OPTION_AS_VALUE, names[n], v, names[n], v);
-                return -2;
-            }
-            *value = argv[++*i];
-        } else {
-            option_error("%s needs a value %s", names[n], help_hint());
-            return -2;
-        }
-        return n;
-    }
-    return -1;
-}
-
-/* "pipeplan: bad --x 'V': why", with what was expected when `why` does
- * not say it already. */
-static void bad_value(const char *name, const char *value, const char *why)
-{
-    bool said = strstr(why, "(expected") != NULL;
-    option_error("bad %s '%s': %s%s%s", name, value, why, said ? "" : " ",
-                 said ? "" : help_hint());
-}
 
 int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
 {
@@ -188,7 +95,7 @@ int cli_parse_knob(int argc, char **argv, int *i, struct knobs *k)
     }
     return 1;
 bad:
-    bad_value(names[which], value, why);
+    cli_bad_value(names[which], value, why);
     return -1;
 }
 
@@ -365,7 +272,7 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a)
     }
     return 1;
 bad:
-    bad_value(names[which], value, why);
+    cli_bad_value(names[which], value, why);
     return -1;
 }
 
@@ -539,6 +446,7 @@ int cmd_solve(int argc, char **argv)
     };
     const char *v = NULL;
 
+    cli_set_command(NULL);
     for (int i = 1; i < argc; i++) {
         int r = cli_parse_knob(argc, argv, &i, &knobs);
         if (r < 0)

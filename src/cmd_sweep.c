@@ -1250,8 +1250,7 @@ int cmd_sweep(int argc, char **argv)
                 a.output = v;
             }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return cli_usage_error("sweep", "unknown option '%s' (see pipeplan sweep --help)",
-                                   argv[i]);
+            return cli_unknown_option(argv[i]);
         } else if (a.nfiles < (int)(sizeof a.files / sizeof a.files[0])) {
             a.files[a.nfiles++] = argv[i];
         } else {
