@@ -59,37 +59,18 @@ struct gen_args {
     bool gated, tied, force;
 };
 
-/* --flag VALUE or --flag=VALUE into *slot; 1 taken, 0 not this flag, -1
- * after a message. */
-static int take(int argc, char **argv, int *i, const char *flag, const char **slot)
-{
-    const char *a = argv[*i], *v;
-    size_t n = strlen(flag);
-    if (strcmp(a, flag) == 0) {
-        if (*i + 1 >= argc) {
-            usage_error("%s needs a value" SEE_HELP, flag);
-            return -1;
-        }
-        if (cli_value_is_option(argv[*i + 1])) {
-            usage_error(CLI_OPTION_AS_VALUE, flag, argv[*i + 1], flag, argv[*i + 1]);
-            return -1;
-        }
-        v = argv[++*i];
-    } else if (strncmp(a, flag, n) == 0 && a[n] == '=') {
-        v = a + n + 1;
-    } else {
-        return 0;
-    }
-    if (*slot) {
-        usage_error("%s given twice (expected it once)", flag);
-        return -1;
-    }
-    *slot = v;
-    return 1;
-}
-
 static int parse_args(int argc, char **argv, struct gen_args *g)
 {
+    /* the value flags: these strings, then the counts in g->counts' order */
+    const char **strs[] = { &g->preset, &g->dtype, &g->gpu, &g->tp_bandwidth, &g->mfu,
+                            &g->recompute, &g->attention, &g->out, &g->out };
+    enum { NSTR = sizeof strs / sizeof strs[0] };
+    const char *names[NSTR + NCOUNT + 1] = { "--preset", "--dtype", "--gpu", "--tp-bandwidth",
+                                             "--mfu", "--recompute", "--attention", "-o",
+                                             "--output" };
+    for (int k = 0; k < NCOUNT; k++)
+        names[NSTR + k] = g->counts[k].flag;
+    names[NSTR + NCOUNT] = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -107,22 +88,18 @@ static int parse_args(int argc, char **argv, struct gen_args *g)
             g->force = true;
             continue;
         }
-        const char **strs[] = { &g->preset, &g->dtype, &g->gpu, &g->tp_bandwidth, &g->mfu,
-                                &g->recompute, &g->attention, &g->out, &g->out };
-        const char *names[] = { "--preset", "--dtype", "--gpu", "--tp-bandwidth", "--mfu",
-                                "--recompute", "--attention", "-o", "--output" };
-        int r = 0;
-        for (int k = 0; k < 9 && r == 0; k++)
-            r = take(argc, argv, &i, names[k], strs[k]);
-        for (int k = 0; k < NCOUNT && r == 0; k++)
-            r = take(argc, argv, &i, g->counts[k].flag, &g->counts[k].text);
-        if (r < 0)
+        const char *v = NULL;
+        int r = cli_flag_match(names, argc, argv, &i, &v);
+        if (r == -2)
             return 2;
-        if (r == 0) {
-            if (a[0] == '-')
-                return usage_error("unknown option '%s'" SEE_HELP, a);
+        if (r >= NSTR)
+            g->counts[r - NSTR].text = v;
+        else if (r >= 0)
+            *strs[r] = v;
+        else if (a[0] == '-')
+            return cli_unknown_option(a);
+        else
             return usage_error("unexpected argument '%s'" SEE_HELP, a);
-        }
     }
     return -1;   /* go on */
 }
@@ -191,6 +168,7 @@ int cmd_gen(int argc, char **argv)
                        NULL, 0 },
         },
     };
+    cli_set_command("gen");
     if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "--help") != 0 &&
                       strcmp(argv[1], "-h") != 0))
         return usage_error("missing the model family (expected 'transformer')" SEE_HELP);

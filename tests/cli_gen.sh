@@ -163,6 +163,18 @@ mistake "twice" "--preset given twice (expected it once)" \
 run gen transformer --preset llama3-8b --gpu
 expect_status 2 "value missing"
 expect_stderr "pipeplan gen: --gpu needs a value $H" "value missing: message"
+# gen reads its flags as solve, sweep and import do: -o and --output are
+# one flag, and a flag given again is "given twice" even without a value
+mistake "-o and --output" "-o/--output given twice (expected it once)" \
+    transformer --preset llama3-8b --gpu H100 --output "$TMP/other.ini"
+if [ -e "$TMP/other.ini" ]; then not_ok "-o and --output: a file was written"; else
+    ok "-o and --output: no file"; fi
+mistake "-o twice" "-o/--output given twice (expected it once)" \
+    transformer --preset llama3-8b --gpu H100 -o "$TMP/other.ini"
+run gen transformer --preset llama3-8b --gpu H100 --seq=512 --seq
+expect_status 2 "twice, the second without a value"
+expect_stderr "pipeplan gen: --seq given twice (expected it once)" \
+    "twice, the second without a value: message"
 mistake "unknown option" "unknown option '--layer' $H" transformer --preset llama3-8b --layer 3
 mistake "stray argument" "unexpected argument 'extra' $H" transformer --preset llama3-8b extra
 mistake "times over the files' limit" "a transformer layer would take 4.42e+13 ms forward and 8.85e+13 ms backward, over the 1e+12 ms a network file holds (expected a smaller shape or micro-batch, or a higher --mfu)" \
