@@ -114,6 +114,12 @@ int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
     return flag_match(names, argc, argv, i, value, true);
 }
 
+int cli_flag_match_repeatable(const char *const *names, int argc, char **argv, int *i,
+                              const char **value)
+{
+    return flag_match(names, argc, argv, i, value, false);
+}
+
 void cli_bad_value(const char *name, const char *value, const char *why)
 {
     bool said = strstr(why, "(expected") != NULL;

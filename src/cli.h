@@ -46,6 +46,10 @@ void cli_set_command(const char *cmd);
  * flag). */
 int cli_flag_match(const char *const *names, int argc, char **argv, int *i,
                    const char **value);
+/* The same for a flag that may be given again (import's --note): no
+ * "given twice", and not counted as seen for cli_flag_match. */
+int cli_flag_match_repeatable(const char *const *names, int argc, char **argv, int *i,
+                              const char **value);
 
 /* "pipeplan[ CMD]: bad NAME 'VALUE': why", with the help hint when `why`
  * does not say what was expected. */

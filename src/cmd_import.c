@@ -56,60 +56,36 @@ static void path_tail(const char *path, char *buf, size_t len)
     buf[o] = '\0';
 }
 
-/* "FLAG VALUE" or "FLAG=VALUE" at argv[*i]: 1 with *value set (the next
- * argument consumed if need be), 0 when it is another argument, -1 after
- * saying that the value is missing or is an option word. */
-static int flag_value(int argc, char **argv, int *i, const char *flag, const char **value)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(flag);
-    if (strncmp(a, flag, n) == 0 && a[n] == '=') {
-        *value = a + n + 1;
-        return 1;
-    }
-    if (strcmp(a, flag) != 0)
-        return 0;
-    if (*i + 1 >= argc) {
-        usage_error("%s needs a value (see pipeplan --help)", flag);
-        return -1;
-    }
-    if (cli_value_is_option(argv[*i + 1])) {
-        usage_error(CLI_OPTION_AS_VALUE, flag, argv[*i + 1], flag, argv[*i + 1]);
-        return -1;
-    }
-    *value = argv[++*i];
-    return 1;
-}
-
 int cmd_import(int argc, char **argv)
 {
     const char *positional[2] = { NULL, NULL }, *out = NULL, *mb_text = NULL;
     const char *notes[MAX_NOTES];
     int npos = 0, nnotes = 0;
     bool force = false, options_done = false;
+    static const char *const value_flags[] = { "--micro-batch", "-o", "--output", NULL };
+    static const char *const repeatable[] = { "--note", NULL };
 
+    cli_set_command("import");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!options_done && a[0] == '-' && a[1] != '\0') {
             const char *v = NULL;
-            int mb = 0, o = 0, note = 0;
+            int r;
             if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
                 return cli_help("import", help_text);
-            } else if ((mb = flag_value(argc, argv, &i, "--micro-batch", &v)) != 0) {
-                if (mb < 0)
+            } else if (strcmp(a, "--force") == 0) {
+                force = true;
+            } else if (strcmp(a, "--") == 0) {
+                options_done = true;
+            } else if ((r = cli_flag_match(value_flags, argc, argv, &i, &v)) != -1) {
+                if (r < 0)
                     return 2;
-                if (mb_text)
-                    return usage_error("--micro-batch given twice (expected it once)");
-                mb_text = v;
-            } else if ((o = flag_value(argc, argv, &i, "-o", &v)) != 0 ||
-                       (o = flag_value(argc, argv, &i, "--output", &v)) != 0) {
-                if (o < 0)
-                    return 2;
-                if (out)
-                    return usage_error("-o/--output given twice (expected it once)");
-                out = v;
-            } else if ((note = flag_value(argc, argv, &i, "--note", &v)) != 0) {
-                if (note < 0)
+                if (r == 0)
+                    mb_text = v;
+                else
+                    out = v;
+            } else if ((r = cli_flag_match_repeatable(repeatable, argc, argv, &i, &v)) != -1) {
+                if (r < 0)
                     return 2;
                 if (nnotes == MAX_NOTES)
                     return usage_error("too many --note options (expected at most %d)",
@@ -118,12 +94,8 @@ int cmd_import(int argc, char **argv)
                     return usage_error("bad --note (expected one line of at most %d bytes)",
                                        TAIL_MAX);
                 notes[nnotes++] = v;
-            } else if (strcmp(a, "--force") == 0) {
-                force = true;
-            } else if (strcmp(a, "--") == 0) {
-                options_done = true;
             } else {
-                return usage_error("unknown option '%s' (see pipeplan --help)", a);
+                return cli_unknown_option(a);
             }
         } else if (npos < 2) {
             positional[npos++] = a;

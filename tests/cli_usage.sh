@@ -118,8 +118,18 @@ mistake "import without --micro-batch" \
 mistake "import, bad --micro-batch" \
     "pipeplan import: bad --micro-batch 'lots': not a whole number (expected a count of samples)" \
     import pipedream x.txt --micro-batch lots
-mistake "import, unknown option" "pipeplan import: unknown option '--bogus' $H" \
+# import's mistakes point at its own help, as gen's and sweep's do
+HI='(see pipeplan import --help)'
+mistake "import, unknown option" "pipeplan import: unknown option '--bogus' $HI" \
     import pipedream x.txt --micro-batch 1 --bogus
+mistake "import, --note without value" "pipeplan import: --note needs a value $HI" \
+    import pipedream x.txt --micro-batch 1 --note
+mistake "import, -o without value" "pipeplan import: -o needs a value $HI" \
+    import pipedream x.txt --micro-batch 1 -o
+# a flag given again is "given twice", its value there or not, as in solve
+mistake "import, --micro-batch again without value" \
+    "pipeplan import: --micro-batch given twice (expected it once)" \
+    import pipedream x.txt --micro-batch 1 --micro-batch
 mistake "import, extra argument" "pipeplan import: unexpected argument 'y.txt' $I" \
     import pipedream x.txt y.txt --micro-batch 1
 mistake "time limit over a day" \
