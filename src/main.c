@@ -117,6 +117,25 @@ static int mistyped_command(const char *arg)
     return 1;
 }
 
+/* --help and --version stand alone: "pipeplan --help solve" printed the
+ * whole help and dropped the word without a sign. Returns 1 if argv[2]
+ * was there (and said so). */
+static int extra_after(int argc, char **argv)
+{
+    if (argc < 3)
+        return 0;
+    const char *flag = argv[1], *extra = argv[2];
+    for (int c = 0; commands[c]; c++)
+        if (strcmp(extra, commands[c]) == 0 && strcmp(flag, "--version") != 0) {
+            text_eprintf("pipeplan: unexpected argument '%s' (expected pipeplan %s alone, "
+                         "or pipeplan %s --help)\n", extra, flag, extra);
+            return 1;
+        }
+    text_eprintf("pipeplan: unexpected argument '%s' (expected pipeplan %s alone)\n", extra,
+                 flag);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     /* a write past the file size limit (ulimit -f) fails with EFBIG, which
@@ -127,9 +146,13 @@ int main(int argc, char **argv)
         return cmd_explore(argc, argv);
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        if (extra_after(argc, argv))
+            return 2;
         return cli_help(NULL, help_text);
     }
     if (strcmp(cmd, "--version") == 0) {
+        if (extra_after(argc, argv))
+            return 2;
         return cli_help(NULL, "pipeplan " PACKAGE_VERSION "\n");
     }
     if (strcmp(cmd, "check") == 0)

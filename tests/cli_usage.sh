@@ -98,6 +98,17 @@ mistake "mistyped check" "pipeplan: 'chek' is neither a command (check, gen, imp
 mistake "mistyped import" "pipeplan: 'improt' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'import'?" improt pipedream
 mistake "unknown word" "pipeplan: 'frobnicate' is neither a command (check, gen, import, solve, sweep) nor a file $H" frobnicate
 mistake "mistyped sweep" "pipeplan: 'sweeep' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'sweep'?" sweeep $net $plat
+# --help and --version stand alone: a word after them was dropped in silence
+A='(expected pipeplan'
+mistake "--version, a word after it" "pipeplan: unexpected argument 'extra' $A --version alone)" \
+    --version extra
+mistake "--help, a word after it" "pipeplan: unexpected argument 'extra' $A --help alone)" --help extra
+mistake "-h, a word after it" "pipeplan: unexpected argument 'extra' $A -h alone)" -h extra
+mistake "help, a word after it" "pipeplan: unexpected argument 'extra' $A help alone)" help extra
+mistake "--help, a command after it" \
+    "pipeplan: unexpected argument 'solve' $A --help alone, or pipeplan solve --help)" --help solve
+mistake "--version, --help after it" "pipeplan: unexpected argument '--help' $A --version alone)" \
+    --version --help
 mistake "missing network file" "nosuch.ini: cannot open: No such file or directory" nosuch.ini
 mistake "missing file in a directory" "data/nosuch: cannot open: No such file or directory" data/nosuch
 mistake "explorer, unknown option" "pipeplan: unknown option '--frob' $H" --frob
