@@ -28,7 +28,7 @@ static const char help_text[] =
     "                 in shards; --plot draws the frontier)\n"
     "       " CLI_USAGE_MERGE_WRAPPED "\n"
     "                 join the shards of a sweep\n"
-    "       pipeplan --help | --version\n"
+    "       pipeplan --help [COMMAND] | --version\n"
     "\n"
     "Commands: check, gen, import, solve, sweep (each also takes --help). Any\n"
     "other first argument opens the explorer: an existing file is its network file.\n"
@@ -117,22 +117,38 @@ static int mistyped_command(const char *arg)
     return 1;
 }
 
-/* --help and --version stand alone: "pipeplan --help solve" printed the
- * whole help and dropped the word without a sign. Returns 1 if argv[2]
- * was there (and said so). */
+/* A command's own entry point, by name (NULL: not a command). */
+static int (*command_entry(const char *name))(int, char **)
+{
+    static const struct { const char *name; int (*fn)(int, char **); } table[] = {
+        { "check", cmd_check }, { "gen", cmd_gen }, { "import", cmd_import },
+        { "solve", cmd_solve }, { "sweep", cmd_sweep },
+    };
+    for (size_t c = 0; c < sizeof table / sizeof table[0]; c++)
+        if (strcmp(name, table[c].name) == 0)
+            return table[c].fn;
+    return NULL;
+}
+
+/* --version stands alone, and --help with at most a command's name (as
+ * "git help commit"): "pipeplan --help extra" printed the whole help and
+ * dropped the word without a sign. Returns 1 if there was a word it does
+ * not take (and said so). */
 static int extra_after(int argc, char **argv)
 {
     if (argc < 3)
         return 0;
-    const char *flag = argv[1], *extra = argv[2];
-    for (int c = 0; commands[c]; c++)
-        if (strcmp(extra, commands[c]) == 0 && strcmp(flag, "--version") != 0) {
-            text_eprintf("pipeplan: unexpected argument '%s' (expected pipeplan %s alone, "
-                         "or pipeplan %s --help)\n", extra, flag, extra);
-            return 1;
-        }
-    text_eprintf("pipeplan: unexpected argument '%s' (expected pipeplan %s alone)\n", extra,
-                 flag);
+    if (strcmp(argv[1], "--version") == 0)
+        text_eprintf("pipeplan: unexpected argument '%s' (expected pipeplan --version alone)\n",
+                     argv[2]);
+    else if (!command_entry(argv[2]))
+        text_eprintf("pipeplan: '%s' is not a command (expected pipeplan %s alone, or with "
+                     "check, gen, import, solve or sweep)\n", argv[2], argv[1]);
+    else if (argc > 3)
+        text_eprintf("pipeplan: unexpected argument '%s' (expected pipeplan %s %s alone)\n",
+                     argv[3], argv[1], argv[2]);
+    else
+        return 0;
     return 1;
 }
 
@@ -148,6 +164,12 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         if (extra_after(argc, argv))
             return 2;
+        if (argc == 3) {
+            /* the command's own help, as "pipeplan CMD --help" gives it */
+            static char flag[] = "--help";
+            char *args[] = { argv[2], flag, NULL };
+            return command_entry(argv[2])(2, args);
+        }
         return cli_help(NULL, help_text);
     }
     if (strcmp(cmd, "--version") == 0) {
@@ -155,16 +177,9 @@ int main(int argc, char **argv)
             return 2;
         return cli_help(NULL, "pipeplan " PACKAGE_VERSION "\n");
     }
-    if (strcmp(cmd, "check") == 0)
-        return cmd_check(argc - 1, argv + 1);
-    if (strcmp(cmd, "gen") == 0)
-        return cmd_gen(argc - 1, argv + 1);
-    if (strcmp(cmd, "import") == 0)
-        return cmd_import(argc - 1, argv + 1);
-    if (strcmp(cmd, "solve") == 0)
-        return cmd_solve(argc - 1, argv + 1);
-    if (strcmp(cmd, "sweep") == 0)
-        return cmd_sweep(argc - 1, argv + 1);
+    int (*entry)(int, char **) = command_entry(cmd);
+    if (entry)
+        return entry(argc - 1, argv + 1);
     if (mistyped_command(cmd))
         return 2;
     /* anything else is the explorer's: files and knob flags */

@@ -98,17 +98,36 @@ mistake "mistyped check" "pipeplan: 'chek' is neither a command (check, gen, imp
 mistake "mistyped import" "pipeplan: 'improt' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'import'?" improt pipedream
 mistake "unknown word" "pipeplan: 'frobnicate' is neither a command (check, gen, import, solve, sweep) nor a file $H" frobnicate
 mistake "mistyped sweep" "pipeplan: 'sweeep' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'sweep'?" sweeep $net $plat
-# --help and --version stand alone: a word after them was dropped in silence
+# --version stands alone and --help takes at most a command's name (that
+# command's own help): a word after them was dropped in silence
 A='(expected pipeplan'
 mistake "--version, a word after it" "pipeplan: unexpected argument 'extra' $A --version alone)" \
     --version extra
-mistake "--help, a word after it" "pipeplan: unexpected argument 'extra' $A --help alone)" --help extra
-mistake "-h, a word after it" "pipeplan: unexpected argument 'extra' $A -h alone)" -h extra
-mistake "help, a word after it" "pipeplan: unexpected argument 'extra' $A help alone)" help extra
-mistake "--help, a command after it" \
-    "pipeplan: unexpected argument 'solve' $A --help alone, or pipeplan solve --help)" --help solve
+mistake "--version, a command after it" "pipeplan: unexpected argument 'solve' $A --version alone)" \
+    --version solve
 mistake "--version, --help after it" "pipeplan: unexpected argument '--help' $A --version alone)" \
     --version --help
+C='check, gen, import, solve or sweep)'
+mistake "--help, a word after it" "pipeplan: 'extra' is not a command $A --help alone, or with $C" \
+    --help extra
+mistake "-h, a word after it" "pipeplan: 'extra' is not a command $A -h alone, or with $C" -h extra
+mistake "help, a word after it" "pipeplan: 'extra' is not a command $A help alone, or with $C" \
+    help extra
+mistake "--help solve, a word after it" "pipeplan: unexpected argument 'x' $A --help solve alone)" \
+    --help solve x
+for c in check gen import solve sweep; do
+    for h in --help -h help; do
+        run $h $c </dev/null
+        expect_status 0 "$h $c"
+        cp "$TMP/out" "$TMP/own"
+        run $c --help </dev/null
+        if cmp -s "$TMP/out" "$TMP/own" && [ -s "$TMP/own" ]; then
+            ok "$h $c is $c's own help"
+        else
+            not_ok "$h $c is $c's own help"
+        fi
+    done
+done
 mistake "missing network file" "nosuch.ini: cannot open: No such file or directory" nosuch.ini
 mistake "missing file in a directory" "data/nosuch: cannot open: No such file or directory" data/nosuch
 mistake "explorer, unknown option" "pipeplan: unknown option '--frob' $H" --frob
