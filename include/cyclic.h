@@ -13,6 +13,7 @@
 
 struct cyclic {
     double *D;                 /* [CYCLIC_DEPTH * CYCLIC_OPS^2] */
+    long steps;                /* the last search's zones tried (its work) */
 };
 
 /* 0, or -1 out of memory. */

@@ -805,6 +805,16 @@ static void cyclic_span_exact(void **state)
     assert_true(fabs(cyclic_span(&cy, 2, d, g, 6, 6, 100, 1000) - 11) < 1e-6);
     /* none below 11 */
     assert_true(fabs(cyclic_span(&cy, 2, d, g, 6, 6, 11, 1000) - 11) < 1e-6);
+    /* three operations of 2 and an empty one, T = 10, back to back: a
+     * ceiling far above (a cutoff of a million micro-batches) gives the
+     * same span for the same work; the zones past the best span were
+     * tried one by one, 30 under a ceiling of 100 and 300,000 under 10^6 */
+    double d4[4] = { 2, 2, 2, 0 }, g4[3] = { 0, 0, 0 };
+    assert_true(fabs(cyclic_span(&cy, 4, d4, g4, 10, 10, 100, 1000000) - 6) < 1e-6);
+    long steps = cy.steps;
+    assert_true(steps >= 1);
+    assert_true(fabs(cyclic_span(&cy, 4, d4, g4, 10, 10, 1e6, 1000000) - 6) < 1e-6);
+    assert_true(cy.steps <= steps);
     /* three operations of 1, the second at least 2 after the first ends,
      * T = 3: the second cannot start at 3 (phase 0, the first's), so 4;
      * the third right after it, at 5 (phases 0, 1, 2): span 6 */
