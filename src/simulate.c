@@ -21,9 +21,10 @@
  * allowed to exhaust memory (32 bytes each, 128 MiB at most); a chain of
  * 100,000 layers spanning 8 periods on one GPU needs 2 M. And instances
  * replayed in all, over every GPU, at most (a few seconds; every plan shown
- * is replayed): 10,000 layers spanning 258 periods on 128 GPUs replay 5 M. */
+ * is replayed): 10,000 layers spanning 258 periods on 128 GPUs replay 5 M,
+ * 20,000 layers on 1,024 GPUs (1,024 periods) 20 M in about a second. */
 #define SIM_MAX_INSTANCES (1L << 22)
-#define SIM_MAX_WORK (1L << 24)
+#define SIM_MAX_WORK (1L << 25)
 /* Each operation's dependency is checked in every micro-batch of the
  * replay, a comparison each: at most this many (well under a second). */
 #define SIM_MAX_CHECKS (1L << 26)
@@ -227,10 +228,20 @@ static enum sim_verdict check_form(struct sim *s)
     }
     free(n);
     free(lo);
-    if (room > (double)SIM_MAX_INSTANCES || work > (double)SIM_MAX_WORK ||
-        (span + 2) * (double)ops > (double)SIM_MAX_CHECKS)
-        return say(r, SIM_BAD_PLAN, "micro-batch 0 spans %.*g periods: too long to replay",
-                   span < 1e9 ? 9 : 3, span);
+    /* say which limit: "spans 1024 periods" alone blamed the span, where
+     * 5,000 layers on 2,048 GPUs (as long) replay and 20,000 on 1,024 had
+     * too many operations for it */
+    if (room > (double)SIM_MAX_INSTANCES || work > (double)SIM_MAX_WORK) {
+        bool one = room > (double)SIM_MAX_INSTANCES;
+        return say(r, SIM_BAD_PLAN, "micro-batch 0 spans %.*g periods: too long to replay "
+                   "(%.3g M operation instances%s, at most %ld M)", span < 1e9 ? 9 : 3, span,
+                   (one ? room : work) / 1048576.0, one ? " on one GPU" : "",
+                   (one ? SIM_MAX_INSTANCES : SIM_MAX_WORK) >> 20);
+    }
+    if ((span + 2) * (double)ops > (double)SIM_MAX_CHECKS)
+        return say(r, SIM_BAD_PLAN, "micro-batch 0 spans %.*g periods: too long to replay "
+                   "(%.3g M dependency checks, at most %ld M)", span < 1e9 ? 9 : 3, span,
+                   (span + 2) * (double)ops / 1048576.0, SIM_MAX_CHECKS >> 20);
     s->room = (long)room;
     long need = (long)span + 2;
     long K = pb->m > 3L * s->P ? pb->m : 3L * s->P;

@@ -617,7 +617,7 @@ static struct plan *pipeline_of_pairs(struct problem *pb, double c)
  * of all the GPUs' work (the plan was refused; 4,099 layers on 2,048 GPUs
  * from the memory-aware DP and uniform were). A span that would make even
  * that too much work (8,000 layers on 4,000 GPUs: over 32 M) is still
- * refused. */
+ * refused, with the limit it passed. */
 static void test_long_pipeline_replays_one_gpu_at_a_time(void **state)
 {
     (void)state;
@@ -645,6 +645,8 @@ static void test_long_pipeline_replays_one_gpu_at_a_time(void **state)
     struct plan *pl = pipeline_of_pairs(pb, 1);
     expect(pl, pb, SIM_BAD_PLAN, &rep);
     assert_non_null(strstr(rep.reason, "too long to replay"));
+    /* ...saying which limit it passed (the span alone was blamed) */
+    assert_non_null(strstr(rep.reason, "M operation instances, at most 32 M)"));
     plan_free(pl);
     pb_free(pb);
 }
