@@ -2877,6 +2877,9 @@ static bool subset_late(const void *ctx)
 
 /* The baselines plan the layers on every GPU, and may use more than the
  * subset: the ILP never returns worse than the best that fits. The
+ * memory-aware DP's plan when it does not fit goes to *dp (taken; NULL
+ * when none): with nothing that fits, the ILP's row shows it, the same
+ * as the DP's row, not the DP's split of the subset. The
  * caller's results are taken when given; those run here stop at the
  * time limit (the memory-aware DP on 20,000 layers and 1,024 GPUs took
  * 40 s, and the watchdog killed the search). They run before the search
@@ -2885,8 +2888,10 @@ static bool subset_late(const void *ctx)
  * blocks on 16 GPUs, 802 s an iteration, where the DP's takes 9.9 s.
  * Returns the best that fits and passes the simulator (NULL: none). */
 static struct plan *subset_best_baseline(const struct problem *pb,
-                                         const struct ilp_options *opt, double t0)
+                                         const struct ilp_options *opt, double t0,
+                                         struct planner_result *dp)
 {
+    memset(dp, 0, sizeof *dp);
     struct subset_clock clock = {
         opt, opt->work_limit <= 0 && opt->time_limit > 0 ? t0 + opt->time_limit : INFINITY
     };
@@ -2898,10 +2903,16 @@ static struct plan *subset_best_baseline(const struct problem *pb,
         struct planner_result b;
         if (planner_is_solver(planner_name(i)))
             continue;
-        if (baseline_get(pb, opt, planner_name(i), &b, subset_late, &clock) == 0 && b.plan &&
-            b.plan->fits && (pb->layout == LAYOUT_ANY || plan_is_contiguous(b.plan))) {
+        if (baseline_get(pb, opt, planner_name(i), &b, subset_late, &clock) != 0 || !b.plan) {
+            planner_result_clear(&b);
+            continue;
+        }
+        if (b.plan->fits && (pb->layout == LAYOUT_ANY || plan_is_contiguous(b.plan))) {
             fit[n++] = b.plan;
             b.plan = NULL;
+        } else if (!b.plan->fits && strcmp(planner_name(i), "dp") == 0) {
+            *dp = b;
+            continue;
         }
         planner_result_clear(&b);
     }
@@ -2962,7 +2973,31 @@ static bool subset_keep_baseline(struct plan *best, struct planner_result *res, 
 
 static int solve(const struct problem *pb, const struct ilp_options *opt,
                  struct planner_result *res, struct ilp_stats *stats, bool network,
-                 const struct problem *whole);
+                 const struct problem *whole, bool show_dp);
+
+/* Whether the search ended with no plan to show (nothing fits, or none
+ * found in time) */
+static bool no_plan_of_its_own(const struct planner_result *res)
+{
+    return res->status == PLAN_INFEASIBLE || res->status == PLAN_NO_FIT ||
+           (!res->plan && res->status == PLAN_TIMEOUT);
+}
+
+/* Show what the best baseline would need rather than an empty row, and
+ * say whose plan it is: the memory-aware DP's result b (its plan taken).
+ * Status and bounds stay the search's own. */
+static void show_dp_split(struct planner_result *res, struct planner_result *b)
+{
+    plan_free(res->plan);
+    res->plan = b->plan;
+    b->plan = NULL;
+    res->believed_fit = false;
+    size_t n = strlen(res->message);
+    snprintf(res->message + n, sizeof res->message - n,
+             "%sits row shows the memory-aware DP's split%s, which does not fit either",
+             n ? "; " : "",
+             b->status == PLAN_TIMEOUT ? " (stopped before its least period)" : "");
+}
 
 /* One micro-batch (1f1b, m = 1): the objective is the latency alone, and
  * the search leaves the period wherever its masters put it (91.5 ms over
@@ -3049,7 +3084,8 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
         sub->cap[k] = pb->cap[g.order[k]];
         sub->reserved[k] = pb->reserved[g.order[k]];
     }
-    struct plan *base = subset_best_baseline(pb, opt, t0);
+    struct planner_result dp;
+    struct plan *base = subset_best_baseline(pb, opt, t0, &dp);
     struct ilp_options so = *opt;
     if (opt->work_limit <= 0 && opt->time_limit > 0)
         /* what the baselines left, and never less than a fifth */
@@ -3066,7 +3102,7 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
      * fits) holds for all. K blocks < L: the relaxation would bound plans
      * on K GPUs only, and the chain asks on every GPU */
     bool net = !isfinite(g.net_bound);
-    int rc = solve(sub, &so, res, stats, net, net ? sub : pb);
+    int rc = solve(sub, &so, res, stats, net, net ? sub : pb, false);
     if (rc == 0 && isfinite(g.net_bound) && res->plan && res->plan->fits && res->believed_fit) {
         /* the chain bound holds on every GPU: its memory is all of theirs */
         double t_lo = fmax(problem_lower_bound(pb), problem_load_bound(pb));
@@ -3101,6 +3137,9 @@ static int solve_on_subset(const struct problem *pb, const struct ilp_options *o
         took = subset_keep_baseline(base, res, K, pb->P);
     else
         plan_free(base);
+    if (rc == 0 && !took && dp.plan && no_plan_of_its_own(res))
+        show_dp_split(res, &dp);
+    planner_result_clear(&dp);
     if (took && opt->on_progress) {
         struct ilp_progress q = {
             .elapsed = res->seconds, .plan = res->plan, .objective = res->plan->objective,
@@ -3356,7 +3395,7 @@ static void single_copy_bound(struct search *s, const struct problem *whole)
  * plan of the layers fits */
 static int solve(const struct problem *pb, const struct ilp_options *opt,
                  struct planner_result *res, struct ilp_stats *stats, bool network,
-                 const struct problem *whole)
+                 const struct problem *whole, bool show_dp)
 {
     struct ilp_options defaults;
     struct ilp_stats local;
@@ -3569,18 +3608,12 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
                  : "no fitting plan found, nor a proof that none fits (a master was "
                    "stopped by its own limit)");
     }
-    if (res->status == PLAN_INFEASIBLE || res->status == PLAN_NO_FIT ||
-        (!res->plan && res->status == PLAN_TIMEOUT)) {
-        /* show what the best baseline would need, and say whose plan it is */
+    /* on a subset of the GPUs, solve_on_subset() shows the DP's split on
+     * all of them instead: this one's would be of the subset */
+    if (show_dp && no_plan_of_its_own(res)) {
         struct planner_result b;
-        if (baseline_get(pb, opt, "dp", &b, NULL, NULL) == 0) {
-            res->plan = b.plan;
-            res->believed_fit = false;
-            size_t n = strlen(res->message);
-            snprintf(res->message + n, sizeof res->message - n,
-                     "%sits row shows the memory-aware DP's split, which does not fit either",
-                     n ? "; " : "");
-        }
+        if (baseline_get(pb, opt, "dp", &b, NULL, NULL) == 0)
+            show_dp_split(res, &b);
     }
     for (int c = 0; c < s.ncuts; c++)
         free(s.cuts[c].alloc);
@@ -3618,5 +3651,5 @@ int ilp_solve(const struct problem *pb, const struct ilp_options *opt,
         if (K < pb->P)
             return solve_on_subset(pb, opt, K, res, stats);
     }
-    return solve(pb, opt, res, stats, true, pb);
+    return solve(pb, opt, res, stats, true, pb, true);
 }

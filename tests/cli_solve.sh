@@ -490,6 +490,28 @@ if [ "$(jq -r '.plans[0].status' "$TMP/out")" = block_optimal ] &&
     ok "a baseline beats the search on a subset: block_optimal, and why"
 else not_ok "subset beaten: $(jq -c '.plans[0] | [.status, .message]' "$TMP/out")"; fi
 
+# Far more GPUs than blocks and nothing fits: the ILP's row shows the
+# memory-aware DP's split, as its message says, on all the GPUs (it showed
+# the DP's split of the 2 roomiest: 370.9 ms a period beside the DP's
+# 274.0 ms), whether the DP's result is handed to it or it runs the DP.
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --gpus 12 --blocks 2 \
+    --memory 2GiB --work-limit 50 --planner ilp,dp --json
+expect_status 1 "12 GPUs, 2 blocks, nothing fits"
+cp "$TMP/out" "$TMP/subset_dp.json"
+if jq -e '.plans[0] as $i | .plans[1] as $d | $i.planner == "ilp" and $d.planner == "dp"
+          and ($i.message | endswith("its row shows the memory-aware DP'"'"'s split, which does not fit either"))
+          and $i.assignment == $d.assignment and $i.period_ms == $d.period_ms
+          and $i.iteration_ms == $d.iteration_ms and ($i.fits | not)' "$TMP/subset_dp.json" >/dev/null
+then ok "nothing fits on a subset: the ILP's row is the DP's row"
+else not_ok "subset, DP's split: $(jq -c '[.plans[] | [.planner, .period_ms, .message]]' "$TMP/subset_dp.json")"; fi
+run solve data/networks/vgg16.ini data/platforms/v100-16gb-pcie-4.ini --gpus 12 --blocks 2 \
+    --memory 2GiB --work-limit 50 --planner ilp --json
+expect_status 1 "12 GPUs, 2 blocks, the ILP alone"
+if jq -e --slurpfile a "$TMP/subset_dp.json" '.plans[0].assignment == $a[0].plans[1].assignment
+          and .plans[0].period_ms == $a[0].plans[1].period_ms' "$TMP/out" >/dev/null
+then ok "nothing fits on a subset, the ILP alone: the DP's split on all the GPUs"
+else not_ok "subset, the ILP alone: $(jq -c '.plans[0] | [.period_ms, .message]' "$TMP/out")"; fi
+
 # One micro-batch: the latency is the objective and the period is free;
 # the ILP's plan shows the least its loads allow (it showed 91.5 ms beside
 # an iteration of 89.4 ms: every layer on one GPU, whose load is 89.4 ms).
