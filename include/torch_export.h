@@ -56,6 +56,13 @@ int torch_schedule_cells(const char *csv, char *err, size_t errlen);
  * no cell reads as an action. */
 int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m, long *actions);
 
+/* Whether both exports can unroll pl's iteration: 0, or -1 with its size
+ * and what to change in err when it has more actions (2 x stages x
+ * micro-batches) than the exports write (ten million). Cheap: asked before
+ * writing, so that a refusal comes before gigabytes and minutes. */
+int torch_schedule_size(const struct problem *pb, const struct plan *pl, char *err,
+                        size_t errlen);
+
 /* Stages and pipeline ranks of a plan as above; -1 when pl is malformed. */
 int torch_stage_count(const struct plan *pl);
 int torch_rank_count(const struct plan *pl);

@@ -473,7 +473,9 @@ static int check_torch(const struct export_input *in, char *err, size_t errlen)
             snprintf(err, errlen, "layer %d has no name (torch needs module names)", i);
             return -1;
         }
-    return 0;
+    /* both unroll the iteration (the program picks its schedule class
+     * from that order): refused here, before the writer allocates it */
+    return torch_schedule_size(pb, in->res->plan, err, errlen);
 }
 
 static int write_torch(FILE *out, const struct export_input *in)

@@ -183,6 +183,47 @@ struct order {
     struct action *act;  /* [2 S m], rank by rank */
 };
 
+/* The most actions (2 x stages x micro-batches) one iteration's order may
+ * have. The torch-schedule CSV is a table of a row per rank that people
+ * read and that _PipelineScheduleRuntime._load_csv parses, every rank's
+ * row, into a Python object an action; a real pipeline has far fewer
+ * (128 stages of 4096 micro-batches: about a million). At this cap the
+ * order takes 17 bytes an action, 170 MB, and some 4 s to build, and the
+ * CSV is about 90 MB; it is built while fileio_write_atomic holds off signals,
+ * and in the explorer on the screen's thread, so beyond it (a thousand
+ * stages of a million micro-batches: 16 GB and minutes) it is refused
+ * before anything is allocated. */
+#define TORCH_MAX_ACTIONS 10000000L
+
+/* 0 when an order of m micro-batches on S stages (R ranks) is within the
+ * cap, else -1 with its size and what to change. */
+static int order_size(long m, int S, int R, char *err, size_t errlen)
+{
+    if (m < 1)
+        return fail(err, errlen, "%ld micro-batches: cannot unroll that many", m);
+    long most = TORCH_MAX_ACTIONS / 2 / S;
+    if (m <= most)
+        return 0;
+    char fix[96];
+    if (most >= 1)
+        snprintf(fix, sizeof fix, "plan at most %ld micro-batches on %d stages, or fewer GPUs",
+                 most, S);
+    else
+        snprintf(fix, sizeof fix, "plan fewer GPUs");
+    return fail(err, errlen, "the schedule would have %.0f actions (2 x %d stages x %ld "
+                "micro-batches, in %d rank rows), more than %ld: %s", 2.0 * S * (double)m, S,
+                m, R, TORCH_MAX_ACTIONS, fix);
+}
+
+int torch_schedule_size(const struct problem *pb, const struct plan *pl, char *err,
+                        size_t errlen)
+{
+    int S = torch_stage_count(pl), R = torch_rank_count(pl);
+    if (!pb || S < 1 || R < 1)
+        return fail(err, errlen, "malformed plan: no layers, or a layer on no GPU");
+    return order_size(pb->m, S, R, err, errlen);
+}
+
 static void order_free(struct order *od)
 {
     free(od->row_start);
@@ -279,8 +320,9 @@ static int order_build(struct order *od, const struct split *sp, const struct pr
     if (!plan_times_ok(pl))
         return fail(err, errlen, "malformed plan: no positive period or a start time "
                     "that is not a number");
-    if (pb->m < 1 || pb->m > INT_MAX / 2 / sp->S)
-        return fail(err, errlen, "%ld micro-batches: cannot unroll that many", pb->m);
+    /* the cap also keeps action ids (below 2 S m) within an int */
+    if (order_size(pb->m, sp->S, sp->R, err, errlen) < 0)
+        return -1;
     int m = (int)pb->m, S = sp->S;
     size_t n = (size_t)2 * (size_t)S * (size_t)m;
     od->m = m;

@@ -357,6 +357,42 @@ static void test_export_refuses(void **state)
     fx_result_clear(&res);
 }
 
+/* The cap of ten million actions: 2 stages x 2500000 micro-batches x F
+ * and B is at it, one more micro-batch over it, refused by the size check
+ * and by the writers before they allocate (2 x 2 x 1e9 actions would be
+ * some 68 GB). Only the size is asked at the cap: building it takes
+ * seconds. */
+static void test_export_cap(void **state)
+{
+    (void)state;
+    static const int gpu[4] = { 0, 0, 1, 1 };
+    static const double start[8] = { 0, 1, 2, 3, 10, 8, 6, 4 };
+    struct problem *pb = pb_worked(3, SPEC_SCHEDULE_1F1B);
+    struct planner_result res;
+    struct plan *pl = tracked_plan(&res, 4, 2);
+    plan_set(pl, pb, gpu, start);
+    char err[256] = "";
+    pb->m = 2500000;
+    assert_int_equal(torch_schedule_size(pb, pl, err, sizeof err), 0);
+    pb->m = 2500001;
+    assert_int_equal(torch_schedule_size(pb, pl, err, sizeof err), -1);
+    assert_string_equal(err, "the schedule would have 10000004 actions (2 x 2 stages x 2500001 "
+                             "micro-batches, in 2 rank rows), more than 10000000: plan at most "
+                             "2500000 micro-batches on 2 stages, or fewer GPUs");
+    pb->m = 1000000000;
+    FILE *f = fmemopen(text, sizeof text, "w");
+    assert_non_null(f);
+    err[0] = '\0';
+    assert_int_equal(torch_export_schedule(f, pb, pl, err, sizeof err), -1);
+    assert_contains(err, "the schedule would have 4000000000 actions");
+    err[0] = '\0';
+    assert_int_equal(torch_export_program(f, pb, pl, err, sizeof err), -1);
+    assert_contains(err, "the schedule would have 4000000000 actions");
+    assert_int_equal(ftell(f), 0);
+    fclose(f);
+    fx_result_clear(&res);
+}
+
 /* ---- the validator ---------------------------------------------------- */
 
 static void assert_rejects(const char *csv, int S, int R, int m, const char *want)
@@ -513,6 +549,7 @@ int main(void)
         FX_TEST(test_program_torchtitan),
         FX_TEST(test_program_quotes_names),
         FX_TEST(test_export_refuses),
+        FX_TEST(test_export_cap),
         FX_TEST(test_validate_accepts),
         FX_TEST(test_validate_rejects),
         FX_TEST(test_random_plans),
