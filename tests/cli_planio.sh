@@ -445,6 +445,38 @@ run check virt.csv
 expect_stdout_has "8 stages on 4 ranks, 8 micro-batches" "torch-schedule with virtual stages: valid"
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format torch
 expect_stdout_has "_PipelineScheduleRuntime" "several stages per rank: the CSV runtime, not Schedule1F1B"
+# an iteration past the exports' cap of ten million actions: 128 stages of
+# a million micro-batches (an order of some 4 GB unrolled) is refused
+# before any of it is built, exit 2 as for other refusals, no file left
+{
+    printf '[network]\nname = chain128\nmicro_batch = 1\n\n'
+    i=0
+    while [ "$i" -lt 128 ]; do
+        printf '[layer L%d]\nforward = 1ms\nbackward = 2ms\nweights = 64kB\nactivation = 128kB\n\n' "$i"
+        i=$((i + 1))
+    done
+} >chain128.ini
+sed 's/^gpus = 4$/gpus = 128/' four.ini >gpus128.ini
+big="the schedule would have 256000000 actions (2 x 128 stages x 1000000 micro-batches, in 128 rank rows), more than 10000000: plan at most 39062 micro-batches on 128 stages, or fewer GPUs"
+for f in torch-schedule torch; do
+    run solve chain128.ini gpus128.ini --planner uniform --micro-batches 1000000 --format "$f" \
+        -o "big-$f.out"
+    expect_status 2 "$f of 128 stages x 1000000 micro-batches: refused"
+    expect_stderr "pipeplan: cannot write plan uniform as $f: $big" \
+        "$f over the cap: how many actions, and what to change"
+    if ls "big-$f".out* >/dev/null 2>&1; then
+        not_ok "$f over the cap: a file left"; ls "big-$f".out*
+    else ok "$f over the cap: no file, no temporary file"; fi
+done
+run solve chain128.ini gpus128.ini --planner uniform --micro-batches 1000000 --format torch-schedule
+expect_status 2 "torch-schedule over the cap to standard output: refused"
+expect_stdout_empty "torch-schedule over the cap to standard output"
+# under it the same stages export (39062 micro-batches would be the most;
+# a few keep the suite quick)
+run solve chain128.ini gpus128.ini --planner uniform --micro-batches 3 --format torch-schedule \
+    -o small128.csv
+run check small128.csv
+expect_stdout_has "128 stages on 128 ranks, 3 micro-batches" "torch-schedule of 128 stages under the cap: valid"
 # Llama 3 70B, TP8, micro-batch 4 on 8 ranks of 80 GB: the even split
 # fits only with a period stretched so that fewer micro-batches are in
 # flight than Megatron's 1F1B keeps (its export says so, rank by rank);

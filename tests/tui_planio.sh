@@ -266,6 +266,23 @@ if [ $bad -eq 0 ]; then ok "S: no frame blank or stale while your split is judge
 else not_ok "S: a frame while judging ($bad)"; cat "$TMP/bad.frame" 2>/dev/null; fi
 keys fr q
 
+# ---- e past the torch exports' cap: 8 stages x a million micro-batches
+# (16 million actions) is refused on choosing the format, with the count
+# and what to change, before any of it is built; no file name asked ----
+tui_start cap 80 24 -- "$NET" "$PIPEPLAN_SRCDIR/data/platforms/a100-40gb-8.ini" \
+    --split 0,3,6,9,12,15,18,21 --micro-batches 1000000 --work-limit 20
+expect_screen cap "a million micro-batches: your split judged" "^  your split +[0-9.]+ ms "
+keys cap Up
+expect_screen cap "Up from the top: your split selected" "^▶ your split "
+keys cap e
+keys cap 8
+expect_screen cap "e 8 past the cap: refused on screen, how many actions, what to change" \
+    "cannot write plan your split as torch-schedule: the schedule would have 16000000" \
+    "at most 625000 micro-batches on 8 stages, or fewer GPUs"
+if grep -q "Export your split" "$TMP/last"; then not_ok "e 8 past the cap: asked for a file name"
+else ok "e 8 past the cap: no file name asked"; fi
+keys cap q
+
 run "$NET" "$PLAT" --split 0,3,2
 expect_status 2 "explorer: bad --split"
 expect_stderr "pipeplan: bad --split '0,3,2': layer 2 after 3 (expected strictly increasing layer indices)" \
