@@ -418,7 +418,20 @@ static void section_begin(struct parser *ps, const char *raw)
     }
 }
 
-/* inih's reader: hand over one line, refusing overlong ones. */
+/* Whether line (n bytes, not terminated) is a comment from its start:
+ * blanks, then ; or # (after a byte order mark on the first line). */
+static bool whole_line_comment(const char *line, size_t n, bool first)
+{
+    size_t i = 0;
+    if (first && n >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0)
+        i = 3;
+    while (i < n && (line[i] == ' ' || line[i] == '\t'))
+        i++;
+    return i < n && (line[i] == ';' || line[i] == '#');
+}
+
+/* inih's reader: hand over one line, refusing overlong ones but for
+ * comments. */
 static char *reader(char *str, int num, void *stream)
 {
     struct parser *ps = stream;
@@ -432,6 +445,12 @@ static char *reader(char *str, int num, void *stream)
     if (n > 0 && start[n - 1] == '\r')
         n--;
     size_t limit = (size_t)num - 1 < SPEC_MAX_LINE ? (size_t)num - 1 : SPEC_MAX_LINE;
+    if (n > limit && whole_line_comment(start, n, ps->line == 1)) {
+        /* a comment says nothing to inih: any length (a pasted URL or
+         * the command that made the file was refused past 199 bytes) */
+        n = 1;
+        start = ";";
+    }
     if (n > limit) {
         fail_at(ps, ps->line, "line too long (%zu bytes; expected at most %zu)", n, limit);
         return NULL;
