@@ -507,7 +507,7 @@ static bool val_size(struct parser *ps, const char *key, const char *v, uint64_t
     char why[160];
     if (units_parse_size(v, out, why, sizeof why) < 0) {
         fail_at(ps, ps->line, "bad %s '%s': %s%s", key, v, why,
-                expected_or(why, " (expected a size from 0 B to 16 EiB, e.g. 12.8MB)"));
+                expected_or(why, " (expected a size below 16384 PiB, e.g. 12.8MB)"));
         return false;
     }
     return true;

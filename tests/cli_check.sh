@@ -75,7 +75,7 @@ bad dup-layer.ini "$net$layer$layer" "@dup-layer.ini:9: duplicate layer 'a' (exp
 bad no-layers.ini "$net" "@no-layers.ini:1: network 'n' has no layers (expected [layer NAME] sections)"
 bad negative.ini "$net"'[layer a]\nforward = -1ms\n' "@negative.ini:5: bad forward '-1ms': negative value (expected a time from 0 to 10^12 ms, e.g. 1.9ms)"
 bad bare.ini "$net"'[layer a]\nforward = 1\n' "@bare.ini:5: bad forward '1': missing unit (expected us, ms or s)"
-bad huge.ini "$net"'[layer a]\nweights = 99999999999GB\n' "@huge.ini:5: bad weights '99999999999GB': size does not fit in 64 bits (expected a size from 0 B to 16 EiB, e.g. 12.8MB)"
+bad huge.ini "$net"'[layer a]\nweights = 99999999999GB\n' "@huge.ini:5: bad weights '99999999999GB': size does not fit in 64 bits (expected a size below 16384 PiB, e.g. 12.8MB)"
 bad zero-gpus.ini '[platform]\nname = p\ngpus = 0\n' "@zero-gpus.ini:3: bad gpus '0': out of range (expected 1 to 4096)"
 bad below-reserved.ini '[platform]\nname = p\ngpus = 2\nmemory = 1GiB\nreserved = 2GiB\nbandwidth = 1GB/s\nlatency = 1us\n[training]\nmicro_batches = 2\nschedule = 1f1b\noptimizer = adam\n' \
     '@below-reserved.ini:5: memory is not above reserved (expected memory > reserved)'

@@ -110,7 +110,7 @@ jq -e '[.plans[] | .fits] | all(. == false)' "$TMP/out" >/dev/null && ok "huge s
 jq -e '.problem.min_fitting_cap > 9e19' "$TMP/out" >/dev/null && ok "huge sizes: the cap needed is huge" ||
     not_ok "huge sizes: min_fitting_cap"
 { net_head; layer a 1ms 2ms 18446744073709551616B 1B; } >"$TMP/over.ini"
-bad "$TMP/over.ini" "$TMP/over.ini:7: bad weights '18446744073709551616B': size does not fit in 64 bits (expected a size from 0 B to 16 EiB, e.g. 12.8MB)"
+bad "$TMP/over.ini" "$TMP/over.ini:7: bad weights '18446744073709551616B': size does not fit in 64 bits (expected a size below 16384 PiB, e.g. 12.8MB)"
 sed 's/^memory = .*/memory = 18446744073709551615B/' "$PLAT" >"$TMP/bigmem.ini"
 run solve "$TMP/huge.ini" "$TMP/bigmem.ini" --work-limit 50
 expect_status 1 "2^64 B GPUs: the table says what is needed"

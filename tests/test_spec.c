@@ -193,7 +193,7 @@ static void test_network_errors_name_the_line(void **state)
         { NET_HEAD "[layer a]\nforward = 1ms\nbackward = 1e400ms\n",
           "n.ini:6: bad backward '1e400ms': exponents are not accepted (write the number out in full)" },
         { NET_HEAD "[layer a]\nweights = 20000000000GB\n",
-          "n.ini:5: bad weights '20000000000GB': size does not fit in 64 bits (expected a size from 0 B to 16 EiB, e.g. 12.8MB)" },
+          "n.ini:5: bad weights '20000000000GB': size does not fit in 64 bits (expected a size below 16384 PiB, e.g. 12.8MB)" },
         { NET_HEAD "[layer a]\nweights = 12\n",
           "n.ini:5: bad weights '12': missing unit (expected B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB)" },
         { NET_HEAD "[layer a]\nforward = 1ms\nforward = 2ms\n",
