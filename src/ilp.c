@@ -3580,6 +3580,13 @@ static int solve(const struct problem *pb, const struct ilp_options *opt,
         if (idle && !proven)
             snprintf(res->message, sizeof res->message,
                      "the layers take no time: any period will do, and none is the best");
+        else if (!proven && s.alpha > 0 && res->plan->T <= SCHEDULE_MIN_T * (1 + 1e-9) &&
+                 problem_lower_bound(pb) < SCHEDULE_MIN_T)
+            /* layers of nanoseconds: the gap to the bound is the floor's,
+             * not the search's (period 1 us against a bound of 24 ns) */
+            snprintf(res->message, sizeof res->message,
+                     "the period is the schedulers' least, 1 us; the layers would allow "
+                     "a shorter one");
         if (s.failed) {
             /* an error all the same: the plan is the best before it */
             res->status = PLAN_ERROR;

@@ -525,4 +525,16 @@ for net in gnmt vgg16; do
         ok "$net, one micro-batch: the period is no longer than the iteration"
     else not_ok "$net, one micro-batch: $(jq -c '.plans[0] | [.status, .period_ms, .iteration_ms]' "$TMP/out")"; fi
 done
+# Layers of nanoseconds: the ILP's period stops at the schedulers' floor of
+# 1 us, and its row says so (a gap of 96% and a timeout said nothing)
+awk 'BEGIN { print "[network]\nname = tiny\nmicro_batch = 1"
+             for (i = 0; i < 12; i++)
+                 printf "[layer l%d]\nforward = 0.000001ms\nbackward = 0.000002ms\nweights = 1KB\nactivation = 1KB\n", i }' \
+    > "$TMP/tiny.ini"
+run solve "$TMP/tiny.ini" data/platforms/a100-40gb-8.ini --planner ilp --work-limit 5 --json
+expect_status 0 "nanosecond layers: exit 0"
+if jq -e '.plans[0] | .period_ms == 0.001 and (.message | test("the schedulers. least, 1 us"))' \
+    "$TMP/out" >/dev/null; then
+    ok "nanosecond layers: the period floor is named"
+else not_ok "nanosecond layers: $(jq -c '.plans[0] | [.period_ms, .message]' "$TMP/out")"; fi
 finish
