@@ -23,5 +23,9 @@ const char *report_s(long n);
 /* Returns 0, or -1 on a stream error. */
 int report_json(FILE *out, const struct report *r);
 int report_table(FILE *out, const struct report *r);
+/* The least cap that fits (r->min_cap), rounded up as --memory takes it
+ * back, and closely enough that no row's plan, needing more, fits there
+ * too: the table gives that cap's own plan ("Plan that fits at"). */
+char *report_min_cap_text(const struct report *r, char *buf, size_t len);
 
 #endif

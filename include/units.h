@@ -41,6 +41,11 @@ char *units_format_size(double bytes, char *buf, size_t len);
  * named as one that fits still fits when typed back ("8.28 GiB" for
  * 8.274 GiB, where "8.27 GiB" would not). */
 char *units_format_size_up(double bytes, char *buf, size_t len);
+/* The same with as many more digits as keep it below `below` (when above
+ * bytes): a cap named for one plan must not be one that another plan fits
+ * in too ("1.01 GiB" for 1.0025 GiB beside a plan needing 1.0052 GiB:
+ * "1.003 GiB"). */
+char *units_format_size_up_below(double bytes, double below, char *buf, size_t len);
 char *units_format_time(double ms, char *buf, size_t len);
 char *units_format_bandwidth(double bytes_per_s, char *buf, size_t len);
 /* A throughput in samples/s ("542.4"; "-" when not a number, as for a

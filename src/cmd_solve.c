@@ -689,7 +689,7 @@ static void note_least_cap(const struct report *rep, const struct planner_result
     }
     units_format_size_up(pl->peak_memory, need, sizeof need);
     /* the cap as the table prints it, without its space: one word to paste */
-    units_format_size_up(rep->min_cap, cap, sizeof cap);
+    report_min_cap_text(rep, cap, sizeof cap);
     size_t k = 0;
     for (const char *c = cap; *c && k < sizeof opt - 1; c++)
         if (*c != ' ')

@@ -335,6 +335,26 @@ char *units_format_size_up(double bytes, char *buf, size_t len)
     return units_format_size(isfinite(up) ? up * pow(1024, k) : bytes, buf, len);
 }
 
+char *units_format_size_up_below(double bytes, double below, char *buf, size_t len)
+{
+    static const char *names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+    int k, d;
+    double v = size_scaled(bytes, &k, &d), unit = pow(1024, k);
+    units_format_size_up(bytes, buf, len);
+    if (!(below > bytes) || !isfinite(v))
+        return buf;
+    /* a digit more at a time, to a byte at most, while the text reaches
+     * below (a byte is 10^-3.01k of the unit) */
+    for (int e = d; e < 3 * k + 1; e++) {
+        double at = ceil(v * pow(10, e)) / pow(10, e) * unit;
+        if (!(at >= below) || at - bytes < 1)
+            break;
+        double up = ceil(v * pow(10, e + 1)) / pow(10, e + 1);
+        snprintf(buf, len, "%.*f %s", e + 1, up, names[k]);
+    }
+    return buf;
+}
+
 char *units_format_time(double ms, char *buf, size_t len)
 {
     double a = fabs(ms);

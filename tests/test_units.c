@@ -221,6 +221,28 @@ static void test_human_formats(void **state)
     assert_string_equal(units_format_size_up(1023.5 * 1024.0, buf, sizeof buf), "1.00 MiB");
     assert_string_equal(units_format_size_up(512, buf, sizeof buf), "512 B");
     assert_string_equal(units_format_size_up(511.5, buf, sizeof buf), "512 B");
+    /* as many more digits as keep a least cap below the next plan's need:
+     * 1,076,391,344 B read "1.01 GiB", where a plan needing 1,079,327,316 B
+     * fits too */
+    assert_string_equal(units_format_size_up_below(1076391344.0, 1079327316.0, buf, sizeof buf),
+                        "1.003 GiB");
+    assert_string_equal(units_format_size_up_below(1076391344.0, INFINITY, buf, sizeof buf),
+                        "1.01 GiB");
+    assert_string_equal(units_format_size_up_below(1076391344.0, 1076391344.0, buf, sizeof buf),
+                        "1.01 GiB");
+    assert_string_equal(units_format_size_up_below(512, 513, buf, sizeof buf), "512 B");
+    /* typed back, never below the cap, and below the need when a byte apart */
+    for (double x = 1000; x < 1e15; x *= 3.7) {
+        double c = floor(x), need[] = { c + 1, c + 1e3, c * 1.001, c * 1.05 };
+        for (int j = 0; j < 4; j++) {
+            units_format_size_up_below(c, need[j], buf, sizeof buf);
+            char err[128];
+            assert_int_equal(units_parse_size(buf, &back, err, sizeof err), 0);
+            if ((double)back < c || (need[j] >= c + 2 && (double)back >= need[j]))
+                fail_msg("%.0f B below %.0f B: '%s' reads %llu B", c, need[j], buf,
+                         (unsigned long long)back);
+        }
+    }
     assert_string_equal(units_format_time(61.25, buf, sizeof buf), "61.2 ms");
     assert_string_equal(units_format_time(0.25, buf, sizeof buf), "250 us");
     assert_string_equal(units_format_time(0.0005, buf, sizeof buf), "500 ns");
