@@ -26,7 +26,7 @@ bool cli_value_is_option(const char *v)
 }
 
 /* The command whose options are being read, for the messages below
- * ("pipeplan sweep: bad --blocks ..."); NULL for solve and the explorer. */
+ * ("pipeplan sweep: bad --blocks ..."); NULL for the explorer. */
 static const char *command;
 
 /* The value flags met so far on this command line: a flag given twice is
@@ -41,6 +41,11 @@ void cli_set_command(const char *cmd)
     /* a new command line: what an earlier one gave is not "given twice"
      * (the unit tests run several commands in one process) */
     nflags_seen = 0;
+}
+
+const char *cli_command(void)
+{
+    return command;
 }
 
 /* "pipeplan[ CMD]: " and the message. */

@@ -35,9 +35,12 @@ int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a);
 /* Start reading a command line: `cmd` ("sweep") is the command whose
  * options cli_parse_knob, cli_parse_ilp and cli_flag_match read, for
  * their messages' "pipeplan sweep:" and "(see pipeplan sweep --help)";
- * NULL (pipeplan's own) for solve and the explorer. The flags seen
- * before are forgotten. Each command calls it before its first option. */
+ * NULL (pipeplan's own) for the explorer. The flags seen before are
+ * forgotten. Each command calls it before its first option. */
 void cli_set_command(const char *cmd);
+/* That command (NULL: pipeplan's own), for the messages printed while it
+ * runs: "pipeplan solve: ILP (CBC): ...". */
+const char *cli_command(void);
 
 /* Which of `names` argv[*i] is ("--x VALUE" or "--x=VALUE"): its index
  * with *value set (the next argument consumed if need be), -1 for none,

@@ -126,7 +126,7 @@ static int bad_planners(const char *cmd, const char *list, const char *why)
 
 /* Comma-separated planner names into a list of static names, each once;
  * an empty list or item, a name given twice or unknown is refused with a
- * message (cmd: "sweep", or NULL for solve and the explorer). Returns how
+ * message (cmd: "solve" or "sweep", NULL for pipeplan's own). Returns how
  * many, or -1. */
 int cli_parse_planners(const char *cmd, const char *list, const char **out, int max)
 {
@@ -163,7 +163,7 @@ int cli_parse_planners(const char *cmd, const char *list, const char **out, int 
             for (int i = 0; i < planner_count(); i++)
                 text_eprintf("%s, ", planner_name(i));
             /* a sweep takes no plan of yours */
-            if (cmd)
+            if (cmd && strcmp(cmd, "sweep") == 0)
                 text_eprintf("or all)\n");
             else
                 text_eprintf("%s (with --split or --plan) or all)\n", planner_given());
@@ -292,7 +292,9 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
     char err[256];
     struct worker *w = worker_start(&req, err, sizeof err);
     if (!w) {
-        text_eprintf("pipeplan: cannot start the planners: %s\n", err);
+        const char *cmd = cli_command();
+        text_eprintf("pipeplan%s%s: cannot start the planners: %s\n", cmd ? " " : "",
+                     cmd ? cmd : "", err);
         return -1;
     }
     for (int i = 0; i < n; i++) {
@@ -351,8 +353,11 @@ static int run_planners(const struct problem *pb, const char *const *planners, i
             snprintf(res->message, sizeof res->message, "%.280s%s", ev.message,
                      kept ? "; kept its best plan before that" : "");
             /* a failed or dead solver: one line, the other plans still shown */
-            if (ev.status == PLAN_ERROR)
-                fprintf(stderr, "pipeplan: %s: %s\n", planner_title(res->planner), res->message);
+            if (ev.status == PLAN_ERROR) {
+                const char *cmd = cli_command();
+                fprintf(stderr, "pipeplan%s%s: %s: %s\n", cmd ? " " : "", cmd ? cmd : "",
+                        planner_title(res->planner), res->message);
+            }
         }
         worker_event_clear(&ev);
     }
@@ -435,7 +440,7 @@ int cmd_solve(int argc, char **argv)
     knobs_init(&knobs);
     const char *files[2] = { NULL, NULL };
     const char *planners[16];
-    int nplanners = cli_parse_planners(NULL, "all", planners, 16);
+    int nplanners = cli_parse_planners("solve", "all", planners, 16);
     bool json = false;
     const char *format = NULL;
     int nfiles = 0;
@@ -446,7 +451,7 @@ int cmd_solve(int argc, char **argv)
     };
     const char *v = NULL;
 
-    cli_set_command(NULL);
+    cli_set_command("solve");
     for (int i = 1; i < argc; i++) {
         int r = cli_parse_knob(argc, argv, &i, &knobs);
         if (r < 0)
@@ -469,7 +474,7 @@ int cmd_solve(int argc, char **argv)
                 return 2;
             switch (r) {
             case 0:
-                nplanners = cli_parse_planners(NULL, v, planners, 16);
+                nplanners = cli_parse_planners("solve", v, planners, 16);
                 if (nplanners <= 0)
                     return 2;
                 sa.named = strcmp(v, "all") != 0;
@@ -478,7 +483,7 @@ int cmd_solve(int argc, char **argv)
             case 1:
             case 2:
                 if (sa.split || sa.plan_path) {
-                    text_eprintf("pipeplan: %s after %s (expected one plan of yours: "
+                    text_eprintf("pipeplan solve: %s after %s (expected one plan of yours: "
                             "--split or --plan, once)\n", value_flags[r],
                             sa.split ? "--split" : "--plan");
                     return 2;
@@ -493,21 +498,21 @@ int cmd_solve(int argc, char **argv)
                 sa.format = export_find(v);
                 if (!sa.format) {
                     char names[160];
-                    text_eprintf("pipeplan: bad --format '%s' (expected %s)\n", v,
+                    text_eprintf("pipeplan solve: bad --format '%s' (expected %s)\n", v,
                             export_names(names, sizeof names));
                     return 2;
                 }
                 break;
             default:
                 if (!*v) {
-                    text_eprintf("pipeplan: %s needs a file name\n", value_flags[r]);
+                    text_eprintf("pipeplan solve: %s needs a file name\n", value_flags[r]);
                     return 2;
                 }
                 sa.output = v;
                 break;
             }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            text_eprintf("pipeplan solve: unknown option '%s' (see pipeplan --help)\n",
+            text_eprintf("pipeplan solve: unknown option '%s' (see pipeplan solve --help)\n",
                     argv[i]);
             return 2;
         } else if (nfiles < 2) {
@@ -529,28 +534,28 @@ int cmd_solve(int argc, char **argv)
         return 2;
     }
     if (json && sa.format && strcmp(sa.format->name, "json") != 0) {
-        text_eprintf("pipeplan: --json and --format %s (expected one output format)\n",
+        text_eprintf("pipeplan solve: --json and --format %s (expected one output format)\n",
                 format);
         return 2;
     }
     if (!sa.format)
         sa.format = export_find(json ? "json" : "table");
     if (sa.force && !sa.output) {
-        text_eprintf("pipeplan: --force without -o FILE (expected -o FILE to overwrite)\n");
+        text_eprintf("pipeplan solve: --force without -o FILE (expected -o FILE to overwrite)\n");
         return 2;
     }
     bool wants_given = false;
     for (int k = 0; k < nplanners; k++)
         wants_given = wants_given || planner_is_given(planners[k]);
     if (wants_given && !sa.split && !sa.plan_path) {
-        text_eprintf("pipeplan: --planner %s needs your plan (expected --split SPEC or "
+        text_eprintf("pipeplan solve: --planner %s needs your plan (expected --split SPEC or "
                 "--plan FILE)\n", planner_given());
         return 2;
     }
     /* an output it could not write: say so before the planners run */
     char perr[1200];
     if (sa.output && fileio_probe(sa.output, sa.force, perr, sizeof perr) < 0) {
-        text_eprintf("pipeplan: %s\n", perr);
+        text_eprintf("pipeplan solve: %s\n", perr);
         return 2;
     }
 
@@ -571,12 +576,12 @@ int cmd_solve(int argc, char **argv)
     spec_network_free(net);
     spec_platform_free(plat);
     if (!pb) {
-        text_eprintf("pipeplan: %s\n", err);
+        text_eprintf("pipeplan solve: %s\n", err);
         return 2;
     }
 
     if (sa.format->network && sa.format->network(pb, err, sizeof err) < 0) {
-        text_eprintf("pipeplan: cannot write a plan of %s as %s: %s\n", files[0],
+        text_eprintf("pipeplan solve: cannot write a plan of %s as %s: %s\n", files[0],
                      sa.format->name, err);
         problem_free(pb);
         return 2;
@@ -597,14 +602,14 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
     if (sa->split) {
         int *gpu = malloc((size_t)pb->L * sizeof *gpu);
         if (!gpu) {
-            text_eprintf("pipeplan: out of memory\n");
+            text_eprintf("pipeplan solve: out of memory\n");
             return -1;
         }
         int ranks = split_parse(sa->split, pb, gpu, err, sizeof err);
         if (ranks < 0) {
             /* the value as given, but not a page of it */
             char q[4 * QUOTE_MAX + 8], why[4 * sizeof err];
-            text_eprintf("pipeplan: bad --split '%s': %s\n", quoted(sa->split, q, sizeof q),
+            text_eprintf("pipeplan solve: bad --split '%s': %s\n", quoted(sa->split, q, sizeof q),
                          text_escape(err, why, sizeof why));
             free(gpu);
             return -1;
@@ -622,14 +627,14 @@ static int given_result(const struct problem *pb, const struct solve_args *sa,
             return -1;
         }
         if (note[0])   /* a what-if, or a setting forgotten: either way, said */
-            text_eprintf("pipeplan: %s\n", note);
+            text_eprintf("pipeplan solve: %s\n", note);
         snprintf(source, sizeof source, "--plan %s", sa->plan_path);
         rc = planner_judge(pb, pl->gpu, pl->T, pl->start, source, res);
         plan_free(pl);
     }
     if (rc < 0) {
         if (sa->split)
-            text_eprintf("pipeplan: your split: %s\n", res->message);
+            text_eprintf("pipeplan solve: your split: %s\n", res->message);
         else   /* the file, as the reader's own messages name it */
             text_eprintf("%s: your plan: %s\n", sa->plan_path, res->message);
         planner_result_clear(res);
@@ -649,7 +654,7 @@ static const struct planner_result *export_choice(const struct planner_result *r
         if (sa->one && results[i].planner == sa->one) {
             if (planner_result_usable(&results[i]))
                 return &results[i];
-            text_eprintf("pipeplan: no plan to export from %s (%s)\n",
+            text_eprintf("pipeplan solve: no plan to export from %s (%s)\n",
                     planner_title(results[i].planner), results[i].message);
             return NULL;
         }
@@ -658,11 +663,11 @@ static const struct planner_result *export_choice(const struct planner_result *r
             best = &results[i];
     }
     if (!best) {
-        text_eprintf("pipeplan: no plan to export\n");
+        text_eprintf("pipeplan solve: no plan to export\n");
         return NULL;
     }
     if (n > 1 && sa->named)
-        text_eprintf("pipeplan: exporting the best plan shown, %s "
+        text_eprintf("pipeplan solve: exporting the best plan shown, %s "
                 "(--planner with one NAME picks another)\n", planner_title(best->planner));
     return best;
 }
@@ -700,9 +705,9 @@ static void note_least_cap(const struct report *rep, const struct planner_result
         snprintf(who, sizeof who, "your plan");
     else
         snprintf(who, sizeof who, "%s's plan", planner_title(res->planner));
-    text_eprintf("pipeplan: nothing fits at %s: wrote %s, which needs %s; the %s's plan for %s "
-                 "needs less: plan with --memory %s to export a plan that fits in it\n", caps, who, need,
-                 planner_title(rep->min_cap_planner), cap, opt);
+    text_eprintf("pipeplan solve: nothing fits at %s: wrote %s, which needs %s; the %s's plan "
+                 "for %s needs less: plan with --memory %s to export a plan that fits in it\n",
+                 caps, who, need, planner_title(rep->min_cap_planner), cap, opt);
 }
 
 /* Run the planners on a problem and write the chosen format; the exit
@@ -719,7 +724,7 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
     bool given = sa->split || sa->plan_path;
     struct planner_result *results = calloc((size_t)nrun + 1, sizeof *results);
     if (!results) {
-        text_eprintf("pipeplan: out of memory\n");
+        text_eprintf("pipeplan solve: out of memory\n");
         return 2;
     }
     if (given && given_result(pb, sa, &results[nrun]) < 0) {
@@ -769,18 +774,18 @@ static int solve_problem(const struct problem *pb, const char *const *planners, 
             rc = 2;
     }
     if (rc != 2 && sa->format->check && sa->format->check(&in, err, sizeof err) < 0) {
-        text_eprintf("pipeplan: cannot write plan %s as %s: %s\n",
+        text_eprintf("pipeplan solve: cannot write plan %s as %s: %s\n",
                 planner_title(in.res->planner), sa->format->name, err);
         rc = 2;
     }
     if (rc != 2) {
         if (sa->output) {
             if (export_file(sa->output, sa->force, sa->format, &in, err, sizeof err) < 0) {
-                text_eprintf("pipeplan: %s\n", err);
+                text_eprintf("pipeplan solve: %s\n", err);
                 rc = 2;
             }
         } else if (sa->format->write(stdout, &in) < 0 || fflush(stdout) != 0) {
-            text_eprintf("pipeplan: write error on standard output\n");
+            text_eprintf("pipeplan solve: write error on standard output\n");
             rc = 2;
         }
     }

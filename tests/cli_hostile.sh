@@ -199,7 +199,7 @@ expect_status 0 "-o /dev/null --force"
 [ -c /dev/null ] && ok "/dev/null is still a device" || not_ok "/dev/null was replaced"
 trun solve "$TMP/ok.ini" "$PLAT" --planner dp -o "$TMP/fifo.ini" --force
 expect_status 2 "-o FIFO nobody reads"
-expect_stderr "pipeplan: $TMP/fifo.ini: cannot write: nothing reads from it" "-o FIFO message"
+expect_stderr "pipeplan solve: $TMP/fifo.ini: cannot write: nothing reads from it" "-o FIFO message"
 [ -p "$TMP/fifo.ini" ] && ok "the FIFO is still a FIFO" || not_ok "the FIFO was replaced"
 trun solve "$TMP/ok.ini" "$PLAT" --planner dp -o "$TMP/dir.ini" --force
 expect_status 2 "-o a directory"
@@ -252,7 +252,7 @@ if grep -q "$ESC" "$TMP/err"; then not_ok "--split: ESC echoed raw"; else ok "--
 # a newline in the value (a list pasted over lines): the message stays one line
 NL=$(printf '\nx'); NL=${NL%x}
 run solve "$TMP/ctl.ini" "$PLAT" --split "0,1${NL}2"
-expect_stderr "pipeplan: bad --split '0,1\\x0A2': '2' after layer 1 (expected a comma and the next layer index)" \
+expect_stderr "pipeplan solve: bad --split '0,1\\x0A2': '2' after layer 1 (expected a comma and the next layer index)" \
     "--split: a newline in the value is escaped, the message one line"
 
 # ---- duplicate and empty layer names; text after a section header ----

@@ -40,11 +40,11 @@ else
     not_ok "--split --json"; cat "$TMP/out"
 fi
 run solve gpt.ini four.ini --planner dp --split 0,0x3
-expect_stderr "pipeplan: bad --split '0,0x3': '0x3' is not a layer index (expected 0-based layer indices separated by commas, e.g. 0,12,24)" \
+expect_stderr "pipeplan solve: bad --split '0,0x3': '0x3' is not a layer index (expected 0-based layer indices separated by commas, e.g. 0,12,24)" \
     "--split: a number that is not one"
 long=$(seq -s, 0 3000)
 run solve gpt.ini four.ini --planner dp --split "$long"
-if grep -q "^pipeplan: bad --split '0,1,2,.*\.\.\.': " "$TMP/err" && [ "$(wc -c <"$TMP/err")" -lt 300 ]; then
+if grep -q "^pipeplan solve: bad --split '0,1,2,.*\.\.\.': " "$TMP/err" && [ "$(wc -c <"$TMP/err")" -lt 300 ]; then
     ok "--split: a long value is quoted in part"; else not_ok "--split long: $(head -c 300 "$TMP/err")"; fi
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --json
 if jq -e '[.plans[].planner] == ["user"] and .plans[0].assignment == [0,0,1,2,3,0,1,2,3,3,3]' \
@@ -57,25 +57,25 @@ fi
 # ---- bad --split / --plan: one line, exit 2 ----
 run solve gpt.ini four.ini --planner dp --split 0,5,3
 expect_status 2 "bad --split"
-expect_stderr "pipeplan: bad --split '0,5,3': layer 3 after 5 (expected strictly increasing layer indices)" \
+expect_stderr "pipeplan solve: bad --split '0,5,3': layer 3 after 5 (expected strictly increasing layer indices)" \
     "bad --split: names the option and what was expected"
 expect_stdout_empty "bad --split"
 run solve gpt.ini four.ini --split 0,3,6,8,9
-expect_stderr "pipeplan: bad --split '0,3,6,8,9': more than 4 stages (expected at most one stage per GPU; --gpus changes the GPUs)" \
+expect_stderr "pipeplan solve: bad --split '0,3,6,8,9': more than 4 stages (expected at most one stage per GPU; --gpus changes the GPUs)" \
     "--split: more stages than GPUs"
 run solve gpt.ini four.ini --split 0,30
-expect_stderr "pipeplan: bad --split '0,30': layer 30 out of range (expected 0 to 10: the network has 11 layers)" \
+expect_stderr "pipeplan solve: bad --split '0,30': layer 30 out of range (expected 0 to 10: the network has 11 layers)" \
     "--split: index out of range"
 run solve gpt.ini four.ini --split 'megatron:Et*2|t*2|t*2|tL'
 expect_status 2 "bad megatron layout"
-expect_stderr "pipeplan: bad --split 'megatron:Et*2|t*2|t*2|tL': 7 transformer layers 't' (expected 8: the network has layers.0 .. layers.7)" \
+expect_stderr "pipeplan solve: bad --split 'megatron:Et*2|t*2|t*2|tL': 7 transformer layers 't' (expected 8: the network has layers.0 .. layers.7)" \
     "megatron layout that does not match the network"
 run solve "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" four.ini --split 'megatron:EtL'
 expect_status 2 "megatron layout on a network that is no transformer"
-if grep -q "^pipeplan: bad --split 'megatron:EtL': not a transformer network: layer 0 is " "$TMP/err"; then
+if grep -q "^pipeplan solve: bad --split 'megatron:EtL': not a transformer network: layer 0 is " "$TMP/err"; then
     ok "megatron layout: not a transformer network"; else not_ok "not a transformer"; cat "$TMP/err"; fi
 run solve gpt.ini four.ini --planner user
-expect_stderr "pipeplan: --planner user needs your plan (expected --split SPEC or --plan FILE)" \
+expect_stderr "pipeplan solve: --planner user needs your plan (expected --split SPEC or --plan FILE)" \
     "--planner user without a plan"
 run solve gpt.ini four.ini --split 0 --plan x.plan
 expect_status 2 "--split and --plan"
@@ -102,7 +102,7 @@ expect_stdout_has "; GPU 0: 102 GiB of 40.0 GiB" "plan file: a total over its ca
 # says so, with that cap to paste, and at that cap a plan fits
 a10="$PIPEPLAN_SRCDIR/data/platforms/a10-24gb-pcie-4.ini"
 l8b="$PIPEPLAN_SRCDIR/data/networks/llama3-8b.ini"
-least="pipeplan: nothing fits at 24.0 GiB: wrote param-balanced's plan, which needs 55.7 GiB; the mem-aware DP's plan for 28.7 GiB needs less: plan with --memory 28.7GiB to export a plan that fits in it"
+least="pipeplan solve: nothing fits at 24.0 GiB: wrote param-balanced's plan, which needs 55.7 GiB; the mem-aware DP's plan for 28.7 GiB needs less: plan with --memory 28.7GiB to export a plan that fits in it"
 run solve "$l8b" "$a10" --work-limit 300 --format plan
 expect_status 1 "--format plan when nothing fits"
 expect_stdout_has "; llama3-8b on 4 GPUs, plan: param-balanced" "nothing fits: the plan that needs the least memory is written"
@@ -129,10 +129,10 @@ if grep -qx 'schedule = 1f1b' dp.plan && grep -qx 'micro_batches = 8' dp.plan &&
 expect_stderr "" "--plan under the settings it was written for: nothing said"
 run solve gpt.ini four.ini --planner user --plan dp.plan --schedule pipedream --micro-batches 2
 expect_status 0 "--plan under other settings"
-expect_stderr "pipeplan: dp.plan was written for 1f1b and 8 micro-batches; judged here for pipedream and 2 micro-batches" \
+expect_stderr "pipeplan solve: dp.plan was written for 1f1b and 8 micro-batches; judged here for pipedream and 2 micro-batches" \
     "--plan under other settings: which, on stderr"
 run solve gpt.ini four.ini --planner user --plan dp.plan --weight-factor 2.5
-expect_stderr "pipeplan: dp.plan was written for weight factor 4; judged here for weight factor 2.5" \
+expect_stderr "pipeplan solve: dp.plan was written for weight factor 4; judged here for weight factor 2.5" \
     "--plan under another weight factor"
 # a file of before these keys reads as ever, with nothing to say
 grep -v -e '^schedule = ' -e '^micro_batches = ' -e '^weight_factor = ' dp.plan >old.plan
@@ -170,7 +170,7 @@ done
 sed 's|^bandwidth = .*|bandwidth = 0.000001B/s|; s|^memory = .*|memory = 4GiB|' four.ini >crawl.ini
 run solve gpt.ini crawl.ini --planner dp --format plan -o crawl.plan
 expect_status 2 "a period past what a plan file holds"
-expect_stderr "pipeplan: cannot write plan mem-aware DP as plan: its period, 1e+13 s, is beyond the longest time a plan file holds (10^12 s)" \
+expect_stderr "pipeplan solve: cannot write plan mem-aware DP as plan: its period, 1e+13 s, is beyond the longest time a plan file holds (10^12 s)" \
     "a period past what a plan file holds: says so"
 if [ ! -e crawl.plan ]; then ok "a period past what a plan file holds: no file"; else not_ok "crawl.plan written"; fi
 sed 's|^bandwidth = .*|bandwidth = 0.001B/s|; s|^memory = .*|memory = 4GiB|' four.ini >crawl.ini
@@ -243,7 +243,7 @@ fi
 run solve "$PIPEPLAN_SRCDIR/data/networks/vgg16.ini" four.ini --planner dp --format megatron \
     -o "$TMP/vgg.args"
 expect_status 2 "megatron: a network that is no transformer"
-expect_stderr "pipeplan: cannot write a plan of $PIPEPLAN_SRCDIR/data/networks/vgg16.ini as megatron: Megatron's layout needs a transformer network: layer 0 is 'node1-Input' (expected 'tok_embeddings': a transformer network made by pipeplan gen transformer has tok_embeddings, layers.0 .. layers.N-1, norm, output)" \
+expect_stderr "pipeplan solve: cannot write a plan of $PIPEPLAN_SRCDIR/data/networks/vgg16.ini as megatron: Megatron's layout needs a transformer network: layer 0 is 'node1-Input' (expected 'tok_embeddings': a transformer network made by pipeplan gen transformer has tok_embeddings, layers.0 .. layers.N-1, norm, output)" \
     "megatron: refused before planning, one line"
 if [ ! -e "$TMP/vgg.args" ]; then ok "megatron refused: no file"; else not_ok "megatron refused: a file"; fi
 run solve gpt.ini four.ini --planner dp --format megatron
@@ -293,7 +293,7 @@ if grep -q "^# warning: on rank 0 the plan keeps [0-9]* chunk-micro-batches in f
     not_ok "megatron interleaved warning"; cat "$TMP/out"; fi
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format deepspeed
 expect_status 2 "deepspeed: a plan that is not contiguous"
-if grep -q "^pipeplan: cannot write plan your split as deepspeed: GPU 0 holds layers 0 and 5 but not the layers between" "$TMP/err"; then
+if grep -q "^pipeplan solve: cannot write plan your split as deepspeed: GPU 0 holds layers 0 and 5 but not the layers between" "$TMP/err"; then
     ok "deepspeed: says why"; else not_ok "deepspeed message"; cat "$TMP/err"; fi
 run solve gpt.ini four.ini --planner user --split 0,3,6,8 --format deepspeed
 expect_stdout_has "parts = [0, 3, 6, 8, 11]" "deepspeed: parts"
@@ -350,15 +350,15 @@ expect_stdout_has 'stage_to_rank = [0, 1, 2, 3, 3, 2, 1, 0]' "torchtitan V: rank
 # as feasible beside an ILP that rules such plans out
 run solve gpt.ini four.ini --planner dp --split "torchtitan:v:$vparts" --layout contiguous
 expect_status 2 "a V plan under --layout contiguous"
-expect_stderr "pipeplan: your split: GPU 2 holds a second run of layers from layer 6: the contiguous layout gives a GPU one" \
+expect_stderr "pipeplan solve: your split: GPU 2 holds a second run of layers from layer 6: the contiguous layout gives a GPU one" \
     "a V plan under --layout contiguous: names the GPU and the layer"
 run solve gpt.ini four.ini --planner user --split 'torchtitan:[["tok_embeddings"], ["layers.1"]]'
 expect_status 2 "torchtitan parts out of order"
-expect_stderr "pipeplan: bad --split 'torchtitan:[[\"tok_embeddings\"], [\"layers.1\"]]': 'layers.1' in part 1 where 'layers.0' is due (expected every layer once, in the network's order)" \
+expect_stderr "pipeplan solve: bad --split 'torchtitan:[[\"tok_embeddings\"], [\"layers.1\"]]': 'layers.1' in part 1 where 'layers.0' is due (expected every layer once, in the network's order)" \
     "torchtitan parts: says which module and what was due"
 run solve gpt.ini four.ini --planner user --split 'deepspeed:[0, 3, 6, 12]'
 expect_status 2 "deepspeed parts past the layer count"
-expect_stderr "pipeplan: bad --split 'deepspeed:[0, 3, 6, 12]': boundary 12 out of range (expected 0 to 11: the network has 11 layers)" \
+expect_stderr "pipeplan solve: bad --split 'deepspeed:[0, 3, 6, 12]': boundary 12 out of range (expected 0 to 11: the network has 11 layers)" \
     "deepspeed parts: says which boundary and why"
 # a rank with no layer: Megatron still relays every micro-batch through it
 run solve gpt.ini four.ini --planner user --split 'megatron:Et*3|t*3||t*2L' --format megatron
@@ -412,7 +412,7 @@ else not_ok "runtime note of a pipedream plan ($note)"; fi
 run solve "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" four.ini --planner dp --format megatron
 expect_status 2 "megatron on a network that is no transformer"
 run solve gpt.ini four.ini --planner dp --format xml
-expect_stderr "pipeplan: bad --format 'xml' (expected table, json, csv, plan, megatron, deepspeed, torch or torch-schedule)" "bad --format"
+expect_stderr "pipeplan solve: bad --format 'xml' (expected table, json, csv, plan, megatron, deepspeed, torch or torch-schedule)" "bad --format"
 # torch and torch-schedule: every planner's plan (the ILP under a work
 # limit), contiguous or not, as a schedule `pipeplan check` accepts
 # (torch's compute_only rules), with the stages the program names
@@ -462,7 +462,7 @@ for f in torch-schedule torch; do
     run solve chain128.ini gpus128.ini --planner uniform --micro-batches 1000000 --format "$f" \
         -o "big-$f.out"
     expect_status 2 "$f of 128 stages x 1000000 micro-batches: refused"
-    expect_stderr "pipeplan: cannot write plan uniform as $f: $big" \
+    expect_stderr "pipeplan solve: cannot write plan uniform as $f: $big" \
         "$f over the cap: how many actions, and what to change"
     if ls "big-$f".out* >/dev/null 2>&1; then
         not_ok "$f over the cap: a file left"; ls "big-$f".out*
@@ -576,7 +576,7 @@ expect_status 2 "--json with another format"
 echo keep >exists.txt
 run solve gpt.ini four.ini --planner dp --format csv -o exists.txt
 expect_status 2 "-o on an existing file without --force"
-expect_stderr "pipeplan: exists.txt: already exists (use --force to overwrite)" "-o: refuses to clobber"
+expect_stderr "pipeplan solve: exists.txt: already exists (use --force to overwrite)" "-o: refuses to clobber"
 if [ "$(cat exists.txt)" = keep ]; then ok "-o: the file is intact"; else not_ok "-o: file changed"; fi
 run solve gpt.ini four.ini --planner dp --format csv -o exists.txt --force
 expect_status 0 "--force"
@@ -605,7 +605,7 @@ status=0
 (ulimit -f 2; pp solve gpt.ini four.ini --planner dp --json -o small/x.json) >"$TMP/out" 2>"$TMP/err" ||
     status=$?
 expect_status 2 "-o past the file size limit"
-expect_stderr "pipeplan: small/x.json: write failed: File too large" "file size limit: the message names the file"
+expect_stderr "pipeplan solve: small/x.json: write failed: File too large" "file size limit: the message names the file"
 if [ -z "$(ls -A small)" ]; then ok "file size limit: no file, no temporary left"; else
     not_ok "file size limit: left $(ls -A small)"; fi
 finish

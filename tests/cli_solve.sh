@@ -195,14 +195,14 @@ expect_stdout_has "needs 1.01 GiB" "a byte over a cap of 1.00 GiB: needs 1.01 Gi
 
 run solve data/networks/alexnet.ini data/platforms/v100-16gb-pcie-4.ini --memory 1GiB
 expect_status 2 "--memory at the platform's reserve"
-expect_stderr "pipeplan: --memory 1.00 GiB is not above the 1.00 GiB the platform reserves per GPU (expected more)" \
+expect_stderr "pipeplan solve: --memory 1.00 GiB is not above the 1.00 GiB the platform reserves per GPU (expected more)" \
     "--memory at the platform's reserve: names the option"
 
 # Bad input: exit 2, nothing on stdout.
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --gpus 0
 expect_status 2 "zero GPUs"
 expect_stdout_empty "zero GPUs"
-expect_stderr "pipeplan: bad --gpus '0': out of range (expected 1 to 4096)" "zero GPUs message"
+expect_stderr "pipeplan solve: bad --gpus '0': out of range (expected 1 to 4096)" "zero GPUs message"
 # a value flag given twice: refused, whichever way it is spelt, in every command
 for twice in "--gpus 4 --gpus=5|--gpus" "--memory 8GiB --memory 80GiB|--memory" \
              "--time-limit 1 --time-limit 2|--time-limit" "--planner dp --planner uniform|--planner" \
@@ -210,7 +210,7 @@ for twice in "--gpus 4 --gpus=5|--gpus" "--memory 8GiB --memory 80GiB|--memory" 
     # shellcheck disable=SC2086
     run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini ${twice%%|*}
     expect_status 2 "${twice%%|*}"
-    expect_stderr "pipeplan: ${twice#*|} given twice (expected it once)" "${twice%%|*}: says so"
+    expect_stderr "pipeplan solve: ${twice#*|} given twice (expected it once)" "${twice%%|*}: says so"
     expect_stdout_empty "${twice%%|*}"
 done
 if [ ! -e "$TMP/a.json" ] && [ ! -e "$TMP/b.json" ]; then ok "-o given twice: no file"; else not_ok "-o twice wrote"; fi
@@ -226,12 +226,12 @@ for bad in "|an empty list" ",|an empty item" "dp,|an empty item" "dp,,time|an e
            "dp,dp|'dp' given twice" "all,dp|'all' names every planner: give it alone"; do
     run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --planner "${bad%%|*}"
     expect_status 2 "--planner '${bad%%|*}'"
-    expect_stderr "pipeplan: bad --planner '${bad%%|*}': ${bad#*|} (expected NAME[,NAME...] or all)" \
+    expect_stderr "pipeplan solve: bad --planner '${bad%%|*}': ${bad#*|} (expected NAME[,NAME...] or all)" \
         "--planner '${bad%%|*}': says why"
 done
 run solve data/networks/gnmt.ini data/platforms/dgx-h100.ini --memory 16
 expect_status 2 "memory without a unit"
-expect_stderr "pipeplan: bad --memory '16': missing unit (expected B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB)" \
+expect_stderr "pipeplan solve: bad --memory '16': missing unit (expected B, KB, MB, GB, TB, PB, KiB, MiB, GiB, TiB or PiB)" \
     "memory without a unit message"
 printf '[network]\nname = x\nmicro_batch = 1\n[layer a]\nforward = 1ms\n' >"$TMP/bad.ini"
 run solve "$TMP/bad.ini" data/platforms/dgx-h100.ini
@@ -404,7 +404,7 @@ expect_status 0 "no compute: its plan exports"
 for log in "$TMP" /etc/passwd/x; do
     run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 5 --log "$log"
     expect_status 2 "--log $log: refused"
-    if grep -q "^pipeplan: bad --log '$log': cannot open for writing: " "$TMP/err" &&
+    if grep -q "^pipeplan solve: bad --log '$log': cannot open for writing: " "$TMP/err" &&
        [ ! -s "$TMP/out" ]; then
         ok "--log $log: says why, nothing else"; else not_ok "--log $log"; cat "$TMP/err"; fi
 done
@@ -419,7 +419,7 @@ if [ ! -e "$TMP/new.log" ] && [ ! -e "$TMP/new2.log" ]; then ok "refused: no log
     not_ok "refused, yet a log file was made"; fi
 run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 5 --log "$TMP/nodir/x.log"
 expect_status 2 "--log into a directory that is not there"
-expect_stderr "pipeplan: bad --log '$TMP/nodir/x.log': no directory $TMP/nodir (expected an existing one)" \
+expect_stderr "pipeplan solve: bad --log '$TMP/nodir/x.log': no directory $TMP/nodir (expected an existing one)" \
     "--log, no directory: one line"
 run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 5 --planner dp --log "$TMP/new.log"
 expect_status 0 "--log into a new file"

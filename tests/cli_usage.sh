@@ -87,12 +87,13 @@ plat=data/platforms/dgx-h100.ini
 S='(expected pipeplan solve NETWORK.ini PLATFORM.ini [options])'
 I='(expected pipeplan import pipedream GRAPH.txt --micro-batch N [-o OUT.ini] [--force])'
 H='(see pipeplan --help)'
+HS='(see pipeplan solve --help)'
 mistake "solve without files" "pipeplan solve: missing NETWORK.ini and PLATFORM.ini $S" solve
 mistake "solve with one file" "pipeplan solve: missing PLATFORM.ini after 'a.ini' $S" solve a.ini
 mistake "solve with three files" "pipeplan solve: unexpected argument 'c.ini' $S" solve a.ini b.ini c.ini
-mistake "solve, unknown option" "pipeplan solve: unknown option '--frob' $H" solve $net $plat --frob
-mistake "solve, option without value" "pipeplan: --gpus needs a value $H" solve $net $plat --gpus
-mistake "solve, bad count" "pipeplan: bad --threads 'x': not a whole number $H" solve $net $plat --threads x
+mistake "solve, unknown option" "pipeplan solve: unknown option '--frob' $HS" solve $net $plat --frob
+mistake "solve, option without value" "pipeplan solve: --gpus needs a value $HS" solve $net $plat --gpus
+mistake "solve, bad count" "pipeplan solve: bad --threads 'x': not a whole number $HS" solve $net $plat --threads x
 mistake "mistyped solve" "pipeplan: 'slove' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'solve'?" slove $net $plat
 mistake "mistyped check" "pipeplan: 'chek' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'check'?" chek $net
 mistake "mistyped import" "pipeplan: 'improt' is neither a command (check, gen, import, solve, sweep) nor a file; did you mean 'import'?" improt pipedream
@@ -163,7 +164,7 @@ mistake "import, --micro-batch again without value" \
 mistake "import, extra argument" "pipeplan import: unexpected argument 'y.txt' $I" \
     import pipedream x.txt y.txt --micro-batch 1
 mistake "time limit over a day" \
-    "pipeplan: bad --time-limit '100000': out of range (expected seconds, more than 0 and at most 86400)" \
+    "pipeplan solve: bad --time-limit '100000': out of range (expected seconds, more than 0 and at most 86400)" \
     solve $net $plat --time-limit 100000
 if pp --help | grep -qF "Options of sweep (the ILP options above apply too, but --log)"; then
     ok "--help: sweep takes no --log"; else not_ok "--help: sweep and --log"; fi
@@ -171,12 +172,12 @@ if pp --help | grep -qF "Options of sweep (the ILP options above apply too, but 
 # no file named after the option ("-o --json" wrote the table to --json).
 V='(a value that starts with -- is written'
 mistake "--gpus, its value forgotten" \
-    "pipeplan: --gpus needs a value, not the option '--memory' $V --gpus=--memory)" \
+    "pipeplan solve: --gpus needs a value, not the option '--memory' $V --gpus=--memory)" \
     solve $net $plat --gpus --memory 16GiB
-mistake "-o, its file forgotten" "pipeplan: -o needs a value, not the option '--json' $V -o=--json)" \
+mistake "-o, its file forgotten" "pipeplan solve: -o needs a value, not the option '--json' $V -o=--json)" \
     solve $net $plat -o --json
 mistake "--log, its file forgotten" \
-    "pipeplan: --log needs a value, not the option '--gpus' $V --log=--gpus)" solve $net $plat --log --gpus 4
+    "pipeplan solve: --log needs a value, not the option '--gpus' $V --log=--gpus)" solve $net $plat --log --gpus 4
 mistake "sweep --gpus, its value forgotten" \
     "pipeplan sweep: --gpus needs a value, not the option '--memory' $V --gpus=--memory)" \
     sweep $net $plat --gpus --memory 4GB -o "$TMP/s.csv"

@@ -30,7 +30,7 @@ for case in "fail|the MIP solver failed; kept its best plan before that|--work-l
         >"$TMP/out" 2>"$TMP/err" || status=$?
     # the baselines' plans fit: still exit 0
     expect_status 0 "solve, solver $fault"
-    if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qF "pipeplan: ILP (CBC): $why" "$TMP/err"; then
+    if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qF "pipeplan solve: ILP (CBC): $why" "$TMP/err"; then
         ok "solve, solver $fault: one line says why"
     else
         not_ok "solve, solver $fault: stderr"; cat "$TMP/err"
@@ -85,9 +85,9 @@ fi
 echo "old contents" >"$TMP/plan.json"
 for fault in create-erofs write-enospc write-eio rename-enospc rename-eio; do
     case $fault in
-        create-erofs) want="pipeplan: plan.json: cannot create a temporary file: Read-only file system" ;;
-        *-enospc) want="pipeplan: plan.json: write failed: No space left on device" ;;
-        *-eio) want="pipeplan: plan.json: write failed: Input/output error" ;;
+        create-erofs) want="pipeplan solve: plan.json: cannot create a temporary file: Read-only file system" ;;
+        *-enospc) want="pipeplan solve: plan.json: write failed: No space left on device" ;;
+        *-eio) want="pipeplan solve: plan.json: write failed: Input/output error" ;;
     esac
     status=0
     fpp "$fault" solve "$NET" "$PLAT" --planner dp --json -o plan.json --force \
@@ -102,7 +102,7 @@ for fault in create-erofs write-enospc write-eio rename-enospc rename-eio; do
 done
 run solve "$NET" "$PLAT" --planner dp --json -o "$TMP/gone/plan.json"
 expect_status 2 "export into a directory that is not there"
-expect_stderr "pipeplan: $TMP/gone/plan.json: cannot write: no directory $TMP/gone (expected an existing one)" \
+expect_stderr "pipeplan solve: $TMP/gone/plan.json: cannot write: no directory $TMP/gone (expected an existing one)" \
     "export, vanished directory: one line"
 # every command that writes: an output it cannot write is exit 2, one line
 for cmd in import gen check; do
@@ -144,7 +144,7 @@ if [ "$(id -u)" -ne 0 ]; then
     mkdir "$TMP/ro" && echo "old contents" >"$TMP/ro/plan.json" && chmod 555 "$TMP/ro"
     run solve "$NET" "$PLAT" --planner dp --json -o "$TMP/ro/plan.json" --force
     expect_status 2 "export into a read-only directory"
-    expect_stderr "pipeplan: $TMP/ro/plan.json: cannot create a temporary file: Permission denied" \
+    expect_stderr "pipeplan solve: $TMP/ro/plan.json: cannot create a temporary file: Permission denied" \
         "export, read-only directory: one line"
     [ "$(cat "$TMP/ro/plan.json")" = "old contents" ] && [ "$(ls "$TMP/ro")" = plan.json ] &&
         ok "export, read-only directory: old file intact" || not_ok "export, read-only directory: files"
