@@ -44,6 +44,17 @@ for case in "fail|the MIP solver failed; kept its best plan before that|--work-l
         not_ok "solve, solver $fault: json"; jq -c '.plans[] | [.planner, .status, .message]' "$TMP/out"
     fi
 done
+# a sweep's line for a failed solver names the sweep, as solve's names solve
+status=0
+fpp fail sweep "$NET" "$PLAT" $KNOBS --work-limit 300 --planner ilp,dp -o "$TMP/fail.csv" \
+    >"$TMP/out" 2>"$TMP/err" || status=$?
+expect_status 0 "sweep, solver fail"
+if grep -qxF "pipeplan sweep: ILP (CBC): the MIP solver failed; kept its best plan before that" \
+        "$TMP/err"; then
+    ok "sweep, solver fail: the line names the sweep"
+else
+    not_ok "sweep, solver fail: stderr"; cat "$TMP/err"
+fi
 # the plan the ILP had before it died is shown (it fits, the simulator
 # accepted it) and competes like any other: here it ties the DP's and comes
 # first; alone, it is the best plan, and a plan fits (exit 0)
