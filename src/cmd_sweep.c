@@ -575,7 +575,7 @@ static int inputs_load(const struct sweep_args *a, struct sweep_inputs *in)
     in->nets = calloc((size_t)in->nnets, sizeof *in->nets);
     in->hash = calloc((size_t)a->nfiles, sizeof *in->hash);
     if (!in->nets || !in->hash) {
-        text_eprintf("pipeplan: out of memory\n");
+        text_eprintf("pipeplan sweep: out of memory\n");
         return -1;
     }
     for (int i = 0; i < a->nfiles; i++) {
@@ -888,7 +888,7 @@ static int sweep_run(const struct sweep_args *a)
     struct csv_file cf;
     memset(&cf, 0, sizeof cf);
     if (!header) {
-        text_eprintf("pipeplan: out of memory\n");
+        text_eprintf("pipeplan sweep: out of memory\n");
         goto out;
     }
     /* one sweep writes a CSV at a time: a second one on the same -o (a
@@ -1083,7 +1083,7 @@ static int sweep_merge(const struct sweep_args *a)
     int rc = 2;
     char err[SPEC_ERR_LEN + 200];
     if (!g || !files) {
-        text_eprintf("pipeplan: out of memory\n");
+        text_eprintf("pipeplan sweep: out of memory\n");
         goto out;
     }
     if (merge_grid(a->files[0], g, &size) < 0)
@@ -1119,7 +1119,7 @@ static int sweep_merge(const struct sweep_args *a)
     }
     all = malloc(((size_t)nall + 1) * sizeof *all);
     if (!all) {
-        text_eprintf("pipeplan: out of memory\n");
+        text_eprintf("pipeplan sweep: out of memory\n");
         goto out;
     }
     nall = 0;
@@ -1293,7 +1293,7 @@ int cmd_sweep(int argc, char **argv)
                                : "NETWORK.ini and PLATFORM.ini");
     a.grid = sweep_grid_new(a.nfiles - 1);
     if (!a.grid) {
-        text_eprintf("pipeplan: out of memory\n");
+        text_eprintf("pipeplan sweep: out of memory\n");
         return 2;
     }
     static const char *const axis_flag[SWEEP_AXES] = {
