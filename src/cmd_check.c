@@ -208,7 +208,7 @@ static int check_text(const char *text, const char *label, struct checked *c)
         int rc = 0;
         long actions = 0;
         if (!rows) {
-            text_eprintf("pipeplan: out of memory\n");
+            text_eprintf("pipeplan check: out of memory\n");
             rc = -1;
         } else if (torch_schedule_cells(rows, err, sizeof err) < 0) {
             /* a cell that does not read, before the count it would upset */
@@ -285,7 +285,7 @@ int cmd_check(int argc, char **argv)
      * take it, and any other option is unknown */
     const char **files = malloc((size_t)argc * sizeof *files);
     if (!files) {
-        text_eprintf("pipeplan: out of memory\n");
+        text_eprintf("pipeplan check: out of memory\n");
         return 2;
     }
     int n = 0, failed = 0;
@@ -309,7 +309,7 @@ int cmd_check(int argc, char **argv)
                             "schedule CSV (solve --format torch-schedule) is checked as\n"
                             "torch.distributed.pipelining would run it.\n");
         if (unknown)
-            text_eprintf("pipeplan check: unknown option '%s' (see pipeplan --help)\n", unknown);
+            text_eprintf("pipeplan check: unknown option '%s' (see pipeplan check --help)\n", unknown);
         else
             text_eprintf("pipeplan check: missing FILE (expected " CLI_USAGE_CHECK ")\n");
         return 2;
@@ -317,7 +317,7 @@ int cmd_check(int argc, char **argv)
     struct checked *all = calloc((size_t)n, sizeof *all);
     if (!all) {
         free(files);
-        text_eprintf("pipeplan: out of memory\n");
+        text_eprintf("pipeplan check: out of memory\n");
         return 2;
     }
     /* Validate everything first: on any error, nothing goes to stdout. */

@@ -137,7 +137,7 @@ mistake "explorer, three files" \
     "pipeplan: unexpected argument 'c.ini' (expected pipeplan [NETWORK.ini [PLATFORM.ini]] [options])" \
     $net $plat c.ini
 mistake "check without files" "pipeplan check: missing FILE (expected pipeplan check FILE...)" check
-mistake "check, unknown option" "pipeplan check: unknown option '--frob' $H" check --frob $net
+mistake "check, unknown option" "pipeplan check: unknown option '--frob' (see pipeplan check --help)" check --frob $net
 mistake "import without arguments" "pipeplan import: missing the profile format $I" import
 mistake "import, unknown format" "pipeplan import: unknown profile format 'onnx' (expected 'pipedream')" \
     import onnx x.txt --micro-batch 1
