@@ -347,6 +347,69 @@ static int suffix_minmax_values(const struct problem *pb, int R, const double *c
     return 0;
 }
 
+/* PipeDream's choice of count when the GPUs' rooms differ, the same as
+ * the loop of a DP per count (the reference): with every room raised to
+ * the largest, a count's optimum can only fall or stay (more splits are
+ * admitted; each split's value is the same max of the same differences),
+ * and with every room lowered to the least it can only rise or stay. So
+ * lo[S] <= v(S) <= hi[S], both for every count from one suffix DP each:
+ * a count with lo[S] >= best - PLAN_EPS cannot win (v(S) >= lo[S]), and
+ * one with lo[S] == hi[S] has v(S) = lo[S] without its own DP. Only the
+ * counts left run split_minmax, in the reference's order against the
+ * same best. Writes the chosen count's split to gpu and its value to
+ * *best (INFINITY when none is admitted); -1 when out of memory. Needs
+ * sums that never fall. */
+static int pipedream_pruned(const struct problem *pb, int Smax, const double *load,
+                            const struct stage_rule *rule, int *trial, int *gpu,
+                            double *best)
+{
+    double top = rule->bound[0], low = rule->bound[0];
+    for (int k = 1; k < Smax; k++) {
+        if (rule->bound[k] > top)
+            top = rule->bound[k];
+        if (rule->bound[k] < low)
+            low = rule->bound[k];
+    }
+    /* a room that is not a number admits nothing: then no count is known
+     * from hi alone */
+    for (int k = 0; k < Smax; k++)
+        if (isnan(rule->bound[k]))
+            low = NAN;
+    double *lo = malloc(2 * ((size_t)Smax + 1) * sizeof *lo);
+    if (!lo)
+        return -1;
+    double *hi = lo + Smax + 1;
+    struct stage_rule most = { rule->lim, &top, true }, least = { rule->lim, &low, true };
+    if (suffix_minmax_values(pb, Smax, load, &most, lo) != 0 ||
+        suffix_minmax_values(pb, Smax, load, &least, hi) != 0) {
+        free(lo);
+        return -1;
+    }
+    int pick = 0;
+    *best = INFINITY;
+    for (int S = 1; S <= Smax; S++) {
+        /* the reference's test, on a value no greater than v(S) */
+        if (!(lo[S] < INFINITY && (*best == INFINITY || lo[S] < *best - PLAN_EPS)))
+            continue;
+        double v = lo[S];
+        if (lo[S] != hi[S]) {
+            v = split_minmax(pb, S, load, rule, trial);
+            if (isnan(v)) {
+                free(lo);
+                return -1;
+            }
+        }
+        if (v < INFINITY && (*best == INFINITY || v < *best - PLAN_EPS)) {
+            *best = v;
+            pick = S;
+        }
+    }
+    free(lo);
+    if (pick > 0 && isnan(split_minmax(pb, pick, load, rule, gpu)))
+        return -1;
+    return 0;
+}
+
 int baseline_pipedream_allocation(const struct problem *pb, int *gpu)
 {
     if (!problem_usable(pb) || !gpu)
@@ -363,7 +426,8 @@ int baseline_pipedream_allocation(const struct problem *pb, int *gpu)
         bound[k] = pb->cap[k] - pb->reserved[k];
     struct stage_rule rule = { sw, bound, true };
     double best = INFINITY;
-    bool same = !minmax_reference && non_decreasing(load, 0, L) && non_decreasing(sw, 0, L);
+    bool sorted = !minmax_reference && non_decreasing(load, 0, L) && non_decreasing(sw, 0, L);
+    bool same = sorted;
     for (int k = 1; same && k < Smax; k++)
         same = bound[k] == bound[0];
     if (same) {
@@ -381,6 +445,9 @@ int baseline_pipedream_allocation(const struct problem *pb, int *gpu)
             }
         free(v);
         if (pick > 0 && isnan(split_minmax(pb, pick, load, &rule, gpu)))
+            goto out;
+    } else if (sorted) {
+        if (pipedream_pruned(pb, Smax, load, &rule, trial, gpu, &best) != 0)
             goto out;
     } else {
         for (int S = 1; S <= Smax; S++) {
