@@ -450,6 +450,44 @@ static void minmax_search_equals_scan(void **state)
 
 /* ---- memory-aware DP --------------------------------------------------- */
 
+/* PipeDream on GPUs of differing rooms: the counts pruned by the bounds
+ * of the least and largest room give the split of a DP per count (the
+ * reference loop) to the bit. Rooms near the memory the chain needs, so
+ * the rule binds for some counts and not others; one GPU apart, a few
+ * levels, or every GPU its own; quarter-ms times make ties. */
+static void pipedream_pruned_counts_equal_every_count(void **state)
+{
+    (void)state;
+    int got[2][120];
+    for (int trial = 0; trial < 400; trial++) {
+        int L = 1 + (int)fx_rnd(120), P = 2 + (int)fx_rnd(trial % 4 == 3 ? 63 : 11);
+        struct problem *pb = fx_random(L, P, &baseline_spread);
+        double need = 0;
+        for (int i = 0; i < L; i++)
+            need += pb->s[i] + pb->w[i];
+        /* from a fraction of the chain's bytes to several times them */
+        double room = need * (0.05 + fx_rnd(40) / 10.0);
+        int mode = (int)fx_rnd(3), odd = (int)fx_rnd((unsigned)P);
+        for (int p = 0; p < P; p++) {
+            double delta = mode == 0   ? (p == odd ? ((double)fx_rnd(5) - 2) * GB : 0)
+                           : mode == 1 ? (double)fx_rnd(3) * GB
+                                       : room * fx_rnd(100) / 100.0;
+            pb->cap[p] = room + delta;
+            pb->reserved[p] = mode == 1 ? (double)fx_rnd(2) * GB : 0;
+        }
+        int rc[2];
+        for (int ref = 0; ref < 2; ref++) {
+            baseline_use_reference(ref == 1);
+            rc[ref] = baseline_pipedream_allocation(pb, got[ref]);
+        }
+        baseline_use_reference(false);
+        assert_true(rc[0] >= 0);
+        assert_int_equal(rc[0], rc[1]);
+        assert_alloc(got[0], got[1], L);
+        fx_problem_free(pb);
+    }
+}
+
 static void dp_finds_period_nine_on_worked_example(void **state)
 {
     (void)state;
@@ -1024,6 +1062,7 @@ int main(void)
         FX_TEST(pipedream_rejecting_everything_falls_back_to_time),
         FX_TEST(pipedream_is_optimal_under_its_rule_by_brute_force),
         FX_TEST(minmax_search_equals_scan),
+        FX_TEST(pipedream_pruned_counts_equal_every_count),
         FX_TEST(dp_finds_period_nine_on_worked_example),
         FX_TEST(dp_flushed_schedule_caps_copies_at_m),
         FX_TEST(dp_nothing_fits_returns_time_split),
