@@ -271,7 +271,10 @@ keys fr q
 # and what to change, before any of it is built; no file name asked ----
 tui_start cap 80 24 -- "$NET" "$PIPEPLAN_SRCDIR/data/platforms/a100-40gb-8.ini" \
     --split 0,3,6,9,12,15,18,21 --micro-batches 1000000 --work-limit 20
-expect_screen cap "a million micro-batches: your split judged" "^  your split +[0-9.]+ ms "
+# Up moves from the row on show: wait until it is the ILP's for good (while
+# the baselines came in, under valgrind, it was the DP's, and Up gave the ILP)
+expect_screen cap "a million micro-batches: your split judged, the ILP's plan settled" \
+    "^  your split +[0-9.]+ ms " "^▶ ILP .* best$" "ILP optimal in"
 keys cap Up
 expect_screen cap "Up from the top: your split selected" "^▶ your split "
 keys cap e
