@@ -22,8 +22,11 @@ char *text_escape(const char *s, char *buf, size_t len);
  * what fputs returns. */
 int text_fputs(const char *s, FILE *out);
 
-/* s past a UTF-8 byte order mark, as editors on Windows write one at the
- * start of a file; s itself when it has none. */
+/* 3 when the n bytes at s begin with a UTF-8 byte order mark, as editors
+ * on Windows write one at the start of a file, else 0 */
+size_t text_bom_len(const char *s, size_t n);
+
+/* s past such a mark; s itself when it has none. */
 const char *text_skip_bom(const char *s);
 
 /* Every line break in s, in place, a blank (a pasted text shown on one line). */

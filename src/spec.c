@@ -422,9 +422,7 @@ static void section_begin(struct parser *ps, const char *raw)
  * blanks, then ; or # (after a byte order mark on the first line). */
 static bool whole_line_comment(const char *line, size_t n, bool first)
 {
-    size_t i = 0;
-    if (first && n >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0)
-        i = 3;
+    size_t i = first ? text_bom_len(line, n) : 0;
     while (i < n && (line[i] == ' ' || line[i] == '\t'))
         i++;
     return i < n && (line[i] == ';' || line[i] == '#');

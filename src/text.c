@@ -127,9 +127,14 @@ void text_eprintf(const char *fmt, ...)
         free(msg);
 }
 
+size_t text_bom_len(const char *s, size_t n)
+{
+    return n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+}
+
 const char *text_skip_bom(const char *s)
 {
-    return strncmp(s, "\xEF\xBB\xBF", 3) == 0 ? s + 3 : s;
+    return s + text_bom_len(s, strnlen(s, 3));
 }
 
 void text_breaks_blank(char *s)

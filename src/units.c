@@ -303,6 +303,9 @@ int units_parse_real(const char *text, double *value, char *err, size_t errlen)
     return 0;
 }
 
+/* the units sizes are shown in, by their power of 1024 */
+static const char *const size_names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+
 /* bytes in its unit (*k: 0 for B .. 5 for PiB) and the decimals shown */
 static double size_scaled(double bytes, int *k, int *decimals)
 {
@@ -318,10 +321,9 @@ static double size_scaled(double bytes, int *k, int *decimals)
 
 char *units_format_size(double bytes, char *buf, size_t len)
 {
-    static const char *names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
     int k, d;
     double v = size_scaled(bytes, &k, &d);
-    snprintf(buf, len, "%.*f %s", d, v, names[k]);
+    snprintf(buf, len, "%.*f %s", d, v, size_names[k]);
     return buf;
 }
 
@@ -337,7 +339,6 @@ char *units_format_size_up(double bytes, char *buf, size_t len)
 
 char *units_format_size_up_below(double bytes, double below, char *buf, size_t len)
 {
-    static const char *names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
     int k, d;
     double v = size_scaled(bytes, &k, &d), unit = pow(1024, k);
     units_format_size_up(bytes, buf, len);
@@ -350,7 +351,7 @@ char *units_format_size_up_below(double bytes, double below, char *buf, size_t l
         if (!(at >= below) || at - bytes < 1)
             break;
         double up = ceil(v * pow(10, e + 1)) / pow(10, e + 1);
-        snprintf(buf, len, "%.*f %s", e + 1, up, names[k]);
+        snprintf(buf, len, "%.*f %s", e + 1, up, size_names[k]);
     }
     return buf;
 }
