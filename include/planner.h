@@ -28,6 +28,8 @@ struct planner_result {
     int blocks;              /* elements a solver worked on (0: n/a) */
     bool kept;               /* status error, but the plan is the solver's best
                                 before it failed (a valid plan all the same) */
+    bool replayed;           /* plan already accepted by the simulator (the
+                                planners' worker replays what it returns) */
     char message[320];       /* why, for errors and surprises */
 };
 

@@ -246,6 +246,7 @@ void planner_result_clear(struct planner_result *res)
 {
     plan_free(res->plan);
     res->plan = NULL;
+    res->replayed = false;
 }
 
 const char *planner_status_name(enum plan_status s)

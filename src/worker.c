@@ -311,8 +311,9 @@ static void child_run(int fd, const struct worker_request *req)
             snprintf(res.message, sizeof res.message, planner_exists(name)
                      ? "the planner '%s' could not start" : "unknown planner '%s'", name);
         }
-        /* nothing the simulator rejects is shown as a plan (the ILP checks
-         * each of its plans itself) */
+        /* nothing the simulator rejects is shown as a plan: this replay
+         * covers every planner's (the ILP replays its own too, but one on
+         * a subset of the GPUs comes back relabelled), and solve trusts it */
         struct sim_report sim;
         if (res.plan && res.status != PLAN_ERROR && simulate_plan(res.plan, req->pb, &sim) != SIM_OK) {
             res.status = PLAN_ERROR;
