@@ -623,10 +623,11 @@ static char **header_make(const struct sweep_args *a, const struct sweep_inputs 
     h[k++] = strdup(buf);
     snprintf(buf, sizeof buf, "# size settings=%ld planners=%d", size, a->grid->nplanners);
     h[k++] = strdup(buf);
-    /* under a work limit the seconds are not used: a resume may change them */
+    /* under a work limit the seconds are not used, nor threads but one
+     * (ilp.h): a resume may change them */
     if (a->ilp.work_limit > 0)
-        snprintf(buf, sizeof buf, "# ilp work_limit=%ld blocks=%d threads=%d",
-                 a->ilp.work_limit, a->ilp.blocks, a->ilp.threads);
+        snprintf(buf, sizeof buf, "# ilp work_limit=%ld blocks=%d threads=1",
+                 a->ilp.work_limit, a->ilp.blocks);
     else
         snprintf(buf, sizeof buf, "# ilp time_limit=%.17g work_limit=0 blocks=%d threads=%d",
                  a->ilp.time_limit, a->ilp.blocks, a->ilp.threads);

@@ -82,6 +82,10 @@ if [ "$(noseconds "$TMP/stop.csv")" = "$(noseconds "$TMP/full.csv")" ]; then
 run sweep $NET $PLAT $GRID -o "$TMP/stop.csv"
 expect_status 0 "a complete file again"
 expect_stderr_has "48 rows (0 new)" "nothing runs twice"
+# under --work-limit the ILP runs on one thread whatever --threads says
+run sweep $NET $PLAT $GRID --threads 2 -o "$TMP/stop.csv"
+expect_status 0 "--threads 2 under the same work limit resumes the file"
+expect_stderr_has "48 rows (0 new)" "--threads under a work limit changes no row"
 # stopped in its first setting: the header and the column line, no row
 awk '/^#/ {print; next} !c++' "$TMP/full.csv" >"$TMP/empty.csv"
 run sweep $NET $PLAT $GRID -o "$TMP/empty.csv"
