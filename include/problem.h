@@ -80,6 +80,10 @@ struct problem *problem_on_gpus(const struct problem *pb, int P);
 /* Whether a and b are the same problem but for their memory caps: every
  * time, size, count and setting alike (names aside). */
 bool problem_same_but_caps(const struct problem *a, const struct problem *b);
+
+/* What a plan's GPU stands for, in words: "GPU", or with tensor
+ * parallelism "rank" (a pipeline rank, a group of tp GPUs). */
+const char *problem_gpu_word(const struct problem *pb, bool plural);
 void problem_free(struct problem *pb);
 
 /* Coarsen into at most `blocks` elements: sums of f, b, w, s; a block's cut

@@ -719,3 +719,10 @@ struct problem *problem_coarsen(const struct problem *pb, int blocks)
     free(bound);
     return cb;
 }
+
+const char *problem_gpu_word(const struct problem *pb, bool plural)
+{
+    if (pb && pb->tp > 1)
+        return plural ? "ranks" : "rank";
+    return plural ? "GPUs" : "GPU";
+}

@@ -252,8 +252,10 @@ int report_table(FILE *out, const struct report *r)
             spec_schedule_name(pb->schedule),
             pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any", pb->phi,
             units_format_time(lb, b1, sizeof b1));
+    char peak[16];
+    snprintf(peak, sizeof peak, "peak %s", problem_gpu_word(pb, false));
     fprintf(out, "%-16s %-21s %10s %10s %10s %7s %7s  %-17s %s\n", "planner", "status", "period",
-            "iteration", "samples/s", "T/T_lb", "gap", "memory", "peak GPU");
+            "iteration", "samples/s", "T/T_lb", "gap", "memory", peak);
     for (int i = 0; i < r->nresults; i++) {
         const struct planner_result *res = &r->results[i];
         const struct plan *pl = res->plan;
@@ -314,8 +316,9 @@ int report_table(FILE *out, const struct report *r)
         if (planner_is_given(res->planner)) {
             /* yours: no rule of its own, just the figures */
             const struct plan_gpu *g = &res->plan->gpus[res->plan->peak_gpu];
-            fprintf(out, "  %s: does not fit: GPU %d needs %s of its %s\n",
-                    planner_title(res->planner), res->plan->peak_gpu,
+            fprintf(out, "  %s: does not fit: %s %d needs %s of its %s\n",
+                    planner_title(res->planner), problem_gpu_word(pb, false),
+                    res->plan->peak_gpu,
                     units_format_size_up(g->total, b1, sizeof b1),
                     units_format_size(g->cap, b2, sizeof b2));
         } else if (!res->believed_fit && planner_has_memory_rule(res->planner) &&
@@ -359,8 +362,8 @@ int report_table(FILE *out, const struct report *r)
     } else {
         return ferror(out) ? -1 : 0;
     }
-    fprintf(out, "%-4s %9s %9s %9s %10s %10s %10s %10s %10s  %s\n", "GPU", "load", "send",
-            "recv", "weights", "activ.", "buffers", "reserved", "total", "layers");
+    fprintf(out, "%-4s %9s %9s %9s %10s %10s %10s %10s %10s  %s\n", problem_gpu_word(pb, false),
+            "load", "send", "recv", "weights", "activ.", "buffers", "reserved", "total", "layers");
     for (int p = 0; p < pl->P; p++) {
         const struct plan_gpu *g = &pl->gpus[p];
         char c1[32], c2[32], c3[32], c4[32], c5[32], c6[32], c7[32], c8[32], layers[256];

@@ -575,7 +575,7 @@ static void draw_knobs(const struct tui *t, int y)
     const char *sched = spec_schedule_name(pb->schedule);
     const char *layout = pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any";
     char gpus[16];
-    snprintf(gpus, sizeof gpus, "%s ", tui_gpu_word(pb, true));
+    snprintf(gpus, sizeof gpus, "%s ", problem_gpu_word(pb, true));
     struct { const char *full, *brief, *value; } items[] = {
         { gpus, gpus, P },
         { "cap ", "cap ", cap },
@@ -693,7 +693,7 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     char left[4][240], right[2][96], legend[64];
     gpu_legend(pl ? pl->P : pb->P, legend, sizeof legend);
     snprintf(left[0], sizeof left[0], "layers %s %s: %s (%s)", G->arrow,
-             tui_gpu_word(t->cur->pb, false), row_title(r), why);
+             problem_gpu_word(t->cur->pb, false), row_title(r), why);
     snprintf(left[1], sizeof left[1], "%s (%s)", row_title(r), why);
     snprintf(left[2], sizeof left[2], "%s (%s)", row_title(r), brief);
     snprintf(left[3], sizeof left[3], "%s", row_title(r));
@@ -814,7 +814,7 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     char where[64];
     /* one blank before the arrow: "rank" is a column longer than "GPU",
      * and at 80 columns a transformer's first layer lost its name's start */
-    snprintf(where, sizeof where, " %s %s %d", G->arrow, tui_gpu_word(pb, false), pl->gpu[i]);
+    snprintf(where, sizeof where, " %s %s %d", G->arrow, problem_gpu_word(pb, false), pl->gpu[i]);
     pn = (struct pen){ ly->info, 0, COLS };
     char num[32];
     snprintf(num, sizeof num, "layer %d of %d ", i, L);
@@ -1002,10 +1002,10 @@ static void draw_memory(struct tui *t, const struct layout *ly)
     /* the keys that show the others: [ and ] */
     if (P > ly->ngpu && ly->ngpu == 1)
         n += snprintf(left + n, sizeof left - (size_t)n, " (%s %d of %d; [ ])",
-                      tui_gpu_word(pb, false), g0, P);
+                      problem_gpu_word(pb, false), g0, P);
     else if (P > ly->ngpu)
         n += snprintf(left + n, sizeof left - (size_t)n, " (%s %d-%d of %d; [ ])",
-                      tui_gpu_word(pb, true), g0, g0 + ly->ngpu - 1, P);
+                      problem_gpu_word(pb, true), g0, g0 + ly->ngpu - 1, P);
     char legend[160];
     snprintf(legend, sizeof legend, "%s %s %s %s %s %s %s %s", G->seg[0], names[0], G->seg[1],
              names[1], G->seg[2], names[2], G->seg[3], names[3]);
@@ -1387,7 +1387,7 @@ static void draw_details(struct tui *t, const struct layout *ly)
     const struct tui_row *r = tui_view_row(t, &updating);
     const struct plan *pl = r->plan;
     char title[128], what[96];
-    snprintf(title, sizeof title, "%s of %s", tui_gpu_word(t->cur->pb, true),
+    snprintf(title, sizeof title, "%s of %s", problem_gpu_word(t->cur->pb, true),
              plan_phrase(r->planner, row_title(r), what, sizeof what));
     rule(ly->details, title, roles[R_TITLE], NULL, 0);
     if (!pl && !r->done && ly->ndetails >= 2) {
@@ -1502,7 +1502,7 @@ static void draw_keys_in(const struct tui *t, int y, int cols)
     struct keyhint knobs[sizeof main_keys / sizeof main_keys[0]];
     struct keyhint front[sizeof frontier_keys / sizeof frontier_keys[0]];
     memcpy(knobs, main_keys, sizeof knobs);
-    knobs[0].label = tui_gpu_word(t->cur ? t->cur->pb : NULL, true);
+    knobs[0].label = problem_gpu_word(t->cur ? t->cur->pb : NULL, true);
     for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
         if (strcmp(knobs[i].key, "[]{}") == 0 && t->cur && t->cur->pb && t->cur->pb->tp > 1)
             knobs[i].label = "rank cap";
@@ -1523,7 +1523,7 @@ static void draw_keys_in(const struct tui *t, int y, int cols)
         n = 3;
     } else if (t->mode == MODE_FRONTIER) {
         memcpy(front, frontier_keys, sizeof front);
-        front[2].label = tui_gpu_word(t->cur ? t->cur->pb : NULL, true);
+        front[2].label = problem_gpu_word(t->cur ? t->cur->pb : NULL, true);
         k = front;
         n = (int)(sizeof frontier_keys / sizeof frontier_keys[0]);
     }
@@ -1816,7 +1816,7 @@ void tui_frontier_draw(struct tui *t)
     const char *sched = ilp_obj ? "1f1b" : "pipedream", *what = ilp_obj ? "iteration time"
                                                                          : "period";
     /* the most that fits */
-    const char *gpus = tui_gpu_word(pb, pb->P != 1);
+    const char *gpus = problem_gpu_word(pb, pb->P != 1);
     /* every knob the curves depend on (c and b redraw them too) */
     const char *lay = pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any layout";
     snprintf(left[0], sizeof left[0], "frontier  %s  %d %s  %s  %ld micro-batches  %s: %s by "

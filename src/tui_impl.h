@@ -233,9 +233,6 @@ double tui_row_gap(const struct tui *t, const struct plan *pl);
 double tui_objective_bound(const struct tui *t, bool *ilp);
 /* ILP block count for the current knobs (resolving "auto"). */
 int tui_blocks(const struct tui *t);
-/* What a plan's GPU is called: "rank(s)" for a tensor-parallel network,
- * where each is a pipeline rank of tp GPUs, else "GPU(s)". */
-const char *tui_gpu_word(const struct problem *pb, bool plural);
 
 /* Export: copy the shown plan, pick a format (export.h), check it can be
  * written and propose a file name, then write it. */

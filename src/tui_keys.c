@@ -381,8 +381,8 @@ static void frontier_key(struct tui *t, int ch)
             tui_message(t, MSG_INFO, "the cap is already %.2f GiB", (double)cap / TUI_GIB);
         break;
     }
-    case 'g': knob(t, KNOB_GPUS, -1, tui_gpu_word(t->cur->pb, true)); break;
-    case 'G': knob(t, KNOB_GPUS, +1, tui_gpu_word(t->cur->pb, true)); break;
+    case 'g': knob(t, KNOB_GPUS, -1, problem_gpu_word(t->cur->pb, true)); break;
+    case 'G': knob(t, KNOB_GPUS, +1, problem_gpu_word(t->cur->pb, true)); break;
     case 'b': knob(t, KNOB_MICRO_BATCHES, -1, "micro-batches"); break;
     case 'B': knob(t, KNOB_MICRO_BATCHES, +1, "micro-batches"); break;
     case 's': knob(t, KNOB_SCHEDULE, +1, "schedule"); break;
@@ -419,8 +419,8 @@ static void main_key(struct tui *t, int ch)
         tui_frontier_resume(t, tui_frontier_points());
         t->dirty = true;
         break;
-    case 'g': knob(t, KNOB_GPUS, -1, tui_gpu_word(t->cur->pb, true)); break;
-    case 'G': knob(t, KNOB_GPUS, +1, tui_gpu_word(t->cur->pb, true)); break;
+    case 'g': knob(t, KNOB_GPUS, -1, problem_gpu_word(t->cur->pb, true)); break;
+    case 'G': knob(t, KNOB_GPUS, +1, problem_gpu_word(t->cur->pb, true)); break;
     case 'm': knob(t, KNOB_CAP, -1, "memory cap"); break;
     case 'M': knob(t, KNOB_CAP, +1, "memory cap"); break;
     case '{': knob(t, KNOB_GPU_CAP, -1, "this GPU's cap"); break;

@@ -288,13 +288,6 @@ static double limit_next(double cur, int dir)
     return cur;
 }
 
-const char *tui_gpu_word(const struct problem *pb, bool plural)
-{
-    if (pb && pb->tp > 1)
-        return plural ? "ranks" : "rank";
-    return plural ? "GPUs" : "GPU";
-}
-
 int tui_blocks(const struct tui *t)
 {
     return ilp_blocks(t->cur->pb, t->set.k.blocks);

@@ -25,8 +25,8 @@ expect_stdout_has "your split       feasible" "--split: a 'your split' row"
 expect_stdout_has "  your split: --split 0,3,6,8" "--split: the row says where it comes from"
 run solve gpt.ini four.ini --planner dp --split 0,3,6,8 --memory 2GiB
 expect_stdout_has "your split       no_fit" "--split under a small cap: no_fit"
-if grep -q "^  your split: does not fit: GPU [0-3] needs [0-9.]* GiB of its 2.00 GiB$" "$TMP/out"; then
-    ok "--split that does not fit: which GPU needs how much of its cap"; else
+if grep -q "^  your split: does not fit: rank [0-3] needs [0-9.]* GiB of its 2.00 GiB$" "$TMP/out"; then
+    ok "--split that does not fit: which rank needs how much of its cap"; else
     not_ok "--split: the does-not-fit note"; cat "$TMP/out"; fi
 expect_stdout_lacks "your split: its own memory rule" "--split: no memory rule is said of yours"
 if grep -q "^your split .*needs [0-9.]* GiB" "$TMP/out"; then ok "--split: says the memory it needs"; else
@@ -496,7 +496,7 @@ expect_stdout_has "# warning: on rank 0 the plan keeps 6 micro-batches in flight
 run solve l70.ini "$ib" --planner user --split "$even"
 expect_stdout_has "your split       no_fit                  724.1 ms    28.18 s" \
     "even split as Megatron's layout: Megatron's order, no stretch: does not fit"
-expect_stdout_has "  your split: does not fit: GPU 0 needs 95.0 GiB of its 80.0 GiB" \
+expect_stdout_has "  your split: does not fit: rank 0 needs 95.0 GiB of its 80.0 GiB" \
     "even split as Megatron's layout: rank 0's 8 micro-batches need 95.0 GiB (94.9x)"
 expect_stdout_has "(judged in the runtime's 1F1B order)" "even split as Megatron's layout: says in which order"
 run solve l70.ini "$ib" --planner user --split 'megatron:Et*8|t*9|t*10|t*11|t*11|t*11|t*11|t*9L'

@@ -28,6 +28,12 @@ sed 's/^micro_batch = 1$/micro_batch = 1\ntensor_parallel = 8/' "$TMP/one.ini" >
 run solve "$TMP/tp.ini" "$TMP/solo.ini" --planner uniform
 expect_stdout_has "tensor parallel 8: the one pipeline rank is a group of 8 GPUs; memory and times are per GPU of the group" \
     "solve: one pipeline rank of tensor parallelism"
+# its plan's rows are pipeline ranks, and so called
+expect_stdout_has "peak rank" "solve: the planners' table names the peak rank"
+expect_stdout_has "rank      load      send" "solve: the plan's table has a row per rank"
+if grep -q "peak GPU\|^GPU " "$TMP/out"; then not_ok "no column says GPU for a rank"; else ok "no column says GPU for a rank"; fi
+run solve "$TMP/one.ini" "$TMP/solo.ini" --planner uniform
+expect_stdout_has "GPU       load      send" "solve: without tensor parallelism, a row per GPU"
 
 # and the plural stays plural
 run solve "$TMP/one.ini" "$TMP/solo.ini" --gpus 2 --micro-batches 2 --planner uniform
