@@ -554,7 +554,12 @@ static void write_header(FILE *out, const struct problem *pb, const struct plan 
     if (!titan)
         fputs("#\n# The names below are the network file's layer names. pipeline() and\n"
               "# torchtitan need the model's module FQNs (fully qualified names, as\n"
-              "# model.named_modules() prints them): rename them where they differ.\n", out);
+              "# model.named_modules() prints them): rename them where they differ.\n"
+              "# pipeline() cuts only at submodule calls and torchtitan keeps whole\n"
+              "# modules, so a stage cannot start at an operation of a profiled graph that\n"
+              "# has no module of its own (an Add, an Input): move such a cut to the module\n"
+              "# next to it. A cut inside a residual block also sends the block's skip\n"
+              "# tensor, and torch's multi-stage schedules support no skip connections.\n", out);
     fputs("\nfrom torch.distributed.pipelining import PipelineStage, SplitPoint, pipeline\n"
           "from torch.distributed.pipelining.schedules import (\n"
           "    Schedule1F1B,\n"
@@ -628,7 +633,17 @@ static bool write_schedule_choice(FILE *out, const struct order *od, const struc
     return use_1f1b;
 }
 
-static void write_functions(FILE *out, bool use_1f1b)
+/* Whether stage s is on rank s % R for every s: the placement torch's
+ * multi-stage schedules assume unless told otherwise. */
+static bool placement_is_loop(const struct split *sp)
+{
+    for (int s = 0; s < sp->S; s++)
+        if (sp->rank_of[s] != s % sp->R)
+            return false;
+    return true;
+}
+
+static void write_functions(FILE *out, bool use_1f1b, const struct split *sp)
 {
     fputs("\ndef stages_of_rank(pipe, rank, device, group=None):\n"
           "    \"\"\"This rank's PipelineStage objects, in stage order, from\n"
@@ -643,10 +658,20 @@ static void write_functions(FILE *out, bool use_1f1b)
         fputs("    return Schedule1F1B(stages[0], n_microbatches=n_microbatches, "
               "loss_fn=loss_fn)\n", out);
     else
+    {
         fputs("    schedule = _PipelineScheduleRuntime(\n"
-              "        stages, n_microbatches=n_microbatches, loss_fn=loss_fn)\n"
-              "    schedule._load_csv(schedule_csv)  # format \"compute_only\": a row per rank\n"
+              "        stages, n_microbatches=n_microbatches, loss_fn=loss_fn)\n", out);
+        /* PyTorch 2.7 (pytorch PR 146217) made _load_csv set each stage's
+         * rank from the CSV; before, stage s was on rank s % pp_degree */
+        if (!placement_is_loop(sp))
+            fputs("    # _load_csv takes each stage's rank from the CSV in PyTorch 2.7 and later.\n"
+                  "    # Before 2.7 the schedule puts stage s on rank s % pp_degree, which is\n"
+                  "    # not this plan's stage_to_rank: there pass\n"
+                  "    # stage_index_to_group_rank=dict(enumerate(stage_to_rank)) to it above.\n",
+                  out);
+        fputs("    schedule._load_csv(schedule_csv)  # format \"compute_only\": a row per rank\n"
               "    return schedule\n", out);
+    }
     fputs("\n\ndef run_step(schedule, rank, x, y):\n"
           "    \"\"\"One step of n_microbatches micro-batches (x, y: the whole batch).\n"
           "    The losses on the rank of the last stage, None elsewhere.\"\"\"\n"
@@ -710,7 +735,7 @@ int torch_export_program(FILE *out, const struct problem *pb, const struct plan 
     write_header(out, pb, pl, &sp, od.m);
     write_data(out, pb, &sp, od.m);
     bool use_1f1b = write_schedule_choice(out, &od, &sp);
-    write_functions(out, use_1f1b);
+    write_functions(out, use_1f1b, &sp);
     write_torchtitan(out, pb, &sp, od.m, use_1f1b);
     order_free(&od);
     split_free(&sp);

@@ -242,6 +242,7 @@ static void test_program_contiguous(void **state)
     assert_contains(py, "return Schedule1F1B(stages[0], n_microbatches=n_microbatches, "
                         "loss_fn=loss_fn)\n");
     assert_contains(py, "rename them where they differ");
+    assert_contains(py, "torch's multi-stage schedules support no skip connections");
     assert_contains(py, "# pipeline_parallel_schedule = \"1F1B\"\n");
     assert_null(strstr(py, "pipeline_parallel_schedule_csv"));
     assert_null(strstr(py, "\"l0\": SplitPoint"));
@@ -264,6 +265,9 @@ static void test_program_noncontiguous(void **state)
                         "    \"l3\": SplitPoint.BEGINNING,\n}\n");
     assert_contains(py, "schedule_class = \"_PipelineScheduleRuntime\"\n");
     assert_contains(py, "schedule._load_csv(schedule_csv)");
+    /* a V is not stage s on rank s % 2, which torch before 2.7 assumed */
+    assert_contains(py, "    # stage_index_to_group_rank=dict(enumerate(stage_to_rank)) to it above.\n"
+                        "    schedule._load_csv(schedule_csv)");
     assert_contains(py, "This is a pipedream plan");
     assert_contains(py, "# pipeline_parallel_schedule = \"ZBVZeroBubble\"\n");
     fx_result_clear(&res);
@@ -278,6 +282,9 @@ static void test_program_noncontiguous(void **state)
     py = export_text(torch_export_program, pb, pl);
     assert_contains(py, "stage_to_rank = [0, 1, 0, 1]\n");
     assert_contains(py, "# pipeline_parallel_schedule = \"Interleaved1F1B\"\n");
+    /* the placement every torch release assumes: nothing to pass */
+    assert_contains(py, "schedule._load_csv(schedule_csv)");
+    assert_null(strstr(py, "stage_index_to_group_rank"));
     fx_result_clear(&res);
 }
 
