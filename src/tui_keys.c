@@ -48,15 +48,14 @@ static void layer_jump(struct tui *t, int dir)
         while (i < pl->L - 1 && pl->gpu[i] == g)
             i++;
     } else {
-        /* to the first layer of the previous run */
-        while (i > 0 && pl->gpu[i - 1] == g)
-            i--;
-        if (i > 0) {
+        /* to the previous change: the first layer of this run, or from
+         * there the first of the run before, as > stops at the next */
+        if (i > 0 && pl->gpu[i - 1] != g) {
             i--;
             g = pl->gpu[i];
-            while (i > 0 && pl->gpu[i - 1] == g)
-                i--;
         }
+        while (i > 0 && pl->gpu[i - 1] == g)
+            i--;
     }
     layer_move(t, i);
 }

@@ -286,6 +286,30 @@ if grep -q "Export your split" "$TMP/last"; then not_ok "e 8 past the cap: asked
 else ok "e 8 past the cap: no file name asked"; fi
 keys cap q
 
+# ---- < and >: the previous / next change of GPU along the chain ----
+# On the settled plan (proven under the work limit), from the last layer:
+# < stops at the first layer of its run, then at each run's before it; >
+# at the next change. Expected from the "all" strip, a GPU per layer.
+tui_start jm 80 24 -- "$NET" "$PLAT" --work-limit 20
+expect_screen jm "the ILP's plan settled" "ILP optimal in" "^all  "
+strip=$(sed -n 's/^all  *//p' "$TMP/last" | tr -d ' ')
+# the first layers of the last three runs, as "c3 c2 c1" (c1 the last)
+set -- $(printf '%s\n' "$strip" | awk '{ n = split($0, g, ""); k = 0
+    for (i = n; i >= 1 && k < 3; i--) if (i == 1 || g[i] != g[i - 1]) { c[++k] = i - 1 }
+    print c[1], c[2], c[3] }')
+L=${#strip}
+keys jm End
+expect_screen jm "End: the last layer" "layer $((L - 1)) of $L "
+keys jm '<'
+expect_screen jm "< from inside a run: its first layer ($1)" "layer $1 of $L "
+keys jm '<'
+expect_screen jm "< again: the first layer of the run before ($2)" "layer $2 of $L "
+keys jm '<'
+expect_screen jm "< again: the run before that ($3)" "layer $3 of $L "
+keys jm '>'
+expect_screen jm "> : the next change ($2)" "layer $2 of $L "
+keys jm q
+
 run "$NET" "$PLAT" --split 0,3,2
 expect_status 2 "explorer: bad --split"
 expect_stderr "pipeplan: bad --split '0,3,2': layer 2 after 3 (expected strictly increasing layer indices)" \
