@@ -626,21 +626,23 @@ static const char *plan_phrase(const char *planner, const char *title, char *buf
     return buf;
 }
 
-/* "a=GPU 10" or "a-l=GPU 10-21": what the strip's letters mean. */
-static void gpu_legend(int P, char *buf, size_t len)
+/* "a=GPU 10" or "a-l=GPU 10-21" (ranks for a tensor-parallel network):
+ * what the strip's letters mean. */
+static void gpu_legend(const struct problem *pb, int P, char *buf, size_t len)
 {
+    const char *w = problem_gpu_word(pb, false);
     buf[0] = '\0';
     if (P <= 10)
         return;
     int last = P - 1 < (int)sizeof gpu_chars - 2 ? P - 1 : (int)sizeof gpu_chars - 2;
     if (last == 10)
-        snprintf(buf, len, "a=GPU 10");
+        snprintf(buf, len, "a=%s 10", w);
     else
-        snprintf(buf, len, "a-%c=GPU 10-%d", gpu_char(last), last);
+        snprintf(buf, len, "a-%c=%s 10-%d", gpu_char(last), w, last);
     if (P - 1 == last + 1)
-        snprintf(buf + strlen(buf), len - strlen(buf), ", +=GPU %d", P - 1);
+        snprintf(buf + strlen(buf), len - strlen(buf), ", +=%s %d", w, P - 1);
     else if (P - 1 > last)
-        snprintf(buf + strlen(buf), len - strlen(buf), ", +=GPU %d-%d", last + 1, P - 1);
+        snprintf(buf + strlen(buf), len - strlen(buf), ", +=%s %d-%d", w, last + 1, P - 1);
 }
 
 static void draw_strip(struct tui *t, const struct layout *ly)
@@ -691,7 +693,7 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     if (!brief[0])
         snprintf(brief, sizeof brief, "%s", why);
     char left[4][240], right[2][96], legend[64];
-    gpu_legend(pl ? pl->P : pb->P, legend, sizeof legend);
+    gpu_legend(pb, pl ? pl->P : pb->P, legend, sizeof legend);
     snprintf(left[0], sizeof left[0], "layers %s %s: %s (%s)", G->arrow,
              problem_gpu_word(t->cur->pb, false), row_title(r), why);
     snprintf(left[1], sizeof left[1], "%s (%s)", row_title(r), why);
@@ -981,7 +983,9 @@ static void draw_memory(struct tui *t, const struct layout *ly)
     /* label, " [", bar, "] ", text, " ", period, " 100%" */
     int text = 15;
     int rest = COLS - digits - 2 - 2 - text - 1 - 5;
-    int barw = rest * 2 / 5, sched = rest - barw;
+    /* past 48 columns a longer bar says no more: the room goes to the
+     * period and then to the GPU's layers */
+    int barw = rest * 2 / 5 < 48 ? rest * 2 / 5 : 48, sched = rest - barw;
     int layers_w = 0;
     if (sched > 90) {
         layers_w = sched - 90;
@@ -1120,7 +1124,7 @@ static void draw_plans(struct tui *t, const struct layout *ly, int shown)
         put(&pn, roles[R_DIM], "gap");
         if (wide) {
             pad_to(&pn, c_note + 1);
-            put(&pn, roles[R_DIM], "T/T_lb  peak GPU");
+            putf(&pn, roles[R_DIM], "T/T_lb  peak %s", problem_gpu_word(pb, false));
         }
     }
     int best = tui_best_row(t);
@@ -1403,15 +1407,18 @@ static void draw_details(struct tui *t, const struct layout *ly)
      * "  layers" their room: never a figure without its unit */
     static const int keep[] = { 0, 7, 8, 4, 3, 5, 6, 1, 2 };
     bool shown[9] = { false };
-    int room = COLS - 3 - 8;
+    int room = COLS - 4 - 8;
     for (int k = 0; k < 9 && room >= 10; k++) {
         if ((keep[k] == 1 || keep[k] == 2) && COLS < 110)
             continue;
         shown[keep[k]] = true;
         room -= 10;
     }
+    /* "GPU" or "rank", over numbers as wide */
+    const char *word = problem_gpu_word(t->cur->pb, false);
+    int idw = (int)strlen(word);
     struct pen pn = { ly->details + 1, 0, COLS };
-    put(&pn, roles[R_DIM], "GPU");
+    put(&pn, roles[R_DIM], word);
     for (int c = 0; c < 9; c++) {
         if (!shown[c])
             continue;
@@ -1432,7 +1439,7 @@ static void draw_details(struct tui *t, const struct layout *ly)
         int p = g0 + k;
         const struct plan_gpu *g = &pl->gpus[p];
         pn = (struct pen){ ly->details + 2 + k, 0, COLS };
-        putf(&pn, p == t->gpu ? roles[R_SEL] : roles[R_NORMAL], "%3d", p);
+        putf(&pn, p == t->gpu ? roles[R_SEL] : roles[R_NORMAL], "%*d", idw, p);
         double v[9] = { g->load_ms, g->send_ms, g->recv_ms, g->weights, g->activations,
                         g->buffers, g->reserved, g->total, g->cap };
         for (int c = 0; c < 9; c++) {
@@ -2085,6 +2092,7 @@ void tui_frontier_draw(struct tui *t)
 static const char help_gpus[] = "  g / G        fewer / more GPUs";
 static const char help_sel[] = "  [ / ]        select the previous / next GPU";
 static const char help_cap[] = "  { / }        smaller / larger cap of the selected GPU only";
+static const char help_jump[] = "  < >              previous / next change of GPU along the chain";
 static const char help_strips[] = "  Strips: one character per layer, the GPU it runs on (0-9, then a=GPU 10, b=GPU 11, ...); \"all\" shows the whole network, \"zoom\" the layers around the cursor.";
 static const char help_period[] = "  Period: one period of each GPU, F forward, B backward, @i idle;";
 static const char help_busy[] = "    the percentage is the GPU's busy share.";
@@ -2092,6 +2100,7 @@ static const char *const help_tp[][2] = {
     { help_gpus, "  g / G        fewer / more ranks (pipeline ranks of TP GPUs each)" },
     { help_sel, "  [ / ]        select the previous / next rank" },
     { help_cap, "  { / }        smaller / larger cap of the selected rank's GPUs only" },
+    { help_jump, "  < >              previous / next change of rank along the chain" },
     { help_strips, "  Strips: one character per layer, the rank it runs on (0-9, then a=rank 10, b=rank 11, ...); \"all\" shows the whole network, \"zoom\" the layers around the cursor." },
     { help_period, "  Period: one period of each rank, F forward, B backward, @i idle;" },
     { help_busy, "    the percentage is the rank's busy share." },
@@ -2117,7 +2126,7 @@ static const char *const help_text[] = {
     "",
     "#Views",
     "  Left Right h l   move the layer cursor (Home End PgUp PgDn too); layers count from 0, as in --split",
-    "  < >              previous / next change of GPU along the chain",
+    help_jump,
     "  Up Down Tab      show another plan's layers, memory and period",
     "  f                follow the best plan again",
     "",

@@ -476,14 +476,14 @@ static void overrides_text(const struct tui *t, char *buf, size_t len)
 #define ADD(...) do { if (n < len) n += (size_t)snprintf(buf + n, len - n, \
                       "%s", n ? ", " : ""); if (n < len) n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__); } while (0)
     if (k->gpus > 0)
-        ADD("GPUs %d", k->gpus);
+        ADD("%s %d", problem_gpu_word(t->cur->pb, true), k->gpus);
     if (k->memory > 0)
         ADD("cap %.1f GiB", (double)k->memory / TUI_GIB);
     bool gcap = false;
     for (int p = 0; p < t->set.ncap; p++)
         gcap = gcap || t->set.cap[p] != 0;
     if (gcap)
-        ADD("per-GPU caps");
+        ADD("per-%s caps", problem_gpu_word(t->cur->pb, false));
     if (k->micro_batches > 0)
         ADD("micro-batches %ld", k->micro_batches);
     if (k->schedule >= 0)

@@ -64,6 +64,17 @@ expect_screen tp "e json: the name says 8 ranks, not 8 GPUs (64 of them)" \
     "to: llama3-70b-tp8-8rank-[a-z]+\.json"
 keys tp Escape
 keys tp q
+# 16 ranks at 200x60: every word a rank; the memory rows keep their layers
+tui_start tw 200 60 -- "$PIPEPLAN_SRCDIR/data/networks/llama3-70b.ini" \
+    "$PIPEPLAN_SRCDIR/data/platforms/h100-ib-8nodes.ini" --gpus 16 --work-limit 20
+expect_screen tw "16 ranks: the strip's letters are ranks, as the help says" \
+    "── layers → rank: .* a-f=rank 10-15 " "ILP optimal in"
+if grep -q "GPU 1[0-5]" "$TMP/last"; then not_ok "16 ranks: no letter called a GPU"; show_last
+else ok "16 ranks: no letter called a GPU"; fi
+expect_screen tw "16 ranks, wide: the plans' table names the peak rank" "  T/T_lb  peak rank$"
+expect_screen tw "16 ranks, wide: the table of the plan's ranks" "^rank +load +send +recv"
+expect_screen tw "200 columns: a memory row's layers, two digits too" "^1[0-5] \[.*%  layers [0-9]+-[0-9]+$"
+keys tw q
 
 # ---- S: a split typed, judged as solve --split judges it ----
 pp solve "$NET" "$PLAT" --planner user --split 'deepspeed:[0, 5, 10, 15, 23]' --json >"$TMP/ds.json"
