@@ -214,6 +214,7 @@ static void worker_restart(struct tui *t)
         base[nb].bound = base[nb].block_bound = NAN;
         nb++;
     }
+    t->cap_owed = all;
     struct worker_request req = {
         .pb = pb, .planners = names, .nplanners = n, .time_limit = t->set.time_limit,
         .work_limit = t->opt.work_limit, .warm = warm, .known_bound = known,
@@ -255,6 +256,8 @@ static void frame_show(struct tui *t)
                   !r->plan ? "-" : r->plan->fits ? "fits" : "nofit");
         bool ilp;
         tui_trace(t, "bound %.17g", tui_objective_bound(t, &ilp));
+        const struct tui_row *s = &t->rows[t->ilp];
+        tui_trace(t, "ilp %s", s->started ? "running" : s->done ? "done" : "waiting");
     }
     if (t->shown_gen != t->gen) {
         for (int i = 0; i < t->nrows; i++)

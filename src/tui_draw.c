@@ -1280,7 +1280,18 @@ static void draw_ilp_line(struct tui *t, int y, int y2)
     if (r->started) {
         snprintf(state, sizeof state, "running %.1f s", ilp_elapsed(t));
     } else if (!r->done) {
-        snprintf(state, sizeof state, "waiting for the baselines");
+        /* what the worker runs before it: the baselines and your split,
+         * then, when no baseline's plan fits, the search of the least cap */
+        bool yours = t->user >= 0 && !t->rows[t->user].done;
+        if (tui_baselines_owed(t))
+            snprintf(state, sizeof state, "waiting for the baselines%s",
+                     yours ? " and your split" : "");
+        else if (yours)
+            snprintf(state, sizeof state, "waiting for your split to be judged");
+        else if (t->cap_owed)
+            snprintf(state, sizeof state, "waiting for the least cap that fits");
+        else
+            snprintf(state, sizeof state, "starting");
     } else if (r->status == PLAN_ERROR) {
         char m[320];
         text_clean(r->message[0] ? r->message : "failed", m, sizeof m, t->unicode);
@@ -1407,16 +1418,16 @@ static void draw_details(struct tui *t, const struct layout *ly)
      * "  layers" their room: never a figure without its unit */
     static const int keep[] = { 0, 7, 8, 4, 3, 5, 6, 1, 2 };
     bool shown[9] = { false };
-    int room = COLS - 4 - 8;
+    /* "GPU" or "rank", over numbers as wide */
+    const char *word = problem_gpu_word(t->cur->pb, false);
+    int idw = (int)strlen(word);
+    int room = COLS - idw - 8;
     for (int k = 0; k < 9 && room >= 10; k++) {
         if ((keep[k] == 1 || keep[k] == 2) && COLS < 110)
             continue;
         shown[keep[k]] = true;
         room -= 10;
     }
-    /* "GPU" or "rank", over numbers as wide */
-    const char *word = problem_gpu_word(t->cur->pb, false);
-    int idw = (int)strlen(word);
     struct pen pn = { ly->details + 1, 0, COLS };
     put(&pn, roles[R_DIM], word);
     for (int c = 0; c < 9; c++) {

@@ -131,6 +131,9 @@ struct tui {
     enum tui_replan replan;      /* asked for by the keys handled so far */
     double replan_key;           /* arrival of the first key behind it */
     double ilp_t0;               /* when the ILP started (ILP row started) */
+    bool cap_owed;               /* the worker looks for the least cap that
+                                    fits before the ILP when no baseline's
+                                    plan fits (WORKER_MIN_CAP ends it) */
 
     /* view */
     int layer;                   /* cursor in the strip */

@@ -822,6 +822,23 @@ static void follow_settle(struct tui *t)
         t->follow = t->rows[b].planner;
 }
 
+/* as planner_result_usable() */
+static bool row_usable(const struct tui_row *r)
+{
+    return r->plan && (r->status != PLAN_ERROR || r->kept);
+}
+
+/* Whether a baseline's plan (not yours) fits: the worker's test for the
+ * search of the least cap (worker.c) */
+static bool baseline_fits(const struct tui *t)
+{
+    for (int i = 0; i < t->nrows; i++)
+        if (i != t->ilp && i != t->user && t->rows[i].plan && t->rows[i].status != PLAN_ERROR &&
+            t->rows[i].plan->fits)
+            return true;
+    return false;
+}
+
 void tui_event_apply(struct tui *t, struct worker_event *ev)
 {
     t->dirty = true;
@@ -835,6 +852,14 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
         t->min_cap_within = ev->within;
         int k = row_index(t, ev->planner);
         t->min_cap_planner = k >= 0 ? t->rows[k].planner : NULL;
+        tui_trace(t, "mincap %.17g", ev->bound);
+        /* the search for it is over: the ILP starts now */
+        struct tui_row *ilp = &t->rows[t->ilp];
+        if (t->cap_owed && !ilp->done && !ilp->started) {
+            ilp->started = true;
+            t->ilp_t0 = tui_now();
+        }
+        t->cap_owed = false;
         return;
     }
     int i = row_index(t, ev->planner);
@@ -860,6 +885,7 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
         if (!r->started)
             t->ilp_t0 = tui_now() - ev->seconds;
         r->started = true;
+        t->cap_owed = false;
         if (ev->plan && plan_accept(pb, ev->plan, r->message, sizeof r->message)) {
             row_set_plan(t, r, ev->plan);
             ev->plan = NULL;
@@ -916,8 +942,10 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
     if (i == t->ilp && r->status != PLAN_ERROR)
         tui_cache_store(t);
     if (i != t->ilp && tui_baselines_done(t)) {
-        /* the baselines are in: the ILP starts now */
-        t->rows[t->ilp].started = !t->rows[t->ilp].done;
+        /* the baselines are in: the ILP starts now, or when nothing of
+         * theirs fits, once the least cap that fits is found */
+        t->cap_owed = t->cap_owed && !baseline_fits(t);
+        t->rows[t->ilp].started = !t->rows[t->ilp].done && !t->cap_owed;
         t->ilp_t0 = tui_now();
     }
 
@@ -925,11 +953,6 @@ void tui_event_apply(struct tui *t, struct worker_event *ev)
         follow_settle(t);
 }
 
-/* as planner_result_usable() */
-static bool row_usable(const struct tui_row *r)
-{
-    return r->plan && (r->status != PLAN_ERROR || r->kept);
-}
 
 /* planner_result_compare's order: fitting first, then objective, else the
  * smaller peak. */

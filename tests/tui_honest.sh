@@ -140,6 +140,22 @@ else
     grep '^view \|^replan \|^result ' "$TMP/bk.trace" | uniq -c | tail -n 40
 fi
 
+# ---- nothing fits: the least cap is searched before the ILP runs ----
+# (the ILP's clock started with the baselines' last result: "ILP running
+# 0.7 s", then "infeasible in 0.3 s"). The trace has the ILP's state at
+# every frame and the least cap's arrival: no frame before it says running.
+tui_start mc 80 24 "PIPEPLAN_TRACE=$TMP/mc.trace" -- --memory 4GiB --work-limit 100
+expect_screen mc "4 GiB: nothing fits, the ILP ends" "ILP infeasible in [0-9.]+ s"
+keys mc q
+early=$(awk '/^mincap /{m = 1} /^ilp running$/ && !m {n++} END{print n + 0}' "$TMP/mc.trace")
+if grep -q '^mincap ' "$TMP/mc.trace" && [ "$early" -eq 0 ] &&
+   grep -q '^ilp waiting$' "$TMP/mc.trace"; then
+    ok "nothing fits: the ILP is waiting, not running, until the least cap is found"
+else
+    not_ok "the ILP shown running before the least cap was found ($early frames)"
+    grep '^ilp \|^mincap \|^result ' "$TMP/mc.trace" | uniq -c | head -n 30
+fi
+
 # ---- the per-GPU table drops whole columns, never a unit ----
 # (a stress run: at 80 columns its header ended "layer" and two GPUs had
 # no layers; at 70 "16.0" without its unit, at 66 a lone digit of the next
