@@ -688,7 +688,14 @@ static void write_torchtitan(FILE *out, const struct problem *pb, const struct s
                              int m, bool use_1f1b)
 {
     enum placement place = split_placement(sp);
-    fputs("\n\n# torchtitan: job config TOML.\n", out);
+    /* torchtitan moved its job config from TOML files to Python
+     * dataclasses (ParallelismConfig, TrainingConfig) in 2026, with the
+     * same field names, and torchtitan PR 4121 (August 2026) gave the
+     * batch in tokens rather than local_batch_size */
+    fputs("\n\n# torchtitan: job config TOML (the same fields of ParallelismConfig and\n"
+          "# TrainingConfig in its Python configs of 2026, or --parallelism.NAME and\n"
+          "# --training.NAME on its command line; releases from August 2026 give the\n"
+          "# batch in tokens rather than local_batch_size).\n", out);
     if (place == PLACE_OTHER) {
         fputs("# torchtitan places stage s on rank s % pipeline_parallel_degree (or, for\n"
               "# the V schedules, rank r holds stages r and 2 * degree - 1 - r), with as\n"

@@ -314,6 +314,7 @@ static void test_program_torchtitan(void **state)
                         "#    [\"tok_embeddings\", \"layers.0\"],\n"
                         "#    [\"norm\", \"output\"],\n# ]\n");
     assert_contains(py, "# local_batch_size = 8 ");
+    assert_contains(py, "releases from August 2026 give the\n# batch in tokens");
     fx_result_clear(&res);
 }
 
