@@ -62,4 +62,15 @@ bool plan_is_contiguous(const struct plan *pl);
  * none does, -1 when a GPU is outside 0..P-1 or memory runs out. */
 int plan_second_run(const int *gpu, int L, int P);
 
+/* doc/model.md section 11.1. optimal: proven for the network's own layers;
+ * block_optimal: proven only for the network coarsened into `blocks`
+ * blocks; running: a solver's best so far while it still searches. */
+enum plan_status {
+    PLAN_OPTIMAL, PLAN_FEASIBLE, PLAN_NO_FIT, PLAN_INFEASIBLE, PLAN_TIMEOUT, PLAN_ERROR,
+    PLAN_BLOCK_OPTIMAL, PLAN_RUNNING
+};
+
+/* "optimal", "no_fit", ... (a sweep CSV's status column) */
+const char *planner_status_name(enum plan_status s);
+
 #endif

@@ -8,14 +8,6 @@
 #include <stdbool.h>
 #include "plan.h"
 
-/* doc/model.md section 11.1. optimal: proven for the network's own layers;
- * block_optimal: proven only for the network coarsened into `blocks`
- * blocks; running: a solver's best so far while it still searches. */
-enum plan_status {
-    PLAN_OPTIMAL, PLAN_FEASIBLE, PLAN_NO_FIT, PLAN_INFEASIBLE, PLAN_TIMEOUT, PLAN_ERROR,
-    PLAN_BLOCK_OPTIMAL, PLAN_RUNNING
-};
-
 struct planner_result {
     const char *planner;     /* registry name, static */
     enum plan_status status;
@@ -84,8 +76,6 @@ int planner_judge(const struct problem *pb, const int *gpu, double T, const doub
  * it; -1 as there. */
 int planner_judge_1f1b(const struct problem *pb, const int *gpu, int ranks, const char *source,
                        struct planner_result *res);
-
-const char *planner_status_name(enum plan_status s);
 
 /* The status in words, the same everywhere: "optimal", "optimal for 12
  * blocks", "timeout", ... */

@@ -199,3 +199,17 @@ bool plan_is_contiguous(const struct plan *pl)
 {
     return plan_second_run(pl->gpu, pl->L, pl->P) == pl->L;
 }
+
+const char *planner_status_name(enum plan_status s)
+{
+    switch (s) {
+    case PLAN_OPTIMAL: return "optimal";
+    case PLAN_FEASIBLE: return "feasible";
+    case PLAN_NO_FIT: return "no_fit";
+    case PLAN_INFEASIBLE: return "infeasible";
+    case PLAN_TIMEOUT: return "timeout";
+    case PLAN_BLOCK_OPTIMAL: return "block_optimal";
+    case PLAN_RUNNING: return "running";
+    default: return "error";
+    }
+}

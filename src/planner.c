@@ -249,20 +249,6 @@ void planner_result_clear(struct planner_result *res)
     res->replayed = false;
 }
 
-const char *planner_status_name(enum plan_status s)
-{
-    switch (s) {
-    case PLAN_OPTIMAL: return "optimal";
-    case PLAN_FEASIBLE: return "feasible";
-    case PLAN_NO_FIT: return "no_fit";
-    case PLAN_INFEASIBLE: return "infeasible";
-    case PLAN_TIMEOUT: return "timeout";
-    case PLAN_BLOCK_OPTIMAL: return "block_optimal";
-    case PLAN_RUNNING: return "running";
-    default: return "error";
-    }
-}
-
 const char *planner_status_text(enum plan_status s, int blocks, char *buf, size_t len)
 {
     if (s == PLAN_BLOCK_OPTIMAL)
