@@ -17,6 +17,7 @@
 #ifndef PIPEPLAN_TORCH_EXPORT_H
 #define PIPEPLAN_TORCH_EXPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include "plan.h"
@@ -55,6 +56,21 @@ int torch_schedule_cells(const char *csv, char *err, size_t errlen);
  * complete schedule has 2 x stages x micro-batches). Returns 0, or -1 when
  * no cell reads as an action. */
 int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m, long *actions);
+
+/* Whether pipeplan check reads a file as a schedule CSV: its first line
+ * is no section or comment, and the file is named .csv or starts with a
+ * digit (an action such as 0F0). */
+bool torch_schedule_is(const char *text, const char *name);
+
+/* A schedule file as pipeplan check reads it: no byte order mark and no
+ * blank line (torch's _load_csv would read either as part of the
+ * schedule), every cell an action or empty, and the stages, ranks and
+ * micro-batches torch_schedule_shape() implies passing
+ * torch_schedule_validate(). Returns 0 with those counts; -1 with the
+ * problem in err and the line it is on in *line (0: err names rank and
+ * column, or no line); -2 when out of memory. */
+int torch_schedule_read(const char *text, int *nstages, int *nranks, int *m, int *line,
+                        char *err, size_t errlen);
 
 /* Whether both exports can unroll pl's iteration: 0, or -1 with its size
  * and what to change in err when it has more actions (2 x stages x

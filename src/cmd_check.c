@@ -13,73 +13,6 @@
 
 enum file_kind { FILE_UNKNOWN, FILE_NETWORK, FILE_PLATFORM, FILE_SCHEDULE };
 
-/* A torch-schedule CSV (solve --format torch-schedule, or one written by
- * hand): named .csv, or its first line starts with an action like 0F0. */
-static bool is_schedule(const char *text, const char *label)
-{
-    const char *p = text_skip_bom(text);
-    /* what the text is decides first: a spec file's first line is a
-     * section or a comment (a file named .csv too), a schedule's a cell */
-    const char *q = p + strspn(p, " \t\r\n");
-    if (*q == '[' || *q == ';' || *q == '#')
-        return false;
-    size_t n = strlen(label);
-    if (n >= 4 && strcmp(label + n - 4, ".csv") == 0)
-        return true;
-    q = p + strspn(p, " \t\r\n,");
-    return *q >= '0' && *q <= '9';
-}
-
-/* What torch's _load_csv cannot take although the rows read: it opens
- * the file as plain UTF-8, so a byte order mark is part of the first
- * action, and csv.reader makes every blank line a row, that is one more
- * rank (then "Schedule has incorrect number of ranks"). The last line
- * break is no row. Returns 0, or -1 having said which line. */
-static int schedule_layout(const char *text, const char *label)
-{
-    if (text_skip_bom(text) != text) {
-        text_eprintf("%s:1: a byte order mark before the first action, which torch's "
-                     "_load_csv reads as part of it (expected the file saved without one)\n",
-                     label);
-        return -1;
-    }
-    int line = 1;
-    for (const char *p = text; *p; line++) {
-        const char *eol = strchr(p, '\n');
-        size_t n = eol ? (size_t)(eol - p) : strlen(p);
-        if (strspn(p, " \t\r") >= n) {
-            text_eprintf("%s:%d: a blank line, which torch's _load_csv reads as a rank of "
-                         "no action (expected one row per rank and no other line)\n", label,
-                         line);
-            return -1;
-        }
-        p = eol ? eol + 1 : p + n;
-    }
-    return 0;
-}
-
-/* The schedule's rows, without the last line break. NULL: out of memory. */
-static char *schedule_rows(const char *text)
-{
-    char *rows = strdup(text);
-    if (!rows)
-        return NULL;
-    size_t n = strlen(rows);
-    if (n > 0 && rows[n - 1] == '\n')
-        rows[--n] = '\0';
-    if (n > 0 && rows[n - 1] == '\r')
-        rows[--n] = '\0';
-    return rows;
-}
-
-/* A schedule with no action at all (a cell that does not read is named
- * before this, by torch_schedule_cells). */
-static void schedule_no_action(const char *label)
-{
-    text_eprintf("%s:1: no action in the schedule (expected rows of cells such as "
-                 "0F0 or 1B3, one row per rank)\n", label);
-}
-
 /* The first section header decides what a file is. */
 static enum file_kind detect_kind(const char *text, int *line)
 {
@@ -200,38 +133,17 @@ static int check_text(const char *text, const char *label, struct checked *c)
                      "platform or a torch schedule CSV)\n", label);
         return -1;
     }
-    if (is_schedule(text, label)) {
+    if (torch_schedule_is(text, label)) {
         c->kind = FILE_SCHEDULE;
-        if (schedule_layout(text, label) < 0)
-            return -1;
-        char *rows = schedule_rows(text);
-        int rc = 0;
-        long actions = 0;
-        if (!rows) {
+        int rc = torch_schedule_read(text, &c->stages, &c->ranks, &c->m, &line, err,
+                                     sizeof err);
+        if (rc == -2)
             text_eprintf("pipeplan check: out of memory\n");
-            rc = -1;
-        } else if (torch_schedule_cells(rows, err, sizeof err) < 0) {
-            /* a cell that does not read, before the count it would upset */
+        else if (rc < 0 && line > 0)
+            text_eprintf("%s:%d: %s\n", label, line, err);
+        else if (rc < 0)
             text_eprintf("%s: %s\n", label, err);
-            rc = -1;
-        } else if (torch_schedule_shape(rows, &c->stages, &c->ranks, &c->m, &actions) < 0) {
-            schedule_no_action(label);
-            rc = -1;
-        } else if ((double)2 * c->stages * c->m > (double)actions) {
-            /* say so before the check sizes its tables by the largest
-             * numbers named: 0F99999999 alone would take gigabytes */
-            text_eprintf("%s: %ld action%s for %d stage%s and %d micro-batch%s (expected an F "
-                         "and a B for each stage and micro-batch: %.0f)\n", label, actions,
-                         actions == 1 ? "" : "s", c->stages, c->stages == 1 ? "" : "s", c->m,
-                         c->m == 1 ? "" : "es", (double)2 * c->stages * c->m);
-            rc = -1;
-        } else if (torch_schedule_validate(rows, c->stages, c->ranks, c->m, err,
-                                           sizeof err) < 0) {
-            text_eprintf("%s: %s\n", label, err);
-            rc = -1;
-        }
-        free(rows);
-        return rc;
+        return rc < 0 ? -1 : 0;
     }
     c->kind = detect_kind(text, &line);
     if (c->kind == FILE_UNKNOWN) {

@@ -1078,3 +1078,91 @@ int torch_schedule_shape(const char *csv, int *nstages, int *nranks, int *m, lon
     *actions = A;
     return 0;
 }
+
+/* ---- a schedule file, as pipeplan check reads one -------------------- */
+
+bool torch_schedule_is(const char *text, const char *name)
+{
+    const char *p = text_skip_bom(text);
+    /* what the text is decides first: a spec file's first line is a
+     * section or a comment (a file named .csv too), a schedule's a cell */
+    const char *q = p + strspn(p, " \t\r\n");
+    if (*q == '[' || *q == ';' || *q == '#')
+        return false;
+    size_t n = strlen(name);
+    if (n >= 4 && strcmp(name + n - 4, ".csv") == 0)
+        return true;
+    q = p + strspn(p, " \t\r\n,");
+    return *q >= '0' && *q <= '9';
+}
+
+/* What torch's _load_csv cannot take although the rows read: it opens
+ * the file as plain UTF-8, so a byte order mark is part of the first
+ * action, and csv.reader makes every blank line a row, that is one more
+ * rank (then "Schedule has incorrect number of ranks"). The last line
+ * break is no row. Returns 0, or -1 having said which line. */
+static int file_layout(const char *text, int *line, char *err, size_t errlen)
+{
+    if (text_skip_bom(text) != text) {
+        *line = 1;
+        return fail(err, errlen, "a byte order mark before the first action, which torch's "
+                    "_load_csv reads as part of it (expected the file saved without one)");
+    }
+    *line = 1;
+    for (const char *p = text; *p; (*line)++) {
+        const char *eol = strchr(p, '\n');
+        size_t n = eol ? (size_t)(eol - p) : strlen(p);
+        if (strspn(p, " \t\r") >= n)
+            return fail(err, errlen, "a blank line, which torch's _load_csv reads as a rank "
+                        "of no action (expected one row per rank and no other line)");
+        p = eol ? eol + 1 : p + n;
+    }
+    *line = 0;
+    return 0;
+}
+
+/* The schedule's rows, without the last line break. NULL: out of memory. */
+static char *file_rows(const char *text)
+{
+    char *rows = strdup(text);
+    if (!rows)
+        return NULL;
+    size_t n = strlen(rows);
+    if (n > 0 && rows[n - 1] == '\n')
+        rows[--n] = '\0';
+    if (n > 0 && rows[n - 1] == '\r')
+        rows[--n] = '\0';
+    return rows;
+}
+
+int torch_schedule_read(const char *text, int *nstages, int *nranks, int *m, int *line,
+                        char *err, size_t errlen)
+{
+    if (file_layout(text, line, err, errlen) < 0)
+        return -1;
+    char *rows = file_rows(text);
+    if (!rows)
+        return -2;
+    int rc = 0;
+    long actions = 0;
+    if (torch_schedule_cells(rows, err, errlen) < 0) {
+        /* a cell that does not read, before the count it would upset */
+        rc = -1;
+    } else if (torch_schedule_shape(rows, nstages, nranks, m, &actions) < 0) {
+        /* a cell that does not read is named before this */
+        *line = 1;
+        rc = fail(err, errlen, "no action in the schedule (expected rows of cells such as "
+                  "0F0 or 1B3, one row per rank)");
+    } else if ((double)2 * *nstages * *m > (double)actions) {
+        /* say so before the check sizes its tables by the largest
+         * numbers named: 0F99999999 alone would take gigabytes */
+        rc = fail(err, errlen, "%ld action%s for %d stage%s and %d micro-batch%s (expected "
+                  "an F and a B for each stage and micro-batch: %.0f)", actions,
+                  actions == 1 ? "" : "s", *nstages, *nstages == 1 ? "" : "s", *m,
+                  *m == 1 ? "" : "es", (double)2 * *nstages * *m);
+    } else {
+        rc = torch_schedule_validate(rows, *nstages, *nranks, *m, err, errlen);
+    }
+    free(rows);
+    return rc;
+}
