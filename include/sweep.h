@@ -106,4 +106,37 @@ int sweep_row_format(const struct sweep_row *r, char *buf, size_t len);
  * for bad quoting or more than max fields. */
 int sweep_csv_split(char *line, char **fields, int max);
 
+/* ---- reading a sweep CSV back (a run resumed, --merge) ---- */
+struct sweep_csv_row {
+    long key;                    /* sweep_row_key */
+    long setting;
+    int line;
+    char *text;                  /* the whole line with its newline */
+};
+
+struct sweep_csv {
+    const char *path;
+    char **header;               /* the "# ..." lines, without newline */
+    int nheader;
+    struct sweep_csv_row *rows;  /* by key */
+    long nrows;
+    int partial_line;            /* line number of a dropped partial last line, or 0 */
+    bool respelled;              /* read past a BOM or CRLF line ends: rewrite in LF */
+};
+
+/* Parse the text (len bytes, NUL-terminated; its line breaks are
+ * overwritten) of a sweep CSV made for grid g of `size` settings: the
+ * header, the column line, then rows of nshards' shard (shard < 0: any),
+ * sorted by key; with g NULL the header and the column line only. A last
+ * line without its newline or with too few fields is a partial row (a
+ * killed run): dropped, its line number kept. A row whose status or
+ * figures do not read as a run writes them, or a key given twice, is
+ * refused. Returns 0, or -1 with "PATH:LINE: why" and cf emptied. */
+int sweep_csv_parse(char *text, size_t len, const char *path, const struct sweep_grid *g,
+                    long size, long shard, long nshards, struct sweep_csv *cf, char *err,
+                    size_t errlen);
+void sweep_csv_free(struct sweep_csv *cf);
+/* qsort order of struct sweep_csv_row: by key */
+int sweep_csv_row_cmp(const void *x, const void *y);
+
 #endif

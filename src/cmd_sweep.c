@@ -34,36 +34,8 @@ static const char sweep_usage[] =
 
 /* ---- the CSV file: header lines and rows ---- */
 
-struct csv_row {
-    long key;                    /* sweep_row_key */
-    long setting;
-    int line;
-    char *text;                  /* the whole line with its newline */
-};
-
-struct csv_file {
-    const char *path;
-    char **header;               /* the "# ..." lines, without newline */
-    int nheader;
-    struct csv_row *rows;
-    long nrows;
-    int partial_line;            /* line number of a dropped partial last line, or 0 */
-    bool respelled;              /* read past a BOM or CRLF line ends: rewrite in LF */
-};
-
-static void csv_free(struct csv_file *cf)
-{
-    for (int i = 0; i < cf->nheader; i++)
-        free(cf->header[i]);
-    free(cf->header);
-    for (long i = 0; i < cf->nrows; i++)
-        free(cf->rows[i].text);
-    free(cf->rows);
-    memset(cf, 0, sizeof *cf);
-}
-
 /* The value after "# NAME " in the header, or NULL. */
-static const char *csv_header_value(const struct csv_file *cf, const char *name)
+static const char *csv_header_value(const struct sweep_csv *cf, const char *name)
 {
     size_t n = strlen(name);
     for (int i = 0; i < cf->nheader; i++)
@@ -121,55 +93,10 @@ static int header_mismatch(char *const *a, int na, char *const *b, int nb, int *
     return -1;
 }
 
-static int row_cmp(const void *x, const void *y)
-{
-    const struct csv_row *a = x, *b = y;
-    return a->key < b->key ? -1 : a->key > b->key;
-}
-
-/* Whether a resumed row's figures read as a run writes them: a known
- * status, fits true, false or empty, numbers or empty; else why, so that
- * a row edited or damaged is refused rather than carried into the result. */
-static bool row_fields_ok(char **f, char *why, size_t len)
-{
-    bool known = false;
-    for (int s = PLAN_OPTIMAL; s <= PLAN_RUNNING && !known; s++)
-        known = strcmp(f[SWEEP_COL_STATUS], planner_status_name((enum plan_status)s)) == 0;
-    if (!known) {
-        snprintf(why, len, "status '%.40s' (expected one a planner reports)",
-                 f[SWEEP_COL_STATUS]);
-        return false;
-    }
-    const char *fits = f[SWEEP_COL_FITS];
-    if (*fits && strcmp(fits, "true") != 0 && strcmp(fits, "false") != 0) {
-        snprintf(why, len, "fits '%.40s' (expected true, false or nothing)", fits);
-        return false;
-    }
-    static const int num[] = { SWEEP_COL_PERIOD, SWEEP_COL_ITERATION, SWEEP_COL_THROUGHPUT,
-                               SWEEP_COL_BOUND, SWEEP_COL_BLOCK_BOUND, SWEEP_COL_GAP,
-                               SWEEP_COL_PEAK_MEMORY, SWEEP_COL_PEAK_GPU, SWEEP_COL_SECONDS };
-    static const char *const name[] = { "period_ms", "iteration_ms", "throughput", "bound_ms",
-                                         "block_bound_ms", "gap", "peak_memory", "peak_gpu",
-                                         "seconds" };
-    for (size_t k = 0; k < sizeof num / sizeof *num; k++) {
-        const char *v = f[num[k]];
-        char *end;
-        double x = *v ? strtod(v, &end) : 0;
-        if (*v && (*end || !isfinite(x) || x < 0)) {
-            snprintf(why, len, "%s '%.40s' (expected a number from 0, or nothing)", name[k], v);
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Read a sweep CSV made for grid g: the header, the column line, then
- * rows of nshards' shard (shard < 0: any); with g NULL the header and
- * the column line only. A last line without its newline or with too
- * few fields is a partial row (a killed run): dropped, its line number
- * kept. Returns 0, or -1 with "FILE:LINE: why". */
+/* Read a sweep CSV made for grid g (see sweep_csv_parse). Returns 0, or
+ * -1 with "FILE:LINE: why". */
 static int csv_load(const char *path, const struct sweep_grid *g, long size, long shard,
-                    long nshards, struct csv_file *cf, char *err, size_t errlen)
+                    long nshards, struct sweep_csv *cf, char *err, size_t errlen)
 {
     memset(cf, 0, sizeof *cf);
     cf->path = path;
@@ -177,141 +104,8 @@ static int csv_load(const char *path, const struct sweep_grid *g, long size, lon
     char *text = fileio_read(path, &len, err, errlen);
     if (!text)
         return -1;
-    if (len == 0) {
-        snprintf(err, errlen, "%s: an empty file (expected a pipeplan sweep CSV)", path);
-        free(text);
-        return -1;
-    }
-    int rc = 0, line = 0;
-    bool columns = false;
-    long cap = 0;
-    /* a file saved again by an editor or a spreadsheet: BOM and CRLF */
-    char *p = text + (text_skip_bom(text) - text);
-    cf->respelled = p != text;
-    while (rc == 0 && *p) {
-        char *nl = strchr(p, '\n');
-        line++;
-        bool last = !nl || nl[1] == '\0';
-        if (nl) {
-            *nl = '\0';
-            if (nl > p && nl[-1] == '\r') {
-                nl[-1] = '\0';
-                cf->respelled = true;
-            }
-        }
-        if (!columns && p[0] == '#') {
-            char **grown = realloc(cf->header, (size_t)(cf->nheader + 1) * sizeof *grown);
-            char *copy = grown ? strdup(p) : NULL;
-            if (!copy) {
-                if (grown)
-                    cf->header = grown;
-                snprintf(err, errlen, "%s: out of memory", path);
-                rc = -1;
-                break;
-            }
-            cf->header = grown;
-            cf->header[cf->nheader++] = copy;
-        } else if (!columns) {
-            if (strcmp(p, sweep_columns) != 0 || !nl) {
-                snprintf(err, errlen, "%s:%d: not the column line of a pipeplan sweep CSV "
-                         "(expected %.60s...)", path, line, sweep_columns);
-                rc = -1;
-                break;
-            }
-            columns = true;
-            if (!g)
-                break;
-        } else {
-            char *copy = strdup(p);
-            char *fields[SWEEP_NCOLUMNS + 1];
-            int nf = copy ? sweep_csv_split(copy, fields, SWEEP_NCOLUMNS + 1) : -1;
-            if (!copy) {
-                snprintf(err, errlen, "%s: out of memory", path);
-                rc = -1;
-                break;
-            }
-            if (last && (!nl || (nf >= 0 && nf < SWEEP_NCOLUMNS))) {
-                /* a run killed while writing: a row cut short, never one
-                 * with more fields than a row has (that one is an error) */
-                cf->partial_line = line;
-                free(copy);
-                break;
-            }
-            long setting = -1, key = -1;
-            char why[128];
-            if (nf < 0)
-                snprintf(err, errlen, "%s:%d: more than %d fields, or a quote not closed "
-                         "(expected %d fields)", path, line, SWEEP_NCOLUMNS, SWEEP_NCOLUMNS);
-            else if (nf != SWEEP_NCOLUMNS)
-                snprintf(err, errlen, "%s:%d: %d fields (expected %d)", path, line, nf,
-                         SWEEP_NCOLUMNS);
-            else if (units_parse_count(fields[SWEEP_COL_SETTING], 0, size - 1, &setting, why,
-                                       sizeof why) < 0)
-                snprintf(err, errlen, "%s:%d: setting '%.40s': %s (the grid has %ld)", path,
-                         line, fields[SWEEP_COL_SETTING], why, size);
-            else if ((key = sweep_row_key(g, setting, fields[SWEEP_COL_PLANNER])) < 0)
-                snprintf(err, errlen, "%s:%d: planner '%.40s' is not one of this sweep's",
-                         path, line, fields[SWEEP_COL_PLANNER]);
-            else if (shard >= 0 && !sweep_shard_has(setting, shard, nshards))
-                snprintf(err, errlen, "%s:%d: setting %ld is not in shard %ld/%ld", path,
-                         line, setting, shard, nshards);
-            bool fields_ok = nf != SWEEP_NCOLUMNS || key < 0 || row_fields_ok(fields, why,
-                                                                               sizeof why);
-            if (!fields_ok)
-                snprintf(err, errlen, "%s:%d: %s", path, line, why);
-            free(copy);
-            if (nf != SWEEP_NCOLUMNS || setting < 0 || key < 0 || !fields_ok ||
-                (shard >= 0 && !sweep_shard_has(setting, shard, nshards))) {
-                rc = -1;
-                break;
-            }
-            if (cf->nrows == cap) {
-                long ncap = cap ? 2 * cap : 64;
-                struct csv_row *grown = realloc(cf->rows, (size_t)ncap * sizeof *grown);
-                if (!grown) {
-                    snprintf(err, errlen, "%s: out of memory", path);
-                    rc = -1;
-                    break;
-                }
-                cf->rows = grown;
-                cap = ncap;
-            }
-            size_t n = strlen(p);
-            char *whole = malloc(n + 2);
-            if (!whole) {
-                snprintf(err, errlen, "%s: out of memory", path);
-                rc = -1;
-                break;
-            }
-            memcpy(whole, p, n);
-            memcpy(whole + n, "\n", 2);
-            cf->rows[cf->nrows++] = (struct csv_row){ key, setting, line, whole };
-        }
-        if (!nl)
-            break;
-        p = nl + 1;
-    }
-    if (rc == 0 && !columns) {
-        snprintf(err, errlen, "%s:%d: no column line (expected a pipeplan sweep CSV)", path,
-                 line);
-        rc = -1;
-    }
+    int rc = sweep_csv_parse(text, len, path, g, size, shard, nshards, cf, err, errlen);
     free(text);
-    /* a file of no rows (stopped in its first setting, an empty shard)
-     * has no array to sort */
-    if (rc == 0 && cf->nrows > 0) {
-        qsort(cf->rows, (size_t)cf->nrows, sizeof *cf->rows, row_cmp);
-        for (long i = 1; i < cf->nrows; i++)
-            if (cf->rows[i].key == cf->rows[i - 1].key) {
-                snprintf(err, errlen, "%s:%d: setting %ld and its planner a second time "
-                         "(first on line %d)", path, cf->rows[i].line, cf->rows[i].setting,
-                         cf->rows[i - 1].line);
-                rc = -1;
-                break;
-            }
-    }
-    if (rc < 0)
-        csv_free(cf);
     return rc;
 }
 
@@ -319,7 +113,7 @@ struct csv_write {
     char *const *header;
     int nheader;
     const char *shard_line;      /* replaces the header's shard line, or NULL */
-    const struct csv_row *rows;
+    const struct sweep_csv_row *rows;
     long nrows;
 };
 
@@ -361,7 +155,7 @@ static int doc_writer(FILE *out, void *ctx)
 /* Columns of every row that has a uniform memory cap, through f(); the
  * number of such rows. */
 typedef void (*plot_visit)(char **f, void *ctx);
-static long plot_rows(const struct csv_row *rows, long nrows, plot_visit f, void *ctx)
+static long plot_rows(const struct sweep_csv_row *rows, long nrows, plot_visit f, void *ctx)
 {
     long n = 0;
     for (long i = 0; i < nrows; i++) {
@@ -435,7 +229,7 @@ static void point_visit(char **f, void *ctx)
 /* The frontier of the rows as SVG: per series the objective of every
  * fitting plan against the cap, a cross at the lowest cap that fits when
  * a lower one does not. */
-static int plot_write(const char *path, const struct csv_row *rows, long nrows, char *err,
+static int plot_write(const char *path, const struct sweep_csv_row *rows, long nrows, char *err,
                       size_t errlen)
 {
     struct plot_scan sc;
@@ -769,7 +563,7 @@ static long run_setting(const struct sweep_args *a, const struct sweep_inputs *i
 
 /* Whether cf's header was made from other inputs, settings or shard than
  * this run's (header): then it says so. */
-static bool other_inputs(const struct sweep_args *a, const struct csv_file *cf,
+static bool other_inputs(const struct sweep_args *a, const struct sweep_csv *cf,
                          char **header, int nheader)
 {
     int which;
@@ -791,7 +585,7 @@ static bool other_inputs(const struct sweep_args *a, const struct csv_file *cf,
 /* The output at the start of a run: its rows so far (resuming), or a new
  * file with only the header. Returns 0, or -1 after saying why. */
 static int output_open(const struct sweep_args *a, char **header, int nheader, long size,
-                       struct csv_file *cf)
+                       struct sweep_csv *cf)
 {
     char err[SPEC_ERR_LEN + 200];
     struct stat st;
@@ -806,17 +600,17 @@ static int output_open(const struct sweep_args *a, char **header, int nheader, l
         if (csv_load(a->output, a->grid, size, a->shard, a->nshards, cf, err, sizeof err) < 0) {
             /* a file of another grid is that, not a row out of this
              * grid's range: its header alone says so */
-            struct csv_file h;
+            struct sweep_csv h;
             char herr[SPEC_ERR_LEN + 200];
             bool other = csv_load(a->output, NULL, 0, -1, 1, &h, herr, sizeof herr) == 0 &&
                          other_inputs(a, &h, header, nheader);
-            csv_free(&h);
+            sweep_csv_free(&h);
             if (!other)
                 text_eprintf("pipeplan sweep: %s (use --force to start over)\n", err);
             return -1;
         }
         if (other_inputs(a, cf, header, nheader)) {
-            csv_free(cf);
+            sweep_csv_free(cf);
             return -1;
         }
         if (cf->partial_line || cf->respelled) {
@@ -825,7 +619,7 @@ static int output_open(const struct sweep_args *a, char **header, int nheader, l
             struct csv_write w = { cf->header, cf->nheader, NULL, cf->rows, cf->nrows };
             if (fileio_write_atomic(a->output, true, csv_writer, &w, err, sizeof err) < 0) {
                 text_eprintf("pipeplan sweep: %s\n", err);
-                csv_free(cf);
+                sweep_csv_free(cf);
                 return -1;
             }
             if (cf->partial_line)
@@ -886,7 +680,7 @@ static int sweep_run(const struct sweep_args *a)
     }
     int nheader = 0;
     char **header = header_make(a, &in, size, &nheader);
-    struct csv_file cf;
+    struct sweep_csv cf;
     memset(&cf, 0, sizeof cf);
     if (!header) {
         text_eprintf("pipeplan sweep: out of memory\n");
@@ -1021,19 +815,19 @@ static int sweep_run(const struct sweep_args *a)
     rc = 0;
     if (a->plot) {
         char perr[SPEC_ERR_LEN + 200];
-        struct csv_file all;
+        struct sweep_csv all;
         if (csv_load(a->output, a->grid, size, a->shard, a->nshards, &all, perr,
                      sizeof perr) < 0 ||
             plot_write(a->plot, all.rows, all.nrows, perr, sizeof perr) < 0) {
             text_eprintf("pipeplan sweep: %s\n", perr);
             rc = 2;
         }
-        csv_free(&all);
+        sweep_csv_free(&all);
     }
 out:
     if (lockfd >= 0)
         close(lockfd);
-    csv_free(&cf);
+    sweep_csv_free(&cf);
     header_free(header, nheader);
     inputs_free(&in);
     return rc;
@@ -1078,8 +872,8 @@ static int merge_grid(const char *path, struct sweep_grid *g, long *size)
 static int sweep_merge(const struct sweep_args *a)
 {
     struct sweep_grid *g = sweep_grid_new(1);
-    struct csv_file *files = calloc((size_t)a->nfiles, sizeof *files);
-    struct csv_row *all = NULL;
+    struct sweep_csv *files = calloc((size_t)a->nfiles, sizeof *files);
+    struct sweep_csv_row *all = NULL;
     long size = 0, nall = 0;
     int rc = 2;
     char err[SPEC_ERR_LEN + 200];
@@ -1090,7 +884,7 @@ static int sweep_merge(const struct sweep_args *a)
     if (merge_grid(a->files[0], g, &size) < 0)
         goto out;
     for (int f = 0; f < a->nfiles; f++) {
-        struct csv_file *cf = &files[f];
+        struct sweep_csv *cf = &files[f];
         if (csv_load(a->files[f], g, size, -1, 1, cf, err, sizeof err) < 0) {
             text_eprintf("pipeplan sweep: %s\n", err);
             goto out;
@@ -1130,7 +924,7 @@ static int sweep_merge(const struct sweep_args *a)
             /* the file, for messages: its index in the line field's place */
             all[nall++].line = f;
         }
-    qsort(all, (size_t)nall, sizeof *all, row_cmp);
+    qsort(all, (size_t)nall, sizeof *all, sweep_csv_row_cmp);
     long kept = 0;
     for (long i = 0; i < nall; i++) {
         if (kept > 0 && all[kept - 1].key == all[i].key) {
@@ -1187,7 +981,7 @@ static int sweep_merge(const struct sweep_args *a)
     }
 out:
     for (int f = 0; files && f < a->nfiles; f++)
-        csv_free(&files[f]);
+        sweep_csv_free(&files[f]);
     free(files);
     free(all);
     sweep_grid_free(g);

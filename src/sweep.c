@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "spec.h"
 #include "sweep.h"
+#include "text.h"
 #include "units.h"
 
 const char sweep_columns[] =
@@ -435,4 +437,201 @@ int sweep_csv_split(char *line, char **fields, int max)
             return n;
         p++;
     }
+}
+
+/* ---- reading a sweep CSV back ---- */
+
+void sweep_csv_free(struct sweep_csv *cf)
+{
+    for (int i = 0; i < cf->nheader; i++)
+        free(cf->header[i]);
+    free(cf->header);
+    for (long i = 0; i < cf->nrows; i++)
+        free(cf->rows[i].text);
+    free(cf->rows);
+    memset(cf, 0, sizeof *cf);
+}
+
+int sweep_csv_row_cmp(const void *x, const void *y)
+{
+    const struct sweep_csv_row *a = x, *b = y;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* Whether a resumed row's figures read as a run writes them: a known
+ * status, fits true, false or empty, numbers or empty; else why, so that
+ * a row edited or damaged is refused rather than carried into the result. */
+static bool row_fields_ok(char **f, char *why, size_t len)
+{
+    bool known = false;
+    for (int s = PLAN_OPTIMAL; s <= PLAN_RUNNING && !known; s++)
+        known = strcmp(f[SWEEP_COL_STATUS], planner_status_name((enum plan_status)s)) == 0;
+    if (!known) {
+        snprintf(why, len, "status '%.40s' (expected one a planner reports)",
+                 f[SWEEP_COL_STATUS]);
+        return false;
+    }
+    const char *fits = f[SWEEP_COL_FITS];
+    if (*fits && strcmp(fits, "true") != 0 && strcmp(fits, "false") != 0) {
+        snprintf(why, len, "fits '%.40s' (expected true, false or nothing)", fits);
+        return false;
+    }
+    static const int num[] = { SWEEP_COL_PERIOD, SWEEP_COL_ITERATION, SWEEP_COL_THROUGHPUT,
+                               SWEEP_COL_BOUND, SWEEP_COL_BLOCK_BOUND, SWEEP_COL_GAP,
+                               SWEEP_COL_PEAK_MEMORY, SWEEP_COL_PEAK_GPU, SWEEP_COL_SECONDS };
+    static const char *const name[] = { "period_ms", "iteration_ms", "throughput", "bound_ms",
+                                         "block_bound_ms", "gap", "peak_memory", "peak_gpu",
+                                         "seconds" };
+    for (size_t k = 0; k < sizeof num / sizeof *num; k++) {
+        const char *v = f[num[k]];
+        char *end;
+        double x = *v ? strtod(v, &end) : 0;
+        if (*v && (*end || !isfinite(x) || x < 0)) {
+            snprintf(why, len, "%s '%.40s' (expected a number from 0, or nothing)", name[k], v);
+            return false;
+        }
+    }
+    return true;
+}
+
+int sweep_csv_parse(char *text, size_t len, const char *path, const struct sweep_grid *g,
+                    long size, long shard, long nshards, struct sweep_csv *cf, char *err,
+                    size_t errlen)
+{
+    memset(cf, 0, sizeof *cf);
+    cf->path = path;
+    if (len == 0) {
+        snprintf(err, errlen, "%s: an empty file (expected a pipeplan sweep CSV)", path);
+        return -1;
+    }
+    int rc = 0, line = 0;
+    bool columns = false;
+    long cap = 0;
+    /* a file saved again by an editor or a spreadsheet: BOM and CRLF */
+    char *p = text + (text_skip_bom(text) - text);
+    cf->respelled = p != text;
+    while (rc == 0 && *p) {
+        char *nl = strchr(p, '\n');
+        line++;
+        bool last = !nl || nl[1] == '\0';
+        if (nl) {
+            *nl = '\0';
+            if (nl > p && nl[-1] == '\r') {
+                nl[-1] = '\0';
+                cf->respelled = true;
+            }
+        }
+        if (!columns && p[0] == '#') {
+            char **grown = realloc(cf->header, (size_t)(cf->nheader + 1) * sizeof *grown);
+            char *copy = grown ? strdup(p) : NULL;
+            if (!copy) {
+                if (grown)
+                    cf->header = grown;
+                snprintf(err, errlen, "%s: out of memory", path);
+                rc = -1;
+                break;
+            }
+            cf->header = grown;
+            cf->header[cf->nheader++] = copy;
+        } else if (!columns) {
+            if (strcmp(p, sweep_columns) != 0 || !nl) {
+                snprintf(err, errlen, "%s:%d: not the column line of a pipeplan sweep CSV "
+                         "(expected %.60s...)", path, line, sweep_columns);
+                rc = -1;
+                break;
+            }
+            columns = true;
+            if (!g)
+                break;
+        } else {
+            char *copy = strdup(p);
+            char *fields[SWEEP_NCOLUMNS + 1];
+            int nf = copy ? sweep_csv_split(copy, fields, SWEEP_NCOLUMNS + 1) : -1;
+            if (!copy) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                rc = -1;
+                break;
+            }
+            if (last && (!nl || (nf >= 0 && nf < SWEEP_NCOLUMNS))) {
+                /* a run killed while writing: a row cut short, never one
+                 * with more fields than a row has (that one is an error) */
+                cf->partial_line = line;
+                free(copy);
+                break;
+            }
+            long setting = -1, key = -1;
+            char why[128];
+            if (nf < 0)
+                snprintf(err, errlen, "%s:%d: more than %d fields, or a quote not closed "
+                         "(expected %d fields)", path, line, SWEEP_NCOLUMNS, SWEEP_NCOLUMNS);
+            else if (nf != SWEEP_NCOLUMNS)
+                snprintf(err, errlen, "%s:%d: %d fields (expected %d)", path, line, nf,
+                         SWEEP_NCOLUMNS);
+            else if (units_parse_count(fields[SWEEP_COL_SETTING], 0, size - 1, &setting, why,
+                                       sizeof why) < 0)
+                snprintf(err, errlen, "%s:%d: setting '%.40s': %s (the grid has %ld)", path,
+                         line, fields[SWEEP_COL_SETTING], why, size);
+            else if ((key = sweep_row_key(g, setting, fields[SWEEP_COL_PLANNER])) < 0)
+                snprintf(err, errlen, "%s:%d: planner '%.40s' is not one of this sweep's",
+                         path, line, fields[SWEEP_COL_PLANNER]);
+            else if (shard >= 0 && !sweep_shard_has(setting, shard, nshards))
+                snprintf(err, errlen, "%s:%d: setting %ld is not in shard %ld/%ld", path,
+                         line, setting, shard, nshards);
+            bool fields_ok = nf != SWEEP_NCOLUMNS || key < 0 || row_fields_ok(fields, why,
+                                                                               sizeof why);
+            if (!fields_ok)
+                snprintf(err, errlen, "%s:%d: %s", path, line, why);
+            free(copy);
+            if (nf != SWEEP_NCOLUMNS || setting < 0 || key < 0 || !fields_ok ||
+                (shard >= 0 && !sweep_shard_has(setting, shard, nshards))) {
+                rc = -1;
+                break;
+            }
+            if (cf->nrows == cap) {
+                long ncap = cap ? 2 * cap : 64;
+                struct sweep_csv_row *grown = realloc(cf->rows, (size_t)ncap * sizeof *grown);
+                if (!grown) {
+                    snprintf(err, errlen, "%s: out of memory", path);
+                    rc = -1;
+                    break;
+                }
+                cf->rows = grown;
+                cap = ncap;
+            }
+            size_t n = strlen(p);
+            char *whole = malloc(n + 2);
+            if (!whole) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                rc = -1;
+                break;
+            }
+            memcpy(whole, p, n);
+            memcpy(whole + n, "\n", 2);
+            cf->rows[cf->nrows++] = (struct sweep_csv_row){ key, setting, line, whole };
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    if (rc == 0 && !columns) {
+        snprintf(err, errlen, "%s:%d: no column line (expected a pipeplan sweep CSV)", path,
+                 line);
+        rc = -1;
+    }
+    /* a file of no rows (stopped in its first setting, an empty shard)
+     * has no array to sort */
+    if (rc == 0 && cf->nrows > 0) {
+        qsort(cf->rows, (size_t)cf->nrows, sizeof *cf->rows, sweep_csv_row_cmp);
+        for (long i = 1; i < cf->nrows; i++)
+            if (cf->rows[i].key == cf->rows[i - 1].key) {
+                snprintf(err, errlen, "%s:%d: setting %ld and its planner a second time "
+                         "(first on line %d)", path, cf->rows[i].line, cf->rows[i].setting,
+                         cf->rows[i - 1].line);
+                rc = -1;
+                break;
+            }
+    }
+    if (rc < 0)
+        sweep_csv_free(cf);
+    return rc;
 }
