@@ -7,7 +7,8 @@ set -eu
 pp=${1:?usage: fuzz/seed.sh PIPEPLAN}
 c=fuzz/corpus
 rm -rf "$c"
-mkdir -p "$c/network" "$c/platform" "$c/units" "$c/import" "$c/planfile" "$c/split"
+mkdir -p "$c/network" "$c/platform" "$c/units" "$c/import" "$c/planfile" "$c/split" \
+    "$c/schedule" "$c/sweep"
 
 # spec files without their comment headers (the readers skip comments;
 # the seeds stay small)
@@ -99,6 +100,40 @@ printf '%s' "megatron:--num-layers 8 --pipeline-model-parallel-layout 'Et*4|t*4L
 printf '%s' 'megatron: --account-for-embedding-in-pipeline-split --num-virtual-stages-per-pipeline-rank 2' \
     >"$c/split/megatron-args-account"
 printf '%s' "torchtitan:v:[['a'], ['b'] ,]" >"$c/split/torchtitan-v"
+# torch-schedule CSVs as solve writes them (check reads them back): the
+# README's AlexNet, and fuzz_problem.h's problems under a few planners;
+# then small ones as written by hand (idle cells, CRLF, no last newline)
+"$pp" solve data/networks/alexnet.ini data/platforms/v100-16gb-pcie-4.ini --work-limit 20 \
+    --format torch-schedule >"$c/schedule/alexnet-v100" 2>/dev/null
+for planner in dp parameters uniform; do
+    for knob in "" "--schedule pipedream" "--gpus 3"; do
+        tag=$(printf '%s' "$knob" | tr -d ' -')
+        # shellcheck disable=SC2086
+        "$pp" solve $prob $knob --planner "$planner" --format torch-schedule \
+            >"$c/schedule/$planner${tag:+-$tag}" 2>/dev/null || rm -f "$c/schedule/$planner${tag:+-$tag}"
+    done
+done
+printf '0F0,0B0\n' >"$c/schedule/one-rank"
+printf '0F0,0F1,,1B0\r\n,1F0,1B0,0B0,1F1,1B1,0B1\r\n' >"$c/schedule/idle-crlf"
+printf ' 0F0 ,0B0,1F0\n1F0' >"$c/schedule/short"
+
+# sweep CSVs a sweep writes and reads back (resumed, merged): a small grid
+# on fuzz_problem.h's problem, a shard of it, the last row cut short (a
+# killed run), and saved again with a BOM and CRLF. The seconds column
+# differs between runs.
+tmp=$(mktemp -d)
+# shellcheck disable=SC2086
+"$pp" sweep $prob --gpus 3,4 --schedule 1f1b,pipedream --planner ilp,dp,uniform --work-limit 20 \
+    -o "$tmp/all.csv" 2>/dev/null
+# shellcheck disable=SC2086
+"$pp" sweep $prob --gpus 3,4 --schedule 1f1b,pipedream --planner ilp,dp,uniform --work-limit 20 \
+    --shard 1/2 -o "$tmp/shard.csv" 2>/dev/null
+cp "$tmp/all.csv" "$c/sweep/grid"
+cp "$tmp/shard.csv" "$c/sweep/shard-1-2"
+head -c -40 "$tmp/all.csv" >"$c/sweep/partial-row"
+{ printf '\357\273\277'; sed 's/$/\r/' "$tmp/shard.csv"; } >"$c/sweep/bom-crlf"
+grep -v '^[0-9]' "$tmp/all.csv" >"$c/sweep/no-rows"
+rm -rf "$tmp"
 # identical seeds are one
 for d in "$c"/*; do
     md5sum "$d"/* | sort | awk 'seen[$1]++ { print $2 }' | xargs -r rm -f
