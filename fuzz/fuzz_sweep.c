@@ -72,12 +72,24 @@ static void round_trip(const struct sweep_csv *cf, const struct sweep_grid *g, l
     struct parsed back;
     parse(out, g, size, -1, 1, &back);
     FUZZ_ASSERT(back.rc == 0, "written back, refused: %s\n%s", back.err, out);
-    FUZZ_ASSERT(!back.cf.partial_line && !back.cf.respelled, "written back: partial or respelled");
+    FUZZ_ASSERT(!back.cf.partial_line, "written back: a partial row");
     FUZZ_ASSERT(back.cf.nheader == cf->nheader && back.cf.nrows == cf->nrows,
                 "written back: %d header lines, %ld rows (were %d, %ld)", back.cf.nheader,
                 back.cf.nrows, cf->nheader, cf->nrows);
-    for (int i = 0; i < cf->nheader; i++)
-        FUZZ_ASSERT(strcmp(back.cf.header[i], cf->header[i]) == 0, "header line %d", i);
+    /* a header line may end in a CR of its own ("...\r\r\n" read): written
+     * back before its LF, that CR reads as a line end (the comparisons
+     * of headers stop at an input's hash, and a shard line so ended is
+     * refused); a row cannot (its last field is a number) */
+    bool cr = false;
+    for (int i = 0; i < cf->nheader; i++) {
+        size_t n = strlen(cf->header[i]);
+        bool ends = n > 0 && cf->header[i][n - 1] == '\r';
+        cr = cr || ends;
+        FUZZ_ASSERT(strlen(back.cf.header[i]) == n - ends &&
+                    strncmp(back.cf.header[i], cf->header[i], n - ends) == 0, "header line %d",
+                    i);
+    }
+    FUZZ_ASSERT(!back.cf.respelled || cr, "written back: respelled");
     for (long i = 0; i < cf->nrows; i++)
         FUZZ_ASSERT(back.cf.rows[i].key == cf->rows[i].key &&
                     strcmp(back.cf.rows[i].text, cf->rows[i].text) == 0, "row %ld", i);
