@@ -508,7 +508,7 @@ int sweep_csv_parse(char *text, size_t len, const char *path, const struct sweep
     bool columns = false;
     long cap = 0;
     /* a file saved again by an editor or a spreadsheet: BOM and CRLF */
-    char *p = text + (text_skip_bom(text) - text);
+    char *p = text + text_bom_len(text, len);
     cf->respelled = p != text;
     while (rc == 0 && *p) {
         char *nl = strchr(p, '\n');
