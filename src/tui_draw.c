@@ -249,10 +249,12 @@ static char *fmt_size(double bytes, char *buf, size_t len)
 /* "15.8/16.0 GiB": both in the cap's unit. */
 static char *fmt_mem_pair(double used, double cap, char *buf, size_t len)
 {
-    static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+    /* up to PiB, as the files' sizes go: a cap of 16000 PiB in TiB was
+     * "2e7/16384000 TiB", and the busy share's % fell off the line */
+    static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
     int k = 0;
     double div = 1;
-    while (cap / div >= 1024.0 && k < 4) {
+    while (cap / div >= 1024.0 && k < 5) {
         div *= 1024.0;
         k++;
     }

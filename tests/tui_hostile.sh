@@ -96,6 +96,15 @@ expect_screen huge "used memory of five digits: in its column, the % kept" \
 keys huge q
 expect_screen huge "quits" "^EXITED:0$"
 
+# ---- caps in PiB: the memory column in PiB, the % kept ----
+sed 's/^memory = .*/memory = 16000PiB/' "$PLAT" >"$TMP/pib.ini"
+tui_start pib 80 24 -- "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" pib.ini --work-limit 20
+# "1.0/16384000 TiB" pushed the busy share's % past the edge
+expect_screen pib "a cap of 16000 PiB: in PiB, in its column, the % kept" \
+    '^0 \[.*\] (<0\.1|[0-9.]+)/16000 PiB +[·FB]+ +[0-9]+%$'
+keys pib q
+expect_screen pib "quits" "^EXITED:0$"
+
 # ---- times of hours and beyond, below 80 columns: each in its column,
 # a blank after the longest name and between ----
 { printf '[network]\nname = slow\nmicro_batch = 1\n'
