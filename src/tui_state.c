@@ -209,6 +209,10 @@ static uint64_t cap_next(uint64_t cap, int dir)
 {
     uint64_t next;
     if (dir > 0) {
+        /* a file's cap may be above the keys' largest: larger never
+         * lowers it (M took 8 TiB down to 4) */
+        if (cap >= TUI_MAX_CAP)
+            return cap;
         uint64_t st = cap_step(cap);
         next = (cap / st + 1) * st;
         if (next > TUI_MAX_CAP)

@@ -105,6 +105,20 @@ expect_screen pib "a cap of 16000 PiB: in PiB, in its column, the % kept" \
 keys pib q
 expect_screen pib "quits" "^EXITED:0$"
 
+# ---- caps above the keys' largest (4 TiB): M and } never lower them ----
+sed 's/^memory = .*/memory = 8TiB/' "$PLAT" >"$TMP/p8t.ini"
+tui_start p8t 80 24 -- "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" p8t.ini --work-limit 20
+expect_screen p8t "8 TiB caps" "^GPUs 4  cap 8\.00 TiB "
+# M took them all down to 4 TiB, } GPU 0's
+keys p8t M
+expect_screen p8t "M at 8 TiB: already at its largest, the cap kept" \
+    "^memory cap: already at its largest" "^GPUs 4  cap 8\.00 TiB "
+keys p8t '}'
+expect_screen p8t "} at 8 TiB: already at its largest, the cap kept" \
+    "^this GPU's cap: already at its largest" "^GPUs 4  cap 8\.00 TiB "
+keys p8t q
+expect_screen p8t "quits" "^EXITED:0$"
+
 # ---- times of hours and beyond, below 80 columns: each in its column,
 # a blank after the longest name and between ----
 { printf '[network]\nname = slow\nmicro_batch = 1\n'
