@@ -218,6 +218,10 @@ static uint64_t cap_next(uint64_t cap, int dir)
         if (next > TUI_MAX_CAP)
             next = TUI_MAX_CAP;
     } else {
+        /* nor is it below the keys' smallest: smaller never raises it
+         * (m took 512 MiB up to 1 GiB) */
+        if (cap <= TUI_MIN_CAP)
+            return cap;
         uint64_t st = cap_step(cap > 1 ? cap - 1 : cap);
         uint64_t k = (cap + st - 1) / st;
         next = k > 1 ? (k - 1) * st : TUI_MIN_CAP;

@@ -119,6 +119,20 @@ expect_screen p8t "} at 8 TiB: already at its largest, the cap kept" \
 keys p8t q
 expect_screen p8t "quits" "^EXITED:0$"
 
+# ---- caps below the keys' smallest (1 GiB): m and { never raise them ----
+sed 's/^memory = .*/memory = 512MiB/; s/^reserved = .*/reserved = 100MiB/' "$PLAT" >"$TMP/p512m.ini"
+tui_start p512m 80 24 -- "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" p512m.ini --work-limit 20
+expect_screen p512m "512 MiB caps" "^GPUs 4  cap 512 MiB "
+# m took them all up to 1 GiB
+keys p512m m
+expect_screen p512m "m at 512 MiB: already at its smallest, the cap kept" \
+    "^memory cap: already at its smallest" "^GPUs 4  cap 512 MiB "
+keys p512m '{'
+expect_screen p512m "{ at 512 MiB: already at its smallest, the cap kept" \
+    "^this GPU's cap: already at its smallest" "^GPUs 4  cap 512 MiB "
+keys p512m q
+expect_screen p512m "quits" "^EXITED:0$"
+
 # ---- times of hours and beyond, below 80 columns: each in its column,
 # a blank after the longest name and between ----
 { printf '[network]\nname = slow\nmicro_batch = 1\n'
