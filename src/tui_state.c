@@ -1455,7 +1455,7 @@ void tui_frontier_open(struct tui *t, int nmax)
     f->time_limit = t->set.time_limit;
     f->nmax = nmax;
     f->fit_cap = NAN;
-    f->all_cap = 0;
+    f->all_cap = NAN;           /* no peak heard yet (0 is one) */
     f->next = 0;
     f->busy = -1;
     f->cursor = 0;
@@ -1541,7 +1541,10 @@ bool tui_frontier_request(struct tui *t, struct worker_request *req, const char 
         {
             double caps[FRONTIER_MAX_CAPS];
             const char *pl[FRONTIER_MAX_PLANNERS];
-            int nc = frontier_caps(f->fit_cap, f->all_cap, f->nmax, caps);
+            /* a network that needs no memory peaks at 0; no peak at
+             * all (NAN) stays none */
+            double all = isnan(f->all_cap) ? f->all_cap : fmax(f->all_cap, f->fit_cap);
+            int nc = frontier_caps(f->fit_cap, all, f->nmax, caps);
             if (nc < 0) {
                 frontier_fail(f, "the baselines gave no peak memory");
                 return false;
@@ -1611,8 +1614,16 @@ void tui_frontier_event(struct tui *t, struct worker_event *ev)
         return;
     if (ev->status == PLAN_ERROR && !f->err[0])
         snprintf(f->err, sizeof f->err, "%s: %.200s", planner_title(ev->planner), ev->message);
+    if (f->phase == FR_MIN_CAP) {
+        /* a plan within the 1-byte cap asked (a network that needs no
+         * memory): no search for the least cap follows, and nothing
+         * fitting was "no plan fits at any cap" */
+        if (ev->plan && ev->status != PLAN_ERROR && ev->plan->fits)
+            f->fit_cap = 0;
+        return;
+    }
     if (f->phase == FR_PEAKS) {
-        if (ev->plan)
+        if (ev->plan)           /* fmax: the first is taken over NAN */
             f->all_cap = fmax(f->all_cap, ev->plan->peak_memory);
         return;
     }

@@ -239,4 +239,21 @@ expect_screen near "the cap's label beside the axis's start: no number cut" \
     "^ +(8\.00 GiB +)?(│|\|) cap 9\.00 GiB +[0-9.]+ GiB$"
 keys near q q
 
+# ---- a network that needs no memory (no weights, activations or
+# reserve): its plans fit any cap, the curve is drawn, never "no plan
+# fits at any cap" ----
+{ printf '[network]\nname = nomem\nmicro_batch = 1\n'
+  for i in 0 1 2 3; do
+      printf '[layer l%d]\nforward = 1ms\nbackward = 2ms\nweights = 0B\nactivation = 0B\n' $i
+  done; } >"$TMP/nomem.ini"
+sed 's/^reserved = .*/reserved = 0B/' "$PIPEPLAN_SRCDIR/$PLAT" >"$TMP/nores.ini"
+tui_start nomem 80 24 -- nomem.ini nores.ini --work-limit 20
+expect_screen nomem "no memory needed: up, the plans fit" "^  mem-aware DP .* fits "
+keys nomem F
+expect_screen nomem "no memory needed: the frontier is computed, the baselines fit" \
+    "frontier +nomem .* done ─" "mem-aware DP +[0-9.]+ ms +fits"
+if grep -q "no plan fits" "$TMP/last"; then not_ok "no memory needed: 'no plan fits' said"; fi
+keys nomem q q
+expect_screen nomem "quits" "^EXITED:0$"
+
 finish
