@@ -130,7 +130,7 @@ static struct problem *make_problem(long P, char *err, size_t errlen)
 static void plan_note(const struct planner_result *res, char *note, size_t len)
 {
     if (!res->plan)
-        snprintf(note, len, "no_plan(%s)", planner_status_name(res->status));
+        snprintf(note, len, "no_plan(%s)", plan_status_name(res->status));
     else
         snprintf(note, len, "T=%.6gms,%s,peak=%.2fGiB", res->plan->T,
                  res->plan->fits ? "fits" : "no_fit", res->plan->peak_memory / GIB);

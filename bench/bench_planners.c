@@ -211,7 +211,7 @@ static void ilp_row(const char *net, const char *plat, const struct knobs *k, in
     fprintf(out, "%-9s %-17s %-9s %3d %-13s %8s %8s %7.2f%% %7.2f%% %8.4f %8.4f %5d %5d %5d %3d/%d"
             "   %3d %5.1f %4d %5.1f %5.1f\n",
             net, plat, spec_schedule_name(pb->schedule), st.blocks,
-            planner_status_name(res.status), first, proven, 100 * bgap, 100 * gap, obj / best_base,
+            plan_status_name(res.status), first, proven, 100 * bgap, 100 * gap, obj / best_base,
             res.plan ? res.plan->T / problem_lower_bound(pb) : NAN, st.rows, st.cols,
             st.integers, tr.plans - tr.rejected, tr.plans, st.masters, st.master_seconds,
             st.subproblems, st.sub_seconds, st.refine_seconds);
@@ -591,7 +591,7 @@ static bool t1_verdict(const struct inst *r, double within, char *fig, size_t fl
                  r->wall);
     else
         snprintf(fig, flen, "not proven: %s, no plan that fits, at %.2f s",
-                 planner_status_name(r->status), r->wall);
+                 plan_status_name(r->status), r->wall);
     if (met)
         dist[0] = '\0';
     else if (proven(r))

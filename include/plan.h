@@ -71,6 +71,6 @@ enum plan_status {
 };
 
 /* "optimal", "no_fit", ... (a sweep CSV's status column) */
-const char *planner_status_name(enum plan_status s);
+const char *plan_status_name(enum plan_status s);
 
 #endif

@@ -530,7 +530,7 @@ static long run_setting(const struct sweep_args *a, const struct sweep_inputs *i
             .gpus = pb->P, .memory = uniform ? (uint64_t)pb->cap[0] : 0,
             .micro_batches = pb->m, .schedule = spec_schedule_name(pb->schedule),
             .layout = pb->layout == LAYOUT_CONTIGUOUS ? "contiguous" : "any",
-            .planner = res->planner, .status = planner_status_name(res->status),
+            .planner = res->planner, .status = plan_status_name(res->status),
             .has_plan = pl != NULL, .period = pl ? pl->T : NAN,
             .iteration = pl ? pl->iteration : NAN, .throughput = pl ? pl->throughput : NAN,
             .bound = res->bound,

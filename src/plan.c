@@ -200,7 +200,7 @@ bool plan_is_contiguous(const struct plan *pl)
     return plan_second_run(pl->gpu, pl->L, pl->P) == pl->L;
 }
 
-const char *planner_status_name(enum plan_status s)
+const char *plan_status_name(enum plan_status s)
 {
     switch (s) {
     case PLAN_OPTIMAL: return "optimal";

@@ -254,7 +254,7 @@ const char *planner_status_text(enum plan_status s, int blocks, char *buf, size_
     if (s == PLAN_BLOCK_OPTIMAL)
         snprintf(buf, len, "optimal for %d block%s", blocks, blocks == 1 ? "" : "s");
     else
-        snprintf(buf, len, "%s", planner_status_name(s));
+        snprintf(buf, len, "%s", plan_status_name(s));
     return buf;
 }
 

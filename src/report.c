@@ -74,7 +74,7 @@ static void json_plan(FILE *out, const struct problem *pb, const struct planner_
     const struct plan *pl = res->plan;
     fprintf(out, "{\"planner\": ");
     json_string(out, res->planner);
-    fprintf(out, ", \"status\": \"%s\", \"fits\": %s", planner_status_name(res->status),
+    fprintf(out, ", \"status\": \"%s\", \"fits\": %s", plan_status_name(res->status),
             pl && pl->fits ? "true" : "false");
     fprintf(out, ", \"believed_fit\": %s", res->believed_fit ? "true" : "false");
     fprintf(out, ", \"period_ms\": ");
@@ -261,7 +261,7 @@ int report_table(FILE *out, const struct report *r)
         const struct plan *pl = res->plan;
         if (!pl) {
             fprintf(out, "%-16s %-21s %s\n", planner_title(res->planner),
-                    planner_status_name(res->status), text_escape(res->message, msg, sizeof msg));
+                    plan_status_name(res->status), text_escape(res->message, msg, sizeof msg));
             continue;
         }
         char gap[16] = "-", status[48], ratio[16] = "-", rate[24];

@@ -465,7 +465,7 @@ static bool row_fields_ok(char **f, char *why, size_t len)
 {
     bool known = false;
     for (int s = PLAN_OPTIMAL; s <= PLAN_RUNNING && !known; s++)
-        known = strcmp(f[SWEEP_COL_STATUS], planner_status_name((enum plan_status)s)) == 0;
+        known = strcmp(f[SWEEP_COL_STATUS], plan_status_name((enum plan_status)s)) == 0;
     if (!known) {
         snprintf(why, len, "status '%.40s' (expected one a planner reports)",
                  f[SWEEP_COL_STATUS]);

@@ -234,7 +234,7 @@ static void plan_step(void *vctx, long n)
         /* a baseline's answer is the same with or without the failure */
         if (res.status != c->status)
             fail_msg("N=%ld: %s: status %s, without the failure %s", n, c->planner,
-                     planner_status_name(res.status), planner_status_name(c->status));
+                     plan_status_name(res.status), plan_status_name(c->status));
         if (res.plan && !(fabs(res.plan->objective - c->objective) <= 1e-9 * c->objective))
             fail_msg("N=%ld: %s: objective %.17g, without the failure %.17g", n, c->planner,
                      res.plan->objective, c->objective);
@@ -360,7 +360,7 @@ static void ilp_step(void *vctx, long n)
                     : obj >= c->objective * (1 - 1e-6);
         if (!same)
             fail_msg("N=%ld: ilp: %s at %.17g, proven without the failure: %s at %.17g", n,
-                     planner_status_name(res.status), obj, planner_status_name(c->status),
+                     plan_status_name(res.status), obj, plan_status_name(c->status),
                      c->objective);
     }
     planner_result_clear(&res);

@@ -309,7 +309,7 @@ static void enumeration_never_beats_ilp(void **state)
             infeasible++;
         } else {
             if (res.status != PLAN_OPTIMAL)
-                fail_msg("%s: status %s (%s)", where, planner_status_name(res.status),
+                fail_msg("%s: status %s (%s)", where, plan_status_name(res.status),
                          res.message);
             assert_plan_sound(res.plan, pb, where);
             if (pb->layout == LAYOUT_CONTIGUOUS && !plan_is_contiguous(res.plan))
@@ -376,7 +376,7 @@ static void network_bound_never_above_layer_optimum(void **state)
         assert_true(coarse.blocks < L);
         double optimum = exact.status == PLAN_OPTIMAL ? exact.plan->objective : INFINITY;
         if (exact.status != PLAN_OPTIMAL && exact.status != PLAN_INFEASIBLE)
-            fail_msg("%s: the layers' ILP says %s", where, planner_status_name(exact.status));
+            fail_msg("%s: the layers' ILP says %s", where, plan_status_name(exact.status));
         if (coarse.status == PLAN_INFEASIBLE) {
             if (isfinite(want) || exact.status != PLAN_INFEASIBLE)
                 fail_msg("%s: infeasible from the blocks, but the layers fit at %g", where,
@@ -832,7 +832,7 @@ static void ilp_matches_integer_brute_force(void **state)
         if (!isfinite(want)) {
             if (res.status != PLAN_INFEASIBLE)
                 fail_msg("%s: brute force finds nothing, ILP says %s", where,
-                         planner_status_name(res.status));
+                         plan_status_name(res.status));
             assert_true(res.message[0] != '\0');
             fx_result_clear(&res);
             fx_problem_free(pb);
@@ -840,7 +840,7 @@ static void ilp_matches_integer_brute_force(void **state)
         }
         if (res.status != PLAN_OPTIMAL)
             fail_msg("%s: status %s, brute force reaches %g at T=%ld", where,
-                     planner_status_name(res.status), want, bf_T);
+                     plan_status_name(res.status), want, bf_T);
         assert_plan_sound(res.plan, pb, where);
         double obj = res.plan->objective, T = res.plan->T;
         bool integral = fabs(T - round(T)) <= 1e-6 * T;
@@ -880,7 +880,7 @@ static void ilp_matches_integer_brute_force(void **state)
 static void assert_optimal_with_tight_bound(const struct planner_result *res)
 {
     if (res->status != PLAN_OPTIMAL)
-        fail_msg("status %s (%s)", planner_status_name(res->status), res->message);
+        fail_msg("status %s (%s)", plan_status_name(res->status), res->message);
     assert_non_null(res->plan);
     if (!rel_close(res->bound, res->plan->objective, ILP_GAP))
         fail_msg("bound %.9g, objective %.9g", res->bound, res->plan->objective);
@@ -1091,7 +1091,7 @@ static int check_against_baselines(const struct problem *pb, const struct planne
             if (!res->plan || !res->plan->fits)
                 fail_msg("%s: %s fits (%.9g), the ILP has no fitting plan (%s)", where,
                          planner_name(i), base.plan->objective,
-                         planner_status_name(res->status));
+                         plan_status_name(res->status));
             if (res->plan->objective > base.plan->objective * (1 + 1e-12))
                 fail_msg("%s: ILP %.9g worse than %s %.9g", where, res->plan->objective,
                          planner_name(i), base.plan->objective);
@@ -1429,7 +1429,7 @@ static void noncontiguous_plan_fits_where_no_contiguous_one_does(void **state)
     pb = pb_pairing(LAYOUT_CONTIGUOUS);
     ilp_run(pb, 0, TINY_WORK, &res, NULL);
     if (res.status != PLAN_INFEASIBLE)
-        fail_msg("contiguous: status %s, expected infeasible", planner_status_name(res.status));
+        fail_msg("contiguous: status %s, expected infeasible", plan_status_name(res.status));
     assert_true(res.message[0] != '\0');
     assert_true(res.plan == NULL || !res.plan->fits);
     fx_result_clear(&res);
@@ -1602,7 +1602,7 @@ static void warm_plan_outside_layout_is_ignored_bug(void **state)
         plan_free(warm);
         fx_problem_free(pb);
         fail_msg("non-contiguous plan (T=%g, status %s) under layout contiguous", T,
-                 planner_status_name(status));
+                 plan_status_name(status));
     }
     assert_true(fabs(T - 9) < 1e-6);
     fx_result_clear(&res);
@@ -1765,7 +1765,7 @@ static void one_block_is_block_optimal_not_optimal(void **state)
     char text[48];
     assert_string_equal(planner_status_text(PLAN_BLOCK_OPTIMAL, 1, text, sizeof text),
                         "optimal for 1 block");
-    assert_string_equal(planner_status_name(PLAN_BLOCK_OPTIMAL), "block_optimal");
+    assert_string_equal(plan_status_name(PLAN_BLOCK_OPTIMAL), "block_optimal");
     fx_result_clear(&res);
     /* the same instance on its layers, any layout: optimal, period 6,
      * bound 6, gap 0 */
@@ -1817,8 +1817,8 @@ static void work_limit_is_deterministic(void **state)
         fx_problem_free(pb);
         if (!same)
             fail_msg("work limit %ld: runs differ (status %s/%s, objective %.9g/%.9g, "
-                     "masters %d/%d)", limits[k], planner_status_name(s0),
-                     planner_status_name(s1), o0, o1, m0, m1);
+                     "masters %d/%d)", limits[k], plan_status_name(s0),
+                     plan_status_name(s1), o0, o1, m0, m1);
     }
 }
 

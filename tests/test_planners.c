@@ -89,7 +89,7 @@ static int check_plan(const struct problem *pb, const struct planner_result *res
             bad++;
     if (res->status != (pl->fits ? PLAN_FEASIBLE : PLAN_NO_FIT)) {
         print_error("%s %s: status %s with fits=%d\n", where, res->planner,
-                    planner_status_name(res->status), pl->fits);
+                    plan_status_name(res->status), pl->fits);
         bad++;
     }
     /* A contiguous split always has a 1F1B schedule at its load bound;
