@@ -129,9 +129,9 @@ fail:
 }
 
 /* Test hook: PIPEPLAN_FAULT=STEP-ERROR, STEP one of create, write,
- * rename and ERROR one of enospc, eio, erofs, makes every atomic write
- * fail at that step with that error, as a full, failing or read-only disk
- * would (tests/faults.sh). The errno for `step`, 0 for none. */
+ * rename and ERROR one of enospc, eio, erofs, enoent, makes every atomic
+ * write fail at that step with that error, as a full, failing or read-only
+ * disk, or a directory that makes no files (/proc), would (tests/faults.sh). The errno for `step`, 0 for none. */
 static int fileio_fault(const char *step)
 {
     const char *f = getenv("PIPEPLAN_FAULT");
@@ -140,7 +140,7 @@ static int fileio_fault(const char *step)
         return 0;
     f += n + 1;
     return strcmp(f, "enospc") == 0 ? ENOSPC : strcmp(f, "eio") == 0 ? EIO
-           : strcmp(f, "erofs") == 0 ? EROFS : 0;
+           : strcmp(f, "erofs") == 0 ? EROFS : strcmp(f, "enoent") == 0 ? ENOENT : 0;
 }
 
 static int write_in_place(const char *path, fileio_writer writer, void *ctx, char *err,
@@ -208,12 +208,18 @@ static int temp_create(const char *path, char **tmp, char *err, size_t errlen)
     int fd = fault ? -1 : mkstemp(*tmp);
     if (fault)
         errno = fault;
-    if (fd < 0 && errno == ENOENT) {
+    struct stat st;
+    char *copy = fd < 0 && errno == ENOENT ? strdup(path) : NULL;
+    const char *dir = copy ? dirname(copy) : NULL;
+    if (dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
         /* the one reason a user can act on: say which directory */
-        char *copy = strdup(path);
         snprintf(err, errlen, "%s: cannot write: no directory %s (expected an existing one)",
-                 path, copy ? dirname(copy) : "");
-        free(copy);
+                 path, dir);
+        free(*tmp);
+        *tmp = NULL;
+    } else if (dir) {
+        /* there, but it makes no files (/proc says ENOENT) */
+        snprintf(err, errlen, "%s: cannot write: %s takes no new files", path, dir);
         free(*tmp);
         *tmp = NULL;
     } else if (fd < 0) {
@@ -221,6 +227,7 @@ static int temp_create(const char *path, char **tmp, char *err, size_t errlen)
         free(*tmp);
         *tmp = NULL;
     }
+    free(copy);
     return fd;
 }
 

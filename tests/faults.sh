@@ -94,9 +94,11 @@ fi
 
 # ---- exports: read-only, full, failing, vanished ----
 echo "old contents" >"$TMP/plan.json"
-for fault in create-erofs write-enospc write-eio rename-enospc rename-eio; do
+for fault in create-erofs create-enoent write-enospc write-eio rename-enospc rename-eio; do
     case $fault in
         create-erofs) want="pipeplan solve: plan.json: cannot create a temporary file: Read-only file system" ;;
+        # a directory that is there but makes no files (/proc): not "no directory"
+        create-enoent) want="pipeplan solve: plan.json: cannot write: . takes no new files" ;;
         *-enospc) want="pipeplan solve: plan.json: write failed: No space left on device" ;;
         *-eio) want="pipeplan solve: plan.json: write failed: Input/output error" ;;
     esac
