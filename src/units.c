@@ -383,8 +383,10 @@ char *units_format_rate(double samples_per_s, char *buf, size_t len)
 {
     if (!isfinite(samples_per_s))
         snprintf(buf, len, "-");
-    else if (samples_per_s > 0 && samples_per_s < 0.05)
-        snprintf(buf, len, "%.2g", samples_per_s);     /* not "0.0" */
+    else if (samples_per_s > 0 && samples_per_s < 1)
+        /* two digits that count, zeros kept: "0.020" beside "0.019",
+         * "0.51" (not "0.0" or "0.5") */
+        snprintf(buf, len, "%#.2g", samples_per_s);
     else
         snprintf(buf, len, samples_per_s < 9999999.95 ? "%.1f" : "%.3e", samples_per_s);
     return buf;

@@ -273,6 +273,11 @@ static void test_human_formats(void **state)
     assert_string_equal(units_format_rate(3.2e12, buf, sizeof buf), "3.200e+12");
     assert_string_equal(units_format_rate(NAN, buf, sizeof buf), "-");
     assert_string_equal(units_format_rate(4.4e-5, buf, sizeof buf), "4.4e-05");
+    /* below 1, two digits that count in every row of a column */
+    assert_string_equal(units_format_rate(0.02, buf, sizeof buf), "0.020");
+    assert_string_equal(units_format_rate(0.0194, buf, sizeof buf), "0.019");
+    assert_string_equal(units_format_rate(0.51, buf, sizeof buf), "0.51");
+    assert_string_equal(units_format_rate(0.06, buf, sizeof buf), "0.060");
     /* the samples/s column holds ten characters: past 9,999,999.9 in three digits */
     assert_string_equal(units_format_rate(9999999.9, buf, sizeof buf), "9999999.9");
     assert_string_equal(units_format_rate(12345678, buf, sizeof buf), "1.235e+07");
