@@ -832,15 +832,23 @@ static void draw_strip(struct tui *t, const struct layout *ly)
     if (room < 4)
         room = 4;
     if (text_cols(name) > room) {
-        /* keep the name's end: it tells layers apart */
-        const char *p = name;
-        while (text_cols(p) > room - 1) {
+        /* keep both ends, cut the middle: a module path's start names the
+         * block ("layers.12"), its end the operation */
+        int head = (room - 1) / 2;
+        const char *h = name, *p = name;
+        for (int c = 0; c < head; c++) {
+            h++;
+            while (((unsigned char)*h & 0xc0) == 0x80)
+                h++;
+        }
+        while (text_cols(p) > room - 1 - head) {
             p++;
             while (((unsigned char)*p & 0xc0) == 0x80)
                 p++;
         }
         char cut[176];
-        snprintf(cut, sizeof cut, "%s%s", t->unicode ? "\u2026" : "~", p);
+        snprintf(cut, sizeof cut, "%.*s%s%s", (int)(h - name), name,
+                 t->unicode ? "\u2026" : "~", p);
         memcpy(name, cut, sizeof name - 1);
         name[sizeof name - 1] = '\0';
     }

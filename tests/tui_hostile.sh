@@ -145,13 +145,21 @@ keys slow q
 expect_screen slow "quits" "^EXITED:0$"
 
 # ---- a name longer than the title's room ends in an ellipsis ----
-sed 's/^name = .*/name = slow-huge-network-with-a-very-long-name-indeed-it-is/' \
+sed 's/^name = .*/name = slow-huge-network-with-a-very-long-name-indeed-it-is/
+      s/^\[layer node1-Input\]/[layer encoder.layers.12.self_attention.linear_qkv.input_tail]/' \
     "$PIPEPLAN_SRCDIR/data/networks/alexnet.ini" >"$TMP/longname.ini"
 tui_start ln 60 15 -- longname.ini "$PLAT" --work-limit 20
 expect_screen ln "60 columns: the long name cut with an ellipsis" \
     '^slow-huge-network-with-a-very-long-name-indeed(…|\.\.\.) +ILP '
 keys ln q
 expect_screen ln "quits" "^EXITED:0$"
+# a layer's name too long for the cursor's line loses its middle, not
+# its start: "encoder." and "_tail" both stay
+tui_start lnl 80 24 -- longname.ini "$PLAT" --work-limit 20
+expect_screen lnl "80 columns: a long layer name keeps both ends" \
+    '^layer 0 of [0-9]+ encoder\.[^ ]*(…|~)[^ ]*_tail → '
+keys lnl q
+expect_screen lnl "quits" "^EXITED:0$"
 
 # ---- Esc and the key behind it in one read (typed fast, or joined on a
 # slow link): the Esc closes, the key acts; both were dropped ----
