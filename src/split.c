@@ -67,8 +67,9 @@ int split_parse_list(const char *list, int L, int P, int *gpu, char *err, size_t
             return -1;
         }
         if (n >= P) {
-            snprintf(err, errlen, "more than %d stage%s (expected at most one stage per GPU; "
-                     "--gpus changes the GPUs)", P, P == 1 ? "" : "s");
+            snprintf(err, errlen, "more than %d stage%s (expected at most one stage per GPU, "
+                     "or per pipeline rank of a tensor-parallel network; --gpus changes "
+                     "them)", P, P == 1 ? "" : "s");
             return -1;
         }
         first[n++] = v;
@@ -302,8 +303,8 @@ int split_megatron_parse(const char *layout, char *const *names, int L, int P, i
         snprintf(err, errlen, "%d transformer layer%s 't' (expected %d: the network has "
                  "layers.0 .. layers.%d)", nt, nt == 1 ? "" : "s", N, N - 1);
     else if (stages % P != 0)
-        snprintf(err, errlen, "%d stage%s for %d GPU%s (expected a multiple of %d: stage k "
-                 "runs on pipeline rank k mod %d)", stages, stages == 1 ? "" : "s", P,
+        snprintf(err, errlen, "%d stage%s for %d pipeline rank%s (expected a multiple of %d: "
+                 "stage k runs on pipeline rank k mod %d)", stages, stages == 1 ? "" : "s", P,
                  P == 1 ? "" : "s", P, P);
     else
         rc = 0;
@@ -719,7 +720,7 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
         else if (!strcmp(arg, "--pipeline-model-parallel-size")) {
             if ((rc = arg_count(arg, eq, &p, 1, &v, err, errlen)) == 0 && v != pb->P) {
                 snprintf(err, errlen, "--pipeline-model-parallel-size %ld (expected %d, the "
-                         "GPUs; --gpus changes them)", v, pb->P);
+                         "%s; --gpus changes them)", v, pb->P, problem_gpu_word(pb, true));
                 rc = -1;
             }
         } else if (!strcmp(arg, "--num-layers")) {
@@ -886,8 +887,9 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
             return -1;
         }
         if (n > P) {
-            snprintf(err, errlen, "more than %d stage%s (expected at most one stage per GPU; "
-                     "--gpus changes the GPUs)", P, P == 1 ? "" : "s");
+            snprintf(err, errlen, "more than %d stage%s (expected at most one stage per GPU, "
+                     "or per pipeline rank of a tensor-parallel network; --gpus changes "
+                     "them)", P, P == 1 ? "" : "s");
             return -1;
         }
         /* stage n - 1 is [prev, v) on GPU n - 1 */
@@ -1103,17 +1105,17 @@ int split_torchtitan_parse(const char *text, char *const *names, int L, int P, i
         return -1;
     }
     if (v && part != 2 * P) {
-        snprintf(err, errlen, "%d part%s on %d GPUs (expected %d: the V schedules put parts r "
-                 "and %d - r on pipeline rank r)", part, part == 1 ? "" : "s", P, 2 * P,
+        snprintf(err, errlen, "%d part%s on %d pipeline ranks (expected %d: the V schedules put "
+                 "parts r and %d - r on pipeline rank r)", part, part == 1 ? "" : "s", P, 2 * P,
                  2 * P - 1);
         return -1;
     }
     /* fewer parts than GPUs: a degree of that many ranks, one part each
      * (the export of a plan that leaves GPUs idle writes so) */
     if (part > P && part % P) {
-        snprintf(err, errlen, "%d parts on %d GPUs (expected at most %d, one a rank, or a "
-                 "multiple of %d: torchtitan runs part s on pipeline rank s mod the degree; "
-                 "--gpus changes the GPUs)", part, P, P, P);
+        snprintf(err, errlen, "%d parts on %d pipeline ranks (expected at most %d, one a rank, "
+                 "or a multiple of %d: torchtitan runs part s on pipeline rank s mod the "
+                 "degree; --gpus changes them)", part, P, P, P);
         return -1;
     }
     return part < P ? part : P;

@@ -61,7 +61,7 @@ expect_stderr "pipeplan solve: bad --split '0,5,3': layer 3 after 5 (expected st
     "bad --split: names the option and what was expected"
 expect_stdout_empty "bad --split"
 run solve gpt.ini four.ini --split 0,3,6,8,9
-expect_stderr "pipeplan solve: bad --split '0,3,6,8,9': more than 4 stages (expected at most one stage per GPU; --gpus changes the GPUs)" \
+expect_stderr "pipeplan solve: bad --split '0,3,6,8,9': more than 4 stages (expected at most one stage per GPU, or per pipeline rank of a tensor-parallel network; --gpus changes them)" \
     "--split: more stages than GPUs"
 run solve gpt.ini four.ini --split 0,30
 expect_stderr "pipeplan solve: bad --split '0,30': layer 30 out of range (expected 0 to 10: the network has 11 layers)" \

@@ -121,7 +121,8 @@ static void test_split_list(void **state)
     list_refused("0,11,12", "layer 11 out of range (expected 0 to 10: the network has "
                  "11 layers)");
     list_refused("0,1,2,3,4", "more than 4 stages (expected at most one stage per "
-                      "GPU; --gpus changes the GPUs)");
+                      "GPU, or per pipeline rank of a tensor-parallel network; --gpus "
+                      "changes them)");
     list_refused("0,x", "'x' is not a layer index (expected 0-based layer indices "
                       "separated by commas, e.g. 0,12,24)");
     list_refused("0,", "',' after layer 0 (expected a comma and the next layer "
@@ -171,8 +172,8 @@ static void test_megatron_parse(void **state)
     const int e[11] = { 0, 0, 0, 0, 2, 2, 2, 2, 3, 3, 3 };
     expect_layout(pb, "Et*3||t*4|tL", e);
     /* errors */
-    expect_layout_error(pb, "Et*2|t*2|t*2|t*2|L", "5 stages for 4 GPUs (expected a multiple of "
-                        "4: stage k runs on pipeline rank k mod 4)");
+    expect_layout_error(pb, "Et*2|t*2|t*2|t*2|L", "5 stages for 4 pipeline ranks (expected a "
+                        "multiple of 4: stage k runs on pipeline rank k mod 4)");
     expect_layout_error(pb, "Et*2|t*2|t*2|tL", "7 transformer layers 't' (expected 8: the "
                         "network has layers.0 .. layers.7)");
     expect_layout_error(pb, "t*2E|t*2|t*2|t*2L", "the first stage does not start with E "
@@ -265,8 +266,13 @@ static void test_megatron_args(void **state)
                       "--account-for-loss-in-pipeline-split", "--decoder-first/last-pipeline-"
                       "num-layers with --account-for-embedding/loss-in-pipeline-split (expected "
                       "one or the other: Megatron does not support both)");
+    /* this network is tensor-parallel (TP 2): --gpus counts its ranks */
+    expect_args_error(pb, "megatron:--pipeline-model-parallel-size 8", "--pipeline-model-"
+                      "parallel-size 8 (expected 4, the ranks; --gpus changes them)");
+    pb->tp = 1;
     expect_args_error(pb, "megatron:--pipeline-model-parallel-size 8", "--pipeline-model-"
                       "parallel-size 8 (expected 4, the GPUs; --gpus changes them)");
+    pb->tp = 2;
     expect_args_error(pb, "megatron:--num-layers 80", "--num-layers 80 (expected 8, the "
                       "network's transformer layers)");
     expect_args_error(pb, "megatron:--decoder-last-pipeline-num-layers", "--decoder-last-"
@@ -469,7 +475,8 @@ static void test_deepspeed_parse(void **state)
     parts_refused("[0, 12]", "boundary 12 out of range (expected 0 to 11: the "
                        "network has 11 layers)");
     parts_refused("[0, 1, 2, 3, 4, 11]", "more than 4 stages (expected at most one "
-                       "stage per GPU; --gpus changes the GPUs)");
+                       "stage per GPU, or per pipeline rank of a tensor-parallel network; "
+                       "--gpus changes them)");
     snprintf(buf, sizeof buf, "no ']' after 11 (%s)", ex);
     parts_refused("[0, 11", buf);
     parts_refused("[0, 11] 4", "'4' after ']' (expected nothing more)");
@@ -551,14 +558,15 @@ static void test_torchtitan_parse(void **state)
     assert_memory_equal(gpu, two, sizeof two);
     expect_args_error(pb, "torchtitan:[[\"tok_embeddings\"], [\"layers.0\"], [\"layers.1\"], "
                       "[\"layers.2\"], [\"layers.3\"], [\"layers.4\", \"layers.5\", "
-                      "\"layers.6\", \"layers.7\", \"norm\", \"output\"]]", "6 parts on 4 GPUs "
-                      "(expected at most 4, one a rank, or a multiple of 4: torchtitan runs part "
-                      "s on pipeline rank s mod the degree; --gpus changes the GPUs)");
+                      "\"layers.6\", \"layers.7\", \"norm\", \"output\"]]", "6 parts on 4 "
+                      "pipeline ranks (expected at most 4, one a rank, or a multiple of 4: "
+                      "torchtitan runs part s on pipeline rank s mod the degree; --gpus "
+                      "changes them)");
     expect_args_error(pb, "torchtitan:v:[[\"tok_embeddings\", \"layers.0\", \"layers.1\"], "
                       "[\"layers.2\", "
                       "\"layers.3\"], [\"layers.4\", \"layers.5\"], [\"layers.6\", \"layers.7\", "
-                      "\"norm\", \"output\"]]", "4 parts on 4 GPUs (expected 8: the V schedules "
-                      "put parts r and 7 - r on pipeline rank r)");
+                      "\"norm\", \"output\"]]", "4 parts on 4 pipeline ranks (expected 8: the "
+                      "V schedules put parts r and 7 - r on pipeline rank r)");
     static const char ex[] = "expected torchtitan's module_fqns_per_model_part, e.g. "
                              "[[\"tok_embeddings\", \"layers.0\"], [\"layers.1\", \"norm\", "
                              "\"output\"]]";

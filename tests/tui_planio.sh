@@ -232,7 +232,7 @@ expect_screen kn "g: 3 GPUs, your split of 4 stages says so, cut at a word" "GPU
     "^  your split +error: bad split: more than 3 stages \(expected at most one…$"
 keys kn Down Down Down Down Down Down
 expect_screen kn "the message, whole over two lines, says which keys change the GPUs" \
-    "^all  bad split: more than 3 stages" "change the GPUs\)$"
+    "^all  bad split: more than 3 stages" "; g and G change them\)$"
 keys kn Up Up Up Up Up Up
 keys kn G
 expect_screen kn "G: 4 GPUs, your split judged again" "GPUs 4 " "^  your split +[0-9.]+ ms"
