@@ -29,6 +29,14 @@ static void ms_exact(double v, char *buf, size_t len)
     snprintf(buf + n, len - n, "ms");
 }
 
+/* The weight factor (1 to 1000) exactly, never with an exponent, which its
+ * reader refuses as the spec files' does: %.1g wrote 10 as "1e+01". Four
+ * digits or more keep every factor up to 1000 in plain decimals. */
+static char *phi_exact(double phi, char *buf, size_t len)
+{
+    return units_write_exact(phi, 4, buf, len);
+}
+
 int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
                    const char *planner)
 {
@@ -57,7 +65,7 @@ int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
             pl->L, pl->P, b1);
     /* the settings it was judged for: a reader judging it under others says so */
     fprintf(out, "schedule = %s\nmicro_batches = %ld\nweight_factor = %s\n",
-            spec_schedule_name(pb->schedule), pb->m, units_write_exact(pb->phi, 1, b2, sizeof b2));
+            spec_schedule_name(pb->schedule), pb->m, phi_exact(pb->phi, b2, sizeof b2));
     for (int i = 0; i < pl->L; i++) {
         ms_exact(pl->start[i], b1, sizeof b1);
         ms_exact(pl->start[pl->L + i], b2, sizeof b2);
@@ -354,9 +362,9 @@ static void settings_note(const struct reader *r, char *note, size_t len)
     }
     if (!isnan(r->phi) && r->phi != pb->phi) {
         snprintf(was[n], sizeof was[n], "weight factor %s",
-                 units_write_exact(r->phi, 1, b, sizeof b));
+                 phi_exact(r->phi, b, sizeof b));
         snprintf(now[n++], sizeof now[0], "weight factor %s",
-                 units_write_exact(pb->phi, 1, b, sizeof b));
+                 phi_exact(pb->phi, b, sizeof b));
     }
     if (n == 0) {
         note[0] = '\0';

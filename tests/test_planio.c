@@ -691,6 +691,22 @@ static void test_planfile_round_trip(void **state)
                         "judged here for 1 micro-batch and weight factor 2.5");
     plan_free(back);
     pb->m = m;
+    /* a weight factor of 10 or 1000 is written in full: "1e+01" was, and
+     * the reader (no exponents, as in spec files) refused its own file */
+    static const double factors[] = { 10, 1000, 999.5 };
+    for (size_t k = 0; k < sizeof factors / sizeof factors[0]; k++) {
+        pb->phi = factors[k];
+        char *wtext = write_mem(pf_writer, &c);
+        char line[64];
+        snprintf(line, sizeof line, "\nweight_factor = %g\n", factors[k]);
+        assert_non_null(strstr(wtext, line));
+        back = planfile_parse(wtext, "a.plan", pb, note, sizeof note, err, sizeof err);
+        if (!back)
+            fail_msg("%s", err);
+        assert_string_equal(note, "");
+        plan_free(back);
+        free(wtext);
+    }
     pb->phi = 4;
 
     /* errors name the file and line */
