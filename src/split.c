@@ -871,9 +871,11 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
             return -1;
         }
         if (errno || v > L) {
-            int len = end - p > 20 ? 20 : (int)(end - p);
-            snprintf(err, errlen, "boundary %.*s out of range (expected 0 to %d: the network "
-                     "has %d layer%s)", len, p, L, L, L == 1 ? "" : "s");
+            /* cut as the list form cuts it: "..." says the number goes on */
+            int digits = (int)(end - p);
+            snprintf(err, errlen, "boundary %.*s%s out of range (expected 0 to %d: the network "
+                     "has %d layer%s)", digits > 20 ? 20 : digits, p, digits > 20 ? "..." : "",
+                     L, L, L == 1 ? "" : "s");
             return -1;
         }
         if (n == 0 && v != 0) {

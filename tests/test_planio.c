@@ -474,6 +474,9 @@ static void test_deepspeed_parse(void **state)
                        "boundaries)");
     parts_refused("[0, 12]", "boundary 12 out of range (expected 0 to 11: the "
                        "network has 11 layers)");
+    /* a number cut to 20 digits says so: without "..." it named another */
+    parts_refused("[0, 99999999999999999999999, 11]", "boundary 99999999999999999999... out "
+                  "of range (expected 0 to 11: the network has 11 layers)");
     parts_refused("[0, 1, 2, 3, 4, 11]", "more than 4 stages (expected at most one "
                        "stage per GPU, or per pipeline rank of a tensor-parallel network; "
                        "--gpus changes them)");
