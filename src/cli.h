@@ -31,6 +31,10 @@ struct ilp_args {
     const char *log_path;    /* NULL: CBC's log is discarded */
 };
 int cli_parse_ilp(int argc, char **argv, int *i, struct ilp_args *a);
+/* --log FILE against the files the command reads or writes (NULL entries
+ * skipped; what[k] names files[k] in the message, "the network file"):
+ * 0, or 2 after saying that the log is one of them. */
+int cli_check_log(const char *log, const char *const *files, const char *const *what, int n);
 
 /* Start reading a command line: `cmd` ("sweep") is the command whose
  * options cli_parse_knob, cli_parse_ilp and cli_flag_match read, for

@@ -87,6 +87,10 @@ int cmd_explore(int argc, char **argv)
     opt.work_limit = ilp.work_limit;
     opt.threads = ilp.threads;
     opt.log_path = ilp.log_path;
+    const char *const used[] = { files[0], files[1], opt.plan_path };
+    const char *const used_as[] = { "the network file", "the platform file", "the plan file" };
+    if (cli_check_log(ilp.log_path, used, used_as, 3) != 0)
+        return 2;
 
     char err[SPEC_ERR_LEN];
     struct spec_network *net = files[0]

@@ -276,6 +276,33 @@ bad:
     return -1;
 }
 
+/* The trace appended to the network file broke it for the next run (and
+ * for the explorer's reload); -o on the log was refused only after the
+ * whole solve, or with --force replaced the log. Regular files only: a
+ * device or a FIFO is written in place, as -o writes it. */
+int cli_check_log(const char *log, const char *const *files, const char *const *what, int n)
+{
+    if (!log)
+        return 0;
+    struct stat sl, sf;
+    bool have = stat(log, &sl) == 0;
+    if (have && !S_ISREG(sl.st_mode))
+        return 0;
+    for (int k = 0; k < n; k++) {
+        if (!files[k])
+            continue;
+        bool same = strcmp(files[k], log) == 0 ||
+            (have && stat(files[k], &sf) == 0 && sf.st_dev == sl.st_dev && sf.st_ino == sl.st_ino);
+        if (same) {
+            const char *cmd = cli_command();
+            text_eprintf("pipeplan%s%s: --log '%s' is %s '%s' (expected another name for the "
+                         "log)\n", cmd ? " " : "", cmd ? cmd : "", log, what[k], files[k]);
+            return 2;
+        }
+    }
+    return 0;
+}
+
 /* Run the planners in a worker process (CBC writes to stdout, which must
  * stay ours) and collect one result per planner, in request order. With
  * `stop`, a nonzero *stop (set by a signal handler) cancels the worker:
@@ -556,6 +583,11 @@ int cmd_solve(int argc, char **argv)
                 "--plan FILE)\n", planner_given());
         return 2;
     }
+    const char *const used[] = { files[0], files[1], sa.plan_path, sa.output };
+    const char *const used_as[] = { "the network file", "the platform file", "the plan file",
+                                    "the output file" };
+    if (cli_check_log(ilp.log_path, used, used_as, 4) != 0)
+        return 2;
     /* an output it could not write: say so before the planners run */
     char perr[1200];
     if (sa.output && fileio_probe(sa.output, sa.force, perr, sizeof perr) < 0) {

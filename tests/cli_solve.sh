@@ -425,6 +425,27 @@ run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 5 --planner dp --log "$TMP
 expect_status 0 "--log into a new file"
 if [ -e "$TMP/new.log" ]; then ok "--log: the file is made when the solve runs"; else
     not_ok "--log: no file made"; fi
+# a --log that is a file the command reads or writes is refused before
+# any planner runs: the trace appended to the network file broke it, and
+# -o on a new log was refused only after the solve, leaving the log
+cp "$TMP/zero.ini" "$TMP/keep.ini"
+run solve "$TMP/keep.ini" "$TMP/one.ini" --work-limit 5 --log "$TMP/keep.ini"
+expect_status 2 "--log on the network file"
+expect_stderr "pipeplan solve: --log '$TMP/keep.ini' is the network file '$TMP/keep.ini' (expected another name for the log)" \
+    "--log on the network file: one line"
+if cmp -s "$TMP/zero.ini" "$TMP/keep.ini"; then ok "--log on the network file: the file kept"; else
+    not_ok "--log on the network file: the file changed"; fi
+cp "$TMP/one.ini" "$TMP/keep1.ini"
+run solve "$TMP/zero.ini" "$TMP/keep1.ini" --work-limit 5 --log "$TMP/./keep1.ini"
+expect_stderr "pipeplan solve: --log '$TMP/./keep1.ini' is the platform file '$TMP/keep1.ini' (expected another name for the log)" \
+    "--log on the platform file, by another path"
+rm -f "$TMP/both.out"
+run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 5 --json --log "$TMP/both.out" -o "$TMP/both.out"
+expect_status 2 "--log and -o on one new file"
+if [ ! -e "$TMP/both.out" ]; then ok "--log and -o on one file: nothing left"; else
+    not_ok "--log and -o on one file: a file left"; fi
+run solve "$TMP/zero.ini" "$TMP/one.ini" --work-limit 5 --planner dp --log /dev/null -o /dev/null
+expect_status 0 "--log and -o on one device: written in place"
 
 # The dp's split, scheduled, needed 8.26 GiB under a cap of 8.25 (its
 # wait-free counts are a lower bound): it plans again on smaller rooms and
