@@ -19,6 +19,15 @@ void mip_set_fault(mip_fault_fn fn)
     fault = fn;
 }
 
+static void apply_increment(struct mip *mp)
+{
+    if (mp->increment > 0) {
+        char inc[32];
+        snprintf(inc, sizeof inc, "%.17g", mp->increment);
+        Cbc_setParameter(mp->m, "increment", inc);
+    }
+}
+
 static void mip_configure(struct mip *mp, double seconds)
 {
     mip_log_level(mp, mp->log_level);
@@ -47,6 +56,7 @@ static void mip_configure(struct mip *mp, double seconds)
      * figures; the times within noise). */
     Cbc_setParameter(mp->m, "feas", "off");
     Cbc_setAllowableFractionGap(mp->m, 1e-6);
+    apply_increment(mp);
 }
 
 int mip_init(struct mip *mp, int threads, double seconds, long nodes)
@@ -67,6 +77,12 @@ void mip_set_nodes(struct mip *mp, long nodes)
     mp->nodes = nodes;
     if (nodes > 0)
         Cbc_setMaximumNodes(mp->m, nodes > INT_MAX ? INT_MAX : (int)nodes);
+}
+
+void mip_set_increment(struct mip *mp, double increment)
+{
+    mp->increment = increment > 0 ? increment : 0;
+    apply_increment(mp);
 }
 
 void mip_set_max_rows(struct mip *mp, int rows)
