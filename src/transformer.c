@@ -207,9 +207,11 @@ int transformer_validate(const struct transformer_shape *sh, const struct transf
         double f = transformer_forward_ms(sh, run, kinds[i]);
         double b = transformer_backward_ms(sh, run, kinds[i]);
         if (!(f <= UNITS_MAX_MS && b <= UNITS_MAX_MS))
+            /* with tensor parallelism the group's links may be the cause */
             return fail(err, errlen, "%s would take %.3g ms forward and %.3g ms backward, over "
                         "the %.0e ms a network file holds (expected a smaller shape or "
-                        "micro-batch, or a higher --mfu)", kind_names[i], f, b, UNITS_MAX_MS);
+                        "micro-batch, or a higher --mfu%s)", kind_names[i], f, b, UNITS_MAX_MS,
+                        t > 1 ? " or --tp-bandwidth" : "");
     }
     return 0;
 }

@@ -179,6 +179,9 @@ mistake "unknown option" "unknown option '--layer' $H" transformer --preset llam
 mistake "stray argument" "unexpected argument 'extra' $H" transformer --preset llama3-8b extra
 mistake "times over the files' limit" "a transformer layer would take 4.42e+13 ms forward and 8.85e+13 ms backward, over the 1e+12 ms a network file holds (expected a smaller shape or micro-batch, or a higher --mfu)" \
     transformer --gpu H100 --preset llama3.1-405b --seq 1048576 --micro-batch 1024 --mfu 0.000001
+# with tensor parallelism a slow group link is a cause too, and the message names it
+mistake "times over the limit from the group's link" "the embedding would take 5.87e+13 ms forward and 5.87e+13 ms backward, over the 1e+12 ms a network file holds (expected a smaller shape or micro-batch, or a higher --mfu or --tp-bandwidth)" \
+    transformer --gpu H100 --preset llama3-8b --tensor-parallel 8 --tp-bandwidth 0.001B/s
 
 # An explicit shape without a preset; GPT family unless --gated.
 run gen transformer --layers 2 --hidden 64 --heads 4 --ffn 256 --vocab 1000 --seq 32 --gpu A100
