@@ -44,8 +44,10 @@ printf '\357\273\277' | cat - "$TMP/ok.ini" >"$TMP/bom.ini"
 printf '\357\273\277' | cat - "$TMP/crlf.ini" >"$TMP/bomcrlf.ini"
 sed 's/$/\r/' "$PLAT" >"$TMP/plat-crlf.ini"
 printf '\357\273\277' | cat - "$TMP/plat-crlf.ini" >"$TMP/plat-bom.ini"
+# "key: value" is the INI reader's other delimiter (the manual says so)
+sed 's/ = /: /' "$TMP/ok.ini" >"$TMP/colon.ini"
 pp check "$TMP/ok.ini" | sed 1d >"$TMP/want"
-for f in crlf bom bomcrlf; do
+for f in crlf bom bomcrlf colon; do
     run check "$TMP/$f.ini"
     expect_status 0 "check accepts $f"
     expect_stdout_has "$TMP/$f.ini: network n, 2 layers, micro-batch of 8 samples" "$f: the summary"
