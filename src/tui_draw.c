@@ -151,6 +151,15 @@ static int text_cols(const char *s)
     return n;
 }
 
+/* The code point after the one at p (a cleaned string: valid UTF-8). */
+static const char *cp_next(const char *p)
+{
+    p++;
+    while (((unsigned char)*p & 0xc0) == 0x80)
+        p++;
+    return p;
+}
+
 /* A line being written left to right, clipped at `end`. */
 struct pen {
     int y, x, end;
@@ -163,9 +172,7 @@ static void put(struct pen *pn, attr_t a, const char *s)
     int room = pn->end - pn->x, cols = 0;
     const char *q = s;
     while (*q && cols < room) {
-        q++;
-        while (((unsigned char)*q & 0xc0) == 0x80)
-            q++;
+        q = cp_next(q);
         cols++;
     }
     attrset(a);
@@ -836,16 +843,10 @@ static void draw_strip(struct tui *t, const struct layout *ly)
          * block ("layers.12"), its end the operation */
         int head = (room - 1) / 2;
         const char *h = name, *p = name;
-        for (int c = 0; c < head; c++) {
-            h++;
-            while (((unsigned char)*h & 0xc0) == 0x80)
-                h++;
-        }
-        while (text_cols(p) > room - 1 - head) {
-            p++;
-            while (((unsigned char)*p & 0xc0) == 0x80)
-                p++;
-        }
+        for (int c = 0; c < head; c++)
+            h = cp_next(h);
+        while (text_cols(p) > room - 1 - head)
+            p = cp_next(p);
         char cut[176];
         snprintf(cut, sizeof cut, "%.*s%s%s", (int)(h - name), name,
                  t->unicode ? "\u2026" : "~", p);
@@ -1254,9 +1255,7 @@ static const char *wrap_line(const char *s, int cols, bool last, char *out, size
     for (int c = 0; *p && c < room; c++) {
         if (*p == ' ')
             cut = p;
-        p++;
-        while (((unsigned char)*p & 0xc0) == 0x80)
-            p++;
+        p = cp_next(p);
     }
     if (*p == ' ')
         cut = p;
@@ -1665,11 +1664,8 @@ static void draw_status(struct tui *t, int y, int lines)
         put(&pn, roles[R_VALUE], buf);
         /* keep the end of a long name (where the typing happens) visible */
         const char *p = path;
-        while (text_cols(p) > pn.end - pn.x - 1) {
-            p++;
-            while (((unsigned char)*p & 0xc0) == 0x80)
-                p++;
-        }
+        while (text_cols(p) > pn.end - pn.x - 1)
+            p = cp_next(p);
         put(&pn, roles[R_NORMAL], p);
         move(y, pn.x < COLS ? pn.x : COLS - 1);
         return;
