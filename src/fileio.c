@@ -131,7 +131,8 @@ fail:
 /* Test hook: PIPEPLAN_FAULT=STEP-ERROR, STEP one of create, write,
  * rename and ERROR one of enospc, eio, erofs, enoent, makes every atomic
  * write fail at that step with that error, as a full, failing or read-only
- * disk, or a directory that makes no files (/proc), would (tests/faults.sh). The errno for `step`, 0 for none. */
+ * disk, or a directory that makes no files (/proc), would
+ * (tests/faults.sh). The errno for `step`, 0 for none. */
 static int fileio_fault(const char *step)
 {
     const char *f = getenv("PIPEPLAN_FAULT");
@@ -206,29 +207,25 @@ static int temp_create(const char *path, char **tmp, char *err, size_t errlen)
     (*tmp)[n + 10] = '\0';
     int fault = fileio_fault("create");
     int fd = fault ? -1 : mkstemp(*tmp);
-    if (fault)
-        errno = fault;
-    struct stat st;
-    char *copy = fd < 0 && errno == ENOENT ? strdup(path) : NULL;
+    if (fd >= 0)
+        return fd;
+    int e = fault ? fault : errno;
+    char *copy = e == ENOENT ? strdup(path) : NULL;
     const char *dir = copy ? dirname(copy) : NULL;
-    if (dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+    struct stat st;
+    if (dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
         /* the one reason a user can act on: say which directory */
         snprintf(err, errlen, "%s: cannot write: no directory %s (expected an existing one)",
                  path, dir);
-        free(*tmp);
-        *tmp = NULL;
-    } else if (dir) {
+    else if (dir)
         /* there, but it makes no files (/proc says ENOENT) */
         snprintf(err, errlen, "%s: cannot write: %s takes no new files", path, dir);
-        free(*tmp);
-        *tmp = NULL;
-    } else if (fd < 0) {
-        snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        free(*tmp);
-        *tmp = NULL;
-    }
+    else
+        snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(e));
     free(copy);
-    return fd;
+    free(*tmp);
+    *tmp = NULL;
+    return -1;
 }
 
 /* How path is written: 1 in place (a device or a pipe, /dev/null or a
