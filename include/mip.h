@@ -54,8 +54,9 @@ void mip_set_nodes(struct mip *mp, long nodes);
  * 4 GB to build, then could not start). mip_solve() refuses such a model
  * (MIP_UNKNOWN). Call it before the first row. */
 void mip_set_max_rows(struct mip *mp, int rows);
-/* The least improvement (> 0, in the objective's units) a new solution
- * must bring. CBC's own is an absolute 1e-5: it pruned any node within
+/* The least improvement (in the objective's units) a new solution must
+ * bring, where it is above 0 and below CBC's own (otherwise CBC's own
+ * stays). CBC's own is an absolute 1e-5: it pruned any node within
  * 1e-5 of its incumbent and called that incumbent optimal, which on
  * objectives of a few microseconds (0.0031 ms) is 0.3 %, far above the
  * gap an optimality claim allows. */

@@ -48,8 +48,7 @@
 #include "stages.h"
 
 #define GB 1e9                 /* memory rows in GB keep coefficients near 1 */
-#define CBC_INCREMENT 1e-5     /* CBC's cutoff increment, absolute (ms) */
-#define MIP_INCREMENT_SHARE 1e-7 /* ours, of the least objective, when below */
+#define MIP_INCREMENT_SHARE 1e-7 /* CBC's cutoff increment, of the least objective */
 #define MAX_INTERVALS 4096
 #define T_RESOLUTION 1e-5      /* intervals narrower than this (relative) stop splitting */
 /* Interval widths (a master's McCormick products loosen with its width,
@@ -363,7 +362,7 @@ static int search_mip_init(const struct search *s, struct mip *mp, double second
      * on objectives of microseconds: a tenth of CBC's own gap (1e-6) of
      * the least objective there is, never above CBC's default */
     double floor_obj = fmax(s->net_bound, problem_objective_bound(s->pb));
-    if (rc == 0 && floor_obj > 0 && floor_obj * MIP_INCREMENT_SHARE < CBC_INCREMENT)
+    if (rc == 0)
         mip_set_increment(mp, floor_obj * MIP_INCREMENT_SHARE);
     return rc;
 }

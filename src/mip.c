@@ -19,6 +19,8 @@ void mip_set_fault(mip_fault_fn fn)
     fault = fn;
 }
 
+#define CBC_INCREMENT 1e-5     /* CBC's own cutoff increment, absolute */
+
 static void apply_increment(struct mip *mp)
 {
     if (mp->increment > 0) {
@@ -81,7 +83,8 @@ void mip_set_nodes(struct mip *mp, long nodes)
 
 void mip_set_increment(struct mip *mp, double increment)
 {
-    mp->increment = increment > 0 ? increment : 0;
+    /* only below CBC's own: a larger one would prune more */
+    mp->increment = increment > 0 && increment < CBC_INCREMENT ? increment : 0;
     apply_increment(mp);
 }
 
