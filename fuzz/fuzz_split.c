@@ -13,7 +13,7 @@ static void check(const struct problem *pb, const int *gpu)
     char err[512];
     int L = pb->L, P = pb->P;
     struct split_megatron m;
-    if (split_megatron_write(gpu, pb->names, L, P, pb->cap, pb->reserved, &m, err,
+    if (split_megatron_write(gpu, pb->names, L, P, pb->cap, pb->reserved, pb, &m, err,
                              sizeof err) == 0) {
         int *again = malloc((size_t)L * sizeof *again);
         FUZZ_ASSERT(again, "malloc");
@@ -30,7 +30,7 @@ static void check(const struct problem *pb, const int *gpu)
     int *parts = malloc((size_t)(P + 1) * sizeof *parts);
     int *rank = malloc((size_t)P * sizeof *rank);
     FUZZ_ASSERT(parts && rank, "malloc");
-    int stages = split_deepspeed_parts(gpu, L, P, pb->cap, pb->reserved, parts, rank, err,
+    int stages = split_deepspeed_parts(gpu, L, P, pb->cap, pb->reserved, pb, parts, rank, err,
                                        sizeof err);
     if (stages >= 0) {
         FUZZ_ASSERT(stages >= 1 && stages <= P && parts[0] == 0 && parts[stages] == L,

@@ -63,10 +63,12 @@ struct split_megatron {
  * run's rank comes round. GPUs are renumbered (in order of first use,
  * the loss's GPU last) only among GPUs of equal cap and reserved memory
  * (cap and reserved may be NULL: all equal). Returns 0, or -1 with why
- * Megatron cannot run it in err. Clear *out with split_megatron_clear. */
+ * Megatron cannot run it in err, which names a GPU of the plan as
+ * problem_gpu_word(pb) does (a rank for a tensor-parallel network; pb
+ * may be NULL: a GPU). Clear *out with split_megatron_clear. */
 int split_megatron_write(const int *gpu, char *const *names, int L, int P, const double *cap,
-                         const double *reserved, struct split_megatron *out,
-                         char *err, size_t errlen);
+                         const double *reserved, const struct problem *pb,
+                         struct split_megatron *out, char *err, size_t errlen);
 void split_megatron_clear(struct split_megatron *m);
 
 /* DeepSpeed PipelineModule's `parts`: parts[s] is the first layer of
@@ -74,10 +76,11 @@ void split_megatron_clear(struct split_megatron *m);
  * chain order; contiguous plans only. rank[p] gets the stage of GPU p
  * (-1 for a GPU without layers); GPUs are renumbered only among equal
  * caps (cap, reserved may be NULL). parts has room for P+1 entries.
- * Returns the stage count, or -1 with why in err. */
+ * Returns the stage count, or -1 with why in err, which names the plan's
+ * GPUs as split_megatron_write's does (pb may be NULL). */
 int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
-                          const double *reserved, int *parts, int *rank,
-                          char *err, size_t errlen);
+                          const double *reserved, const struct problem *pb, int *parts,
+                          int *rank, char *err, size_t errlen);
 
 /* torchtitan's module_fqns_per_model_part, as the torch export writes it
  * (a list of lists of module names in single or double quotes, e.g.

@@ -92,7 +92,7 @@ static int megatron_layout(const struct export_input *in, struct split_megatron 
 {
     const struct problem *pb = in->rep->pb;
     return split_megatron_write(in->res->plan->gpu, pb->names, pb->L, pb->P, pb->cap,
-                                pb->reserved, m, err, errlen);
+                                pb->reserved, pb, m, err, errlen);
 }
 
 static int check_megatron(const struct export_input *in, char *err, size_t errlen)
@@ -113,19 +113,24 @@ static int network_megatron(const struct problem *pb, char *err, size_t errlen)
     return 0;
 }
 
-static void rank_comment(FILE *out, const int *gpu_of_rank, int P, const char *what)
+/* Which of the plan's GPUs (pb's ranks with tensor parallelism) each
+ * runtime rank or stage is. */
+static void rank_comment(FILE *out, const struct problem *pb, const int *gpu_of_rank, int P,
+                         const char *what)
 {
+    const char *gpu = problem_gpu_word(pb, false), *gpus = problem_gpu_word(pb, true);
     bool identity = true;
     for (int r = 0; r < P; r++)
         identity = identity && gpu_of_rank[r] == r;
     if (identity) {
-        fprintf(out, "# %s r is pipeplan GPU r\n", what);
+        fprintf(out, "# %s r is pipeplan %s r\n", what, gpu);
         return;
     }
-    fprintf(out, "# GPUs renumbered (only among GPUs of equal memory):");
+    fprintf(out, "# %s renumbered (only among %s of equal memory):", gpus, gpus);
     for (int r = 0; r < P; r++)
         if (gpu_of_rank[r] >= 0)
-            fprintf(out, "%s %s %d = pipeplan GPU %d", r ? "," : "", what, r, gpu_of_rank[r]);
+            fprintf(out, "%s %s %d = pipeplan %s %d", r ? "," : "", what, r, gpu,
+                    gpu_of_rank[r]);
     fputc('\n', out);
 }
 
@@ -321,7 +326,7 @@ static int write_megatron(FILE *out, const struct export_input *in)
                 m.virtual_stages);
     fprintf(out, "# E = tok_embeddings, t = layers.0 .. layers.%d in order, L = norm + output; "
             "--num-layers must be %d\n", pb->L - 4, pb->L - 3);
-    rank_comment(out, m.gpu, pb->P, "rank");
+    rank_comment(out, pb, m.gpu, pb->P, "rank");
     /* Megatron's own 1F1B keeps min(P - r, m) micro-batches in flight on
      * rank r; a plan that keeps fewer (a longer period, or another order)
      * needs that order run, which Megatron's schedule does not do */
@@ -388,7 +393,7 @@ static int deepspeed_parts(const struct export_input *in, int *parts, int *rank,
                            size_t errlen)
 {
     const struct problem *pb = in->rep->pb;
-    return split_deepspeed_parts(in->res->plan->gpu, pb->L, pb->P, pb->cap, pb->reserved,
+    return split_deepspeed_parts(in->res->plan->gpu, pb->L, pb->P, pb->cap, pb->reserved, pb,
                                  parts, rank, err, errlen);
 }
 
@@ -437,10 +442,13 @@ static int write_deepspeed(FILE *out, const struct export_input *in)
     fprintf(out, "# subclass it and override _partition_layers to set self.parts = parts and "
             "call self._set_bounds(start=self.parts[stage_id], stop=self.parts[stage_id + 1])\n");
     if (stages < P)
-        /* PipelineModule refuses a world size num_stages does not divide */
-        fprintf(out, "# %d of the %d GPUs hold layers: launch on %d ranks (or a multiple of "
+        /* PipelineModule refuses a world size num_stages does not divide
+         * (its ranks are processes: a tensor-parallel plan's ranks are
+         * called pipeline ranks beside them) */
+        fprintf(out, "# %d of the %d %s%s hold layers: launch on %d ranks (or a multiple of "
                 "%d, the rest data parallel), as DeepSpeed needs num_stages to divide the "
-                "world size\n", stages, P, stages * pb->tp, stages * pb->tp);
+                "world size\n", stages, P, pb->tp > 1 ? "pipeline " : "",
+                problem_gpu_word(pb, true), stages * pb->tp, stages * pb->tp);
     if (pb->tp > 1)
         fprintf(out, "# tensor parallel %d: each stage is a group of %d GPUs; pass "
                 "topology=PipeModelDataParallelTopology(num_pp=%d, num_mp=%d, num_dp=...) "
@@ -448,7 +456,7 @@ static int write_deepspeed(FILE *out, const struct export_input *in)
                 "%d), with sequence parallelism: the network's activations and cuts are its "
                 "shards\n", pb->tp, pb->tp, stages, pb->tp, pb->tp);
     runtime_note(out, in, "DeepSpeed", rank, stages);
-    rank_comment(out, gpu_of, stages, "stage");
+    rank_comment(out, pb, gpu_of, stages, "stage");
     fputs("parts = [", out);
     for (int s = 0; s <= stages; s++)
         fprintf(out, "%s%d", s ? ", " : "", parts[s]);

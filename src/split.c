@@ -357,26 +357,28 @@ void split_megatron_clear(struct split_megatron *m)
 }
 
 int split_megatron_write(const int *gpu, char *const *names, int L, int P, const double *cap,
-                         const double *reserved, struct split_megatron *out,
-                         char *err, size_t errlen)
+                         const double *reserved, const struct problem *pb,
+                         struct split_megatron *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    /* the plan's GPUs are pipeline ranks of a tensor-parallel network */
+    const char *gpu_word = problem_gpu_word(pb, false), *gpus_word = problem_gpu_word(pb, true);
     char why[256];
     if (split_transformer_layers(names, L, why, sizeof why) < 0) {
         snprintf(err, errlen, "Megatron's layout needs a transformer network: %s", why);
         return -1;
     }
     if (gpu[L - 2] != gpu[L - 1]) {
-        snprintf(err, errlen, "the plan puts norm on GPU %d and output on GPU %d, but "
+        snprintf(err, errlen, "the plan puts norm on %s %d and output on %s %d, but "
                  "Megatron's L holds both (it builds them together on the last stage)",
-                 gpu[L - 2], gpu[L - 1]);
+                 gpu_word, gpu[L - 2], gpu_word, gpu[L - 1]);
         return -1;
     }
     int first = gpu[0], last = gpu[L - 1];
     if (P > 1 && first == last) {
-        snprintf(err, errlen, "the plan puts the embedding and the loss both on GPU %d, but "
+        snprintf(err, errlen, "the plan puts the embedding and the loss both on %s %d, but "
                  "Megatron builds the embedding on pipeline rank 0 and the loss on rank %d",
-                 first, P - 1);
+                 gpu_word, first, P - 1);
         return -1;
     }
     out->rank = malloc((size_t)P * sizeof *out->rank);
@@ -394,18 +396,18 @@ int split_megatron_write(const int *gpu, char *const *names, int L, int P, const
     if (out->rank[first] != 0) {
         if (out->rank[first] >= 0)
             out->gpu[out->rank[first]] = -1;
-        snprintf(err, errlen, "the embedding is on GPU %d, which Megatron runs as pipeline rank "
-                 "0, and GPUs %d and 0 have different memory, so they cannot be renumbered",
-                 first, first);
+        snprintf(err, errlen, "the embedding is on %s %d, which Megatron runs as pipeline rank "
+                 "0, and %s %d and 0 have different memory, so they cannot be renumbered",
+                 gpu_word, first, gpus_word, first);
         split_megatron_clear(out);
         return -1;
     }
     if (P > 1) {
         out->rank[last] = rank_take(last, P - 1, P, cap, reserved, out->gpu);
         if (out->rank[last] != P - 1) {
-            snprintf(err, errlen, "the loss is on GPU %d, which Megatron runs as pipeline rank "
-                     "%d, and GPUs %d and %d have different memory, so they cannot be "
-                     "renumbered", last, P - 1, last, P - 1);
+            snprintf(err, errlen, "the loss is on %s %d, which Megatron runs as pipeline rank "
+                     "%d, and %s %d and %d have different memory, so they cannot be "
+                     "renumbered", gpu_word, last, P - 1, gpus_word, last, P - 1);
             split_megatron_clear(out);
             return -1;
         }
@@ -413,7 +415,8 @@ int split_megatron_write(const int *gpu, char *const *names, int L, int P, const
     for (int i = 0; i < L; i++) {
         int g = gpu[i];
         if (g < 0 || g >= P) {
-            snprintf(err, errlen, "layer %d on GPU %d (expected 0 to %d)", i, g, P - 1);
+            snprintf(err, errlen, "layer %d on %s %d (expected 0 to %d)", i, gpu_word, g,
+                     P - 1);
             split_megatron_clear(out);
             return -1;
         }
@@ -425,7 +428,8 @@ int split_megatron_write(const int *gpu, char *const *names, int L, int P, const
             out->rank[g] = rank_take(g, -1, P, cap, reserved, out->gpu);
     for (int g = 0; g < P; g++)
         if (out->rank[g] < 0) {
-            snprintf(err, errlen, "cannot renumber GPU %d among GPUs of its memory", g);
+            snprintf(err, errlen, "cannot renumber %s %d among %s of its memory", gpu_word, g,
+                     gpus_word);
             split_megatron_clear(out);
             return -1;
         }
@@ -799,23 +803,25 @@ static int megatron_args(const char *args, const struct problem *pb, int *gpu, c
 /* ---- DeepSpeed ---- */
 
 int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
-                          const double *reserved, int *parts, int *rank,
-                          char *err, size_t errlen)
+                          const double *reserved, const struct problem *pb, int *parts,
+                          int *rank, char *err, size_t errlen)
 {
+    const char *gpu_word = problem_gpu_word(pb, false), *gpus_word = problem_gpu_word(pb, true);
     for (int p = 0; p < P; p++)
         rank[p] = -1;
     int stages = 0;
     for (int i = 0; i < L; i++) {
         if (gpu[i] < 0 || gpu[i] >= P) {
-            snprintf(err, errlen, "layer %d on GPU %d (expected 0 to %d)", i, gpu[i], P - 1);
+            snprintf(err, errlen, "layer %d on %s %d (expected 0 to %d)", i, gpu_word, gpu[i],
+                     P - 1);
             return -1;
         }
         if (i > 0 && gpu[i] == gpu[i - 1])
             continue;
         if (rank[gpu[i]] >= 0) {
-            snprintf(err, errlen, "GPU %d holds layers %d and %d but not the layers between "
+            snprintf(err, errlen, "%s %d holds layers %d and %d but not the layers between "
                      "(expected a contiguous plan: DeepSpeed's stages are one range of layers "
-                     "each)", gpu[i], parts[rank[gpu[i]]], i);
+                     "each)", gpu_word, gpu[i], parts[rank[gpu[i]]], i);
             return -1;
         }
         rank[gpu[i]] = stages;
@@ -825,9 +831,9 @@ int split_deepspeed_parts(const int *gpu, int L, int P, const double *cap,
     /* stage s runs on pipeline rank s: GPU s of the platform */
     for (int g = 0; g < P; g++)
         if (rank[g] >= 0 && !same_gpu(cap, reserved, g, rank[g])) {
-            snprintf(err, errlen, "stage %d is on GPU %d, which DeepSpeed runs as pipeline rank "
-                     "%d, and GPUs %d and %d have different memory, so they cannot be "
-                     "renumbered", rank[g], g, rank[g], g, rank[g]);
+            snprintf(err, errlen, "stage %d is on %s %d, which DeepSpeed runs as pipeline rank "
+                     "%d, and %s %d and %d have different memory, so they cannot be "
+                     "renumbered", rank[g], gpu_word, g, rank[g], gpus_word, g, rank[g]);
             return -1;
         }
     return stages;

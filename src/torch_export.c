@@ -196,8 +196,9 @@ struct order {
 #define TORCH_MAX_ACTIONS 10000000L
 
 /* 0 when an order of m micro-batches on S stages (R ranks) is within the
- * cap, else -1 with its size and what to change. */
-static int order_size(long m, int S, int R, char *err, size_t errlen)
+ * cap, else -1 with its size and what to change (fewer of pb's GPUs, or
+ * ranks with tensor parallelism). */
+static int order_size(const struct problem *pb, long m, int S, int R, char *err, size_t errlen)
 {
     if (m < 1)
         return fail(err, errlen, "%ld micro-batches: cannot unroll that many", m);
@@ -206,10 +207,10 @@ static int order_size(long m, int S, int R, char *err, size_t errlen)
         return 0;
     char fix[96];
     if (most >= 1)
-        snprintf(fix, sizeof fix, "plan at most %ld micro-batches on %d stages, or fewer GPUs",
-                 most, S);
+        snprintf(fix, sizeof fix, "plan at most %ld micro-batches on %d stages, or fewer %s",
+                 most, S, problem_gpu_word(pb, true));
     else
-        snprintf(fix, sizeof fix, "plan fewer GPUs");
+        snprintf(fix, sizeof fix, "plan fewer %s", problem_gpu_word(pb, true));
     return fail(err, errlen, "the schedule would have %.0f actions (2 x %d stages x %ld "
                 "micro-batches, in %d rank rows), more than %ld: %s", 2.0 * S * (double)m, S,
                 m, R, TORCH_MAX_ACTIONS, fix);
@@ -221,7 +222,7 @@ int torch_schedule_size(const struct problem *pb, const struct plan *pl, char *e
     int S = torch_stage_count(pl), R = torch_rank_count(pl);
     if (!pb || S < 1 || R < 1)
         return fail(err, errlen, "malformed plan: no layers, or a layer on no GPU");
-    return order_size(pb->m, S, R, err, errlen);
+    return order_size(pb, pb->m, S, R, err, errlen);
 }
 
 static void order_free(struct order *od)
@@ -321,7 +322,7 @@ static int order_build(struct order *od, const struct split *sp, const struct pr
         return fail(err, errlen, "malformed plan: no positive period or a start time "
                     "that is not a number");
     /* the cap also keeps action ids (below 2 S m) within an int */
-    if (order_size(pb->m, sp->S, sp->R, err, errlen) < 0)
+    if (order_size(pb, pb->m, sp->S, sp->R, err, errlen) < 0)
         return -1;
     int m = (int)pb->m, S = sp->S;
     size_t n = (size_t)2 * (size_t)S * (size_t)m;
@@ -515,8 +516,8 @@ static void write_fqn_lists(FILE *out, const struct problem *pb, const struct sp
         }
         fputs("],", out);
         if (notes)
-            fprintf(out, "  # stage %d: rank %d (pipeplan GPU %d)", s, sp->rank_of[s],
-                    sp->gpu_of_rank[sp->rank_of[s]]);
+            fprintf(out, "  # stage %d: rank %d (pipeplan %s %d)", s, sp->rank_of[s],
+                    problem_gpu_word(pb, false), sp->gpu_of_rank[sp->rank_of[s]]);
         fputc('\n', out);
     }
 }
@@ -576,9 +577,14 @@ static void write_data(FILE *out, const struct problem *pb, const struct split *
           "module_fqns_per_model_part = [\n", out);
     write_fqn_lists(out, pb, sp, "", true);
     fprintf(out, "]\nnum_stages = %d\n\n", sp->S);
-    fputs("# The pipeline rank holding each stage; rank r runs on pipeplan's GPU\n"
-          "# rank_gpu[r] (the plan's memory figures are for that GPU).\n"
-          "stage_to_rank = ", out);
+    if (pb->tp > 1)
+        fputs("# The pipeline rank holding each stage; rank r runs on pipeplan's rank\n"
+              "# rank_gpu[r] (the plan's memory figures are for each GPU of its group).\n"
+              "stage_to_rank = ", out);
+    else
+        fputs("# The pipeline rank holding each stage; rank r runs on pipeplan's GPU\n"
+              "# rank_gpu[r] (the plan's memory figures are for that GPU).\n"
+              "stage_to_rank = ", out);
     write_int_list(out, sp->rank_of, sp->S);
     fputs("\nrank_gpu = ", out);
     write_int_list(out, sp->gpu_of_rank, sp->R);

@@ -293,8 +293,13 @@ if grep -q "^# warning: on rank 0 the plan keeps [0-9]* chunk-micro-batches in f
     not_ok "megatron interleaved warning"; cat "$TMP/out"; fi
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format deepspeed
 expect_status 2 "deepspeed: a plan that is not contiguous"
+# the network is tensor-parallel: the plan's GPUs are pipeline ranks
+if grep -q "^pipeplan solve: cannot write plan your split as deepspeed: rank 0 holds layers 0 and 5 but not the layers between" "$TMP/err"; then
+    ok "deepspeed: says why, naming a pipeline rank"; else not_ok "deepspeed message"; cat "$TMP/err"; fi
+sed '/^tensor_parallel = /d' gpt.ini >gpt1.ini
+run solve gpt1.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format deepspeed
 if grep -q "^pipeplan solve: cannot write plan your split as deepspeed: GPU 0 holds layers 0 and 5 but not the layers between" "$TMP/err"; then
-    ok "deepspeed: says why"; else not_ok "deepspeed message"; cat "$TMP/err"; fi
+    ok "deepspeed: says why, naming a GPU without tensor parallelism"; else not_ok "deepspeed message, TP 1"; cat "$TMP/err"; fi
 run solve gpt.ini four.ini --planner user --split 0,3,6,8 --format deepspeed
 expect_stdout_has "parts = [0, 3, 6, 8, 11]" "deepspeed: parts"
 expect_stdout_has "_partition_layers" "deepspeed: says how PipelineModule takes it"
@@ -303,8 +308,44 @@ expect_stdout_has "_partition_layers" "deepspeed: says how PipelineModule takes 
 expect_stdout_has "# tensor parallel 2: each stage is a group of 2 GPUs; pass topology=PipeModelDataParallelTopology(num_pp=4, num_mp=2, num_dp=...)" \
     "deepspeed: the tensor-parallel topology"
 run solve gpt.ini four.ini --planner user --split 0,3,8 --format deepspeed
-expect_stdout_has "# 3 of the 4 GPUs hold layers: launch on 6 ranks (or a multiple of 6, the rest data parallel), as DeepSpeed needs num_stages to divide the world size" \
-    "deepspeed: fewer stages than GPUs: the world size it needs"
+expect_stdout_has "# 3 of the 4 pipeline ranks hold layers: launch on 6 ranks (or a multiple of 6, the rest data parallel), as DeepSpeed needs num_stages to divide the world size" \
+    "deepspeed: fewer stages than pipeline ranks: the world size it needs"
+run solve gpt1.ini four.ini --planner user --split 0,3,8 --format deepspeed
+expect_stdout_has "# 3 of the 4 GPUs hold layers: launch on 3 ranks (or a multiple of 3, the rest data parallel), as DeepSpeed needs num_stages to divide the world size" \
+    "deepspeed, TP 1: fewer stages than GPUs: the world size it needs"
+# the exports name the plan's GPUs as ranks for a tensor-parallel network
+# (they said 'rank r is pipeplan GPU r'), and the refusals too: a plan
+# with ranks 1 and 2 (or 0 and 2) swapped, renumbered by the writers
+run solve gpt.ini four.ini --planner user --split 0,3,6,8 --format plan -o tp.plan
+sed 's/^gpu = 1$/gpu = 9/; s/^gpu = 2$/gpu = 1/; s/^gpu = 9$/gpu = 2/' tp.plan >swap12.plan
+sed 's/^gpu = 0$/gpu = 9/; s/^gpu = 2$/gpu = 0/; s/^gpu = 9$/gpu = 2/' tp.plan >swap02.plan
+run solve gpt.ini four.ini --planner user --split 0,3,6,8 --format megatron
+expect_stdout_has "# rank r is pipeplan rank r" "megatron, TP 2: ranks are pipeplan's ranks"
+run solve gpt1.ini four.ini --planner user --split 0,3,6,8 --format megatron
+expect_stdout_has "# rank r is pipeplan GPU r" "megatron, TP 1: ranks are pipeplan's GPUs"
+run solve gpt.ini four.ini --planner user --plan swap12.plan --format megatron
+expect_stdout_has "# ranks renumbered (only among ranks of equal memory): rank 0 = pipeplan rank 0, rank 1 = pipeplan rank 2, rank 2 = pipeplan rank 1, rank 3 = pipeplan rank 3" \
+    "megatron, TP 2: the renumbering names pipeplan's ranks"
+run solve gpt.ini four.ini --planner user --plan swap12.plan --format deepspeed
+expect_stdout_has "# ranks renumbered (only among ranks of equal memory): stage 0 = pipeplan rank 0, stage 1 = pipeplan rank 2, stage 2 = pipeplan rank 1, stage 3 = pipeplan rank 3" \
+    "deepspeed, TP 2: the renumbering names pipeplan's ranks"
+run solve gpt.ini four.ini --planner user --plan swap12.plan --format torch
+expect_stdout_has '    ["layers.2", "layers.3", "layers.4"],  # stage 1: rank 1 (pipeplan rank 2)' \
+    "torch, TP 2: a stage's comment names pipeplan's rank"
+expect_stdout_has "# The pipeline rank holding each stage; rank r runs on pipeplan's rank" \
+    "torch, TP 2: rank_gpu holds pipeplan's ranks"
+expect_stdout_has "# rank_gpu[r] (the plan's memory figures are for each GPU of its group)." \
+    "torch, TP 2: the memory figures are a GPU's of the group"
+run solve gpt.ini four.ini --split 0,3,6,10 --planner user --format megatron
+expect_stderr "pipeplan solve: cannot write plan your split as megatron: the plan puts norm on rank 2 and output on rank 3, but Megatron's L holds both (it builds them together on the last stage)" \
+    "megatron, TP 2: norm and output apart, on ranks"
+{ cat four.ini; printf '\n[gpu 2]\nmemory = 32GiB\n'; } >mixed4.ini
+run solve gpt.ini mixed4.ini --planner user --plan swap02.plan --format megatron
+expect_stderr "pipeplan solve: cannot write plan your split as megatron: the embedding is on rank 2, which Megatron runs as pipeline rank 0, and ranks 2 and 0 have different memory, so they cannot be renumbered" \
+    "megatron, TP 2: the embedding's rank of other memory"
+run solve gpt.ini mixed4.ini --planner user --plan swap12.plan --format deepspeed
+expect_stderr "pipeplan solve: cannot write plan your split as deepspeed: stage 2 is on rank 1, which DeepSpeed runs as pipeline rank 2, and ranks 1 and 2 have different memory, so they cannot be renumbered" \
+    "deepspeed, TP 2: a stage's rank of other memory"
 run solve gpt.ini four.ini --planner user --split 0,3,6,8 --format torch
 expect_stdout_has "tp_degree = 2  # tensor parallel: each pipeline rank is a group of 2 GPUs;" \
     "torch: the tensor-parallel degree"
@@ -471,6 +512,11 @@ done
 run solve chain128.ini gpus128.ini --planner uniform --micro-batches 1000000 --format torch-schedule
 expect_status 2 "torch-schedule over the cap to standard output: refused"
 expect_stdout_empty "torch-schedule over the cap to standard output"
+# a tensor-parallel network's --gpus counts pipeline ranks: fewer of those
+{ printf '[network]\ntensor_parallel = 2\n'; sed 1d chain128.ini; } >chain128-tp.ini
+run solve chain128-tp.ini gpus128.ini --planner uniform --micro-batches 1000000 --format torch
+expect_stderr "pipeplan solve: cannot write plan uniform as torch: ${big%GPUs}ranks" \
+    "torch over the cap, TP 2: plan fewer ranks"
 # under it the same stages export (39062 micro-batches would be the most;
 # a few keep the suite quick)
 run solve chain128.ini gpus128.ini --planner uniform --micro-batches 3 --format torch-schedule \

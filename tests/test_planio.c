@@ -339,8 +339,8 @@ static void test_megatron_round_trip(void **state)
         assert_int_equal(split_megatron_parse(layouts[k], pb->names, pb->L, pb->P, gpu, err,
                                               sizeof err), 0);
         struct split_megatron m;
-        if (split_megatron_write(gpu, pb->names, pb->L, pb->P, pb->cap, pb->reserved, &m, err,
-                                 sizeof err) != 0)
+        if (split_megatron_write(gpu, pb->names, pb->L, pb->P, pb->cap, pb->reserved, pb, &m,
+                                 err, sizeof err) != 0)
             fail_msg("%s: %s", layouts[k], err);
         assert_int_equal(split_megatron_parse(m.layout, pb->names, pb->L, pb->P, back, err,
                                               sizeof err), 0);
@@ -354,14 +354,14 @@ static void test_megatron_round_trip(void **state)
     struct split_megatron m;
     char err[320];
     assert_int_equal(split_megatron_write(gpu, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
-                                          &m, err, sizeof err), 0);
+                                          pb, &m, err, sizeof err), 0);
     assert_string_equal(m.layout, "Et*2|t*2|t*2|t*2L");
     assert_int_equal(m.virtual_stages, 1);
     split_megatron_clear(&m);
     /* GPUs in another order are renumbered (equal caps): 2,0,1,3 */
     int perm[11] = { 2, 2, 2, 0, 0, 1, 1, 3, 3, 3, 3 };
     assert_int_equal(split_megatron_write(perm, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
-                                          &m, err, sizeof err), 0);
+                                          pb, &m, err, sizeof err), 0);
     assert_string_equal(m.layout, "Et*2|t*2|t*2|t*2L");
     assert_int_equal(m.rank[2], 0);
     assert_int_equal(m.rank[0], 1);
@@ -370,29 +370,61 @@ static void test_megatron_round_trip(void **state)
     /* a GPU holding two runs: virtual stages */
     int inter[11] = { 0, 0, 1, 2, 3, 0, 1, 2, 3, 3, 3 };
     assert_int_equal(split_megatron_write(inter, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
-                                          &m, err, sizeof err), 0);
+                                          pb, &m, err, sizeof err), 0);
     assert_string_equal(m.layout, "Et|t|t|t|t|t|t|tL");
     assert_int_equal(m.virtual_stages, 2);
     split_megatron_clear(&m);
-    /* embedding and loss on one GPU */
+    /* the network is tensor-parallel (2): the plan's GPUs are pipeline
+     * ranks, and the refusals name ranks (they said GPU 0, GPUs 2 and 0) */
+    assert_int_equal(pb->tp, 2);
+    /* embedding and loss on one rank */
     int same[11] = { 0, 1, 1, 1, 2, 2, 2, 3, 3, 0, 0 };
     assert_int_equal(split_megatron_write(same, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
-                                          &m, err, sizeof err), -1);
-    assert_string_equal(err, "the plan puts the embedding and the loss both on GPU 0, but "
+                                          pb, &m, err, sizeof err), -1);
+    assert_string_equal(err, "the plan puts the embedding and the loss both on rank 0, but "
                         "Megatron builds the embedding on pipeline rank 0 and the loss on "
                         "rank 3");
     /* norm and output apart */
     int apart[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 2, 3 };
     assert_int_equal(split_megatron_write(apart, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
-                                          &m, err, sizeof err), -1);
-    assert_string_equal(err, "the plan puts norm on GPU 2 and output on GPU 3, but Megatron's "
+                                          pb, &m, err, sizeof err), -1);
+    assert_string_equal(err, "the plan puts norm on rank 2 and output on rank 3, but Megatron's "
                         "L holds both (it builds them together on the last stage)");
     /* caps differ: no renumbering */
     double cap[4] = { 16e9, 16e9, 32e9, 16e9 };
-    assert_int_equal(split_megatron_write(perm, pb->names, pb->L, pb->P, cap, pb->reserved, &m,
-                                          err, sizeof err), -1);
+    assert_int_equal(split_megatron_write(perm, pb->names, pb->L, pb->P, cap, pb->reserved, pb,
+                                          &m, err, sizeof err), -1);
+    assert_string_equal(err, "the embedding is on rank 2, which Megatron runs as pipeline rank "
+                        "0, and ranks 2 and 0 have different memory, so they cannot be "
+                        "renumbered");
+    /* the loss's rank: 0 and 3 differ, the embedding's rank 0 as is */
+    double cap3[4] = { 16e9, 16e9, 16e9, 32e9 };
+    int loss0[11] = { 1, 1, 1, 2, 2, 2, 3, 3, 0, 0, 0 };
+    assert_int_equal(split_megatron_write(loss0, pb->names, pb->L, pb->P, cap3, pb->reserved,
+                                          pb, &m, err, sizeof err), -1);
+    assert_string_equal(err, "the loss is on rank 0, which Megatron runs as pipeline rank 3, "
+                        "and ranks 0 and 3 have different memory, so they cannot be "
+                        "renumbered");
+    /* without tensor parallelism (or without a problem) they are GPUs */
+    pb->tp = 1;
+    assert_int_equal(split_megatron_write(same, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
+                                          pb, &m, err, sizeof err), -1);
+    assert_string_equal(err, "the plan puts the embedding and the loss both on GPU 0, but "
+                        "Megatron builds the embedding on pipeline rank 0 and the loss on "
+                        "rank 3");
+    assert_int_equal(split_megatron_write(apart, pb->names, pb->L, pb->P, pb->cap, pb->reserved,
+                                          NULL, &m, err, sizeof err), -1);
+    assert_string_equal(err, "the plan puts norm on GPU 2 and output on GPU 3, but Megatron's "
+                        "L holds both (it builds them together on the last stage)");
+    assert_int_equal(split_megatron_write(perm, pb->names, pb->L, pb->P, cap, pb->reserved, pb,
+                                          &m, err, sizeof err), -1);
     assert_string_equal(err, "the embedding is on GPU 2, which Megatron runs as pipeline rank "
                         "0, and GPUs 2 and 0 have different memory, so they cannot be "
+                        "renumbered");
+    assert_int_equal(split_megatron_write(loss0, pb->names, pb->L, pb->P, cap3, pb->reserved,
+                                          pb, &m, err, sizeof err), -1);
+    assert_string_equal(err, "the loss is on GPU 0, which Megatron runs as pipeline rank 3, "
+                        "and GPUs 0 and 3 have different memory, so they cannot be "
                         "renumbered");
     problem_free(pb);
 }
@@ -403,36 +435,56 @@ static void test_deepspeed_parts(void **state)
     int parts[5], rank[4];
     char err[320];
     int gpu[11] = { 0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3 };
-    assert_int_equal(split_deepspeed_parts(gpu, 11, 4, NULL, NULL, parts, rank, err, sizeof err),
-                     4);
+    assert_int_equal(split_deepspeed_parts(gpu, 11, 4, NULL, NULL, NULL, parts, rank, err,
+                                           sizeof err), 4);
     const int want[5] = { 0, 3, 5, 7, 11 };
     assert_memory_equal(parts, want, sizeof want);
     /* renumbered: stage order is chain order */
     int perm[11] = { 3, 3, 3, 1, 1, 2, 2, 0, 0, 0, 0 };
-    assert_int_equal(split_deepspeed_parts(perm, 11, 4, NULL, NULL, parts, rank, err, sizeof err),
-                     4);
+    assert_int_equal(split_deepspeed_parts(perm, 11, 4, NULL, NULL, NULL, parts, rank, err,
+                                           sizeof err), 4);
     assert_memory_equal(parts, want, sizeof want);
     assert_int_equal(rank[3], 0);
     assert_int_equal(rank[0], 3);
     /* two GPUs used of four */
     int two[11] = { 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1 };
-    assert_int_equal(split_deepspeed_parts(two, 11, 4, NULL, NULL, parts, rank, err, sizeof err),
-                     2);
+    assert_int_equal(split_deepspeed_parts(two, 11, 4, NULL, NULL, NULL, parts, rank, err,
+                                           sizeof err), 2);
     assert_int_equal(parts[1], 5);
     assert_int_equal(parts[2], 11);
     assert_int_equal(rank[2], -1);
     /* not contiguous */
     int inter[11] = { 0, 0, 1, 2, 3, 0, 1, 2, 3, 3, 3 };
-    assert_int_equal(split_deepspeed_parts(inter, 11, 4, NULL, NULL, parts, rank, err,
+    assert_int_equal(split_deepspeed_parts(inter, 11, 4, NULL, NULL, NULL, parts, rank, err,
                                            sizeof err), -1);
     assert_string_equal(err, "GPU 0 holds layers 0 and 5 but not the layers between (expected a "
                         "contiguous plan: DeepSpeed's stages are one range of layers each)");
     /* caps differ */
     double cap[4] = { 16e9, 16e9, 16e9, 32e9 };
-    assert_int_equal(split_deepspeed_parts(perm, 11, 4, cap, NULL, parts, rank, err, sizeof err),
-                     -1);
+    assert_int_equal(split_deepspeed_parts(perm, 11, 4, cap, NULL, NULL, parts, rank, err,
+                                           sizeof err), -1);
     assert_string_equal(err, "stage 3 is on GPU 0, which DeepSpeed runs as pipeline rank 3, and "
                         "GPUs 0 and 3 have different memory, so they cannot be renumbered");
+    /* a tensor-parallel network's plan is on pipeline ranks: the refusals
+     * name ranks (they said GPU 0, GPUs 0 and 3) */
+    struct problem *pb = transformer(8, 4);
+    assert_int_equal(pb->tp, 2);
+    assert_int_equal(split_deepspeed_parts(inter, 11, 4, NULL, NULL, pb, parts, rank, err,
+                                           sizeof err), -1);
+    assert_string_equal(err, "rank 0 holds layers 0 and 5 but not the layers between (expected "
+                        "a contiguous plan: DeepSpeed's stages are one range of layers each)");
+    assert_int_equal(split_deepspeed_parts(perm, 11, 4, cap, NULL, pb, parts, rank, err,
+                                           sizeof err), -1);
+    assert_string_equal(err, "stage 3 is on rank 0, which DeepSpeed runs as pipeline rank 3, "
+                        "and ranks 0 and 3 have different memory, so they cannot be "
+                        "renumbered");
+    /* and GPUs without it */
+    pb->tp = 1;
+    assert_int_equal(split_deepspeed_parts(inter, 11, 4, NULL, NULL, pb, parts, rank, err,
+                                           sizeof err), -1);
+    assert_string_equal(err, "GPU 0 holds layers 0 and 5 but not the layers between (expected a "
+                        "contiguous plan: DeepSpeed's stages are one range of layers each)");
+    problem_free(pb);
 }
 
 /* DeepSpeed's parts read back: the list test_deepspeed_parts writes gives
