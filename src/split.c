@@ -24,6 +24,16 @@ static const char *skip_space(const char *p)
     }
 }
 
+/* The list forms' refusal of more than P stages (the plain list and
+ * DeepSpeed's parts): they have no problem to ask what P counts, so both
+ * are named. */
+static void too_many_stages(int P, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "more than %d stage%s (expected at most one stage per GPU, or per "
+             "pipeline rank of a tensor-parallel network; --gpus changes them)", P,
+             P == 1 ? "" : "s");
+}
+
 int split_parse_list(const char *list, int L, int P, int *gpu, char *err, size_t errlen)
 {
     long first[4097];
@@ -67,9 +77,7 @@ int split_parse_list(const char *list, int L, int P, int *gpu, char *err, size_t
             return -1;
         }
         if (n >= P) {
-            snprintf(err, errlen, "more than %d stage%s (expected at most one stage per GPU, "
-                     "or per pipeline rank of a tensor-parallel network; --gpus changes "
-                     "them)", P, P == 1 ? "" : "s");
+            too_many_stages(P, err, errlen);
             return -1;
         }
         first[n++] = v;
@@ -895,9 +903,7 @@ int split_deepspeed_parse(const char *text, int L, int P, int *gpu, char *err, s
             return -1;
         }
         if (n > P) {
-            snprintf(err, errlen, "more than %d stage%s (expected at most one stage per GPU, "
-                     "or per pipeline rank of a tensor-parallel network; --gpus changes "
-                     "them)", P, P == 1 ? "" : "s");
+            too_many_stages(P, err, errlen);
             return -1;
         }
         /* stage n - 1 is [prev, v) on GPU n - 1 */
