@@ -43,9 +43,9 @@ int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
     char b1[32], b2[32], b3[32];
     fprintf(out, "; pipeplan plan file: read it back with --plan FILE (or p in the explorer)\n");
     char name[1024];
-    fprintf(out, "; %s on %d GPU%s, plan: %s\n", text_escape(pb->network, name, sizeof name),
-            pb->P, pb->P == 1 ? "" : "s",
-            planner ? planner : "-");
+    /* a tensor-parallel network's GPUs here are its pipeline ranks */
+    fprintf(out, "; %s on %d %s, plan: %s\n", text_escape(pb->network, name, sizeof name),
+            pb->P, problem_gpu_word(pb, pb->P != 1), planner ? planner : "-");
     fprintf(out, "; judged for %s, %ld micro-batch%s, weight factor %g: period %s, iteration "
             "%s, %s\n", spec_schedule_name(pb->schedule), pb->m, pb->m == 1 ? "" : "es",
             pb->phi, units_format_time(pl->T, b1, sizeof b1),
@@ -53,7 +53,7 @@ int planfile_write(FILE *out, const struct problem *pb, const struct plan *pl,
     for (int p = 0; p < pl->P; p++) {
         const struct plan_gpu *g = &pl->gpus[p];
         /* over the cap: up, as the table's "needs" (a cap of the figure fits) */
-        fprintf(out, "; GPU %d: %s of %s\n", p,
+        fprintf(out, "; %s %d: %s of %s\n", problem_gpu_word(pb, false), p,
                 g->total > g->cap ? units_format_size_up(g->total, b1, sizeof b1)
                 : units_format_size(g->total, b1, sizeof b1),
                 units_format_size(g->cap, b3, sizeof b3));
@@ -271,8 +271,9 @@ static int key_value(struct reader *r, char *key, char *v)
             if (parse_count(r, key, v, &n) < 0)
                 return -1;
             if (n != pb->P)
-                return fail(r, "gpus = %ld (expected %d, the GPUs being planned; --gpus "
-                            "changes them)", n, pb->P);
+                return fail(r, "gpus = %ld (expected %d, the %s being planned; --gpus "
+                            "changes them)", n, pb->P,
+                            pb->tp > 1 ? "pipeline ranks" : "GPUs");
             return 0;
         case 3:
             if (parse_ms(r, key, v, &ms) < 0)
@@ -310,7 +311,8 @@ static int key_value(struct reader *r, char *key, char *v)
         if (units_parse_count(v, 0, pb->P - 1, &n, why, sizeof why) < 0) {
             if (strstr(why, "(expected"))
                 return fail(r, "bad gpu '%s': %s", v, why);
-            return fail(r, "bad gpu '%s': %s (expected a GPU from 0 to %d)", v, why, pb->P - 1);
+            return fail(r, "bad gpu '%s': %s (expected a %s from 0 to %d)", v, why,
+                        problem_gpu_word(pb, false), pb->P - 1);
         }
         r->pl->gpu[i] = (int)n;
         return 0;
@@ -443,8 +445,8 @@ struct plan *planfile_parse(const char *text, const char *label, const struct pr
     free(copy);
     if (rc == 0 && plan_evaluate(r.pl, pb) != 0) {
         r.line = r.plan_line;
-        rc = fail(&r, "the plan does not match the problem (expected %d layers on %d GPUs)",
-                  pb->L, pb->P);
+        rc = fail(&r, "the plan does not match the problem (expected %d layers on %d %s)",
+                  pb->L, pb->P, problem_gpu_word(pb, true));
     }
     if (rc == 0) {
         struct sim_report rep;

@@ -102,6 +102,12 @@ static double op_dur(const struct sim *s, int o)
     return o < s->L ? s->pb->f[o] : s->pb->b[o - s->L];
 }
 
+/* What the plan's GPUs are: pipeline ranks of a tensor-parallel network. */
+static const char *gpu_word(const struct sim *s)
+{
+    return problem_gpu_word(s->pb, false);
+}
+
 static int op_gpu(const struct sim *s, int o)
 {
     return s->pl->gpu[o < s->L ? o : o - s->L];
@@ -155,8 +161,8 @@ static enum sim_verdict check_form(struct sim *s)
         return say(r, SIM_BAD_PLAN, "problem has %d layers, %d GPUs, %ld micro-batches",
                    pb->L, pb->P, pb->m);
     if (pl->L != pb->L || pl->P != pb->P)
-        return say(r, SIM_BAD_PLAN, "plan is for %d layers on %d GPUs, problem has %d on %d",
-                   pl->L, pl->P, pb->L, pb->P);
+        return say(r, SIM_BAD_PLAN, "plan is for %d layers on %d %s, problem has %d on %d",
+                   pl->L, pl->P, problem_gpu_word(pb, true), pb->L, pb->P);
     if (!pl->gpu || !pl->start || !pl->gpus || !pl->inflight || !pl->copies || !pl->versions)
         return say(r, SIM_BAD_PLAN, "plan is missing its arrays");
     s->L = pb->L;
@@ -167,8 +173,8 @@ static enum sim_verdict check_form(struct sim *s)
             !finite_nonneg(pb->w[i]) || !finite_nonneg(pb->a[i]))
             return say(r, SIM_BAD_PLAN, "layer %d has a negative or non-finite cost", i);
         if (pl->gpu[i] < 0 || pl->gpu[i] >= s->P)
-            return say(r, SIM_BAD_PLAN, "layer %d is on GPU %d, outside 0..%d",
-                       i, pl->gpu[i], s->P - 1);
+            return say(r, SIM_BAD_PLAN, "layer %d is on %s %d, outside 0..%d",
+                       i, problem_gpu_word(pb, false), pl->gpu[i], s->P - 1);
     }
     if (!isfinite(pl->T) || pl->T <= 0)
         return say(r, SIM_BAD_PLAN, "period T = %.9g ms is not a positive number", pl->T);
@@ -234,8 +240,8 @@ static enum sim_verdict check_form(struct sim *s)
     if (room > (double)SIM_MAX_INSTANCES || work > (double)SIM_MAX_WORK) {
         bool one = room > (double)SIM_MAX_INSTANCES;
         return say(r, SIM_BAD_PLAN, "micro-batch 0 spans %.*g periods: too long to replay "
-                   "(%.3g M operation instances%s, at most %ld M)", span < 1e9 ? 9 : 3, span,
-                   (one ? room : work) / 1048576.0, one ? " on one GPU" : "",
+                   "(%.3g M operation instances%s%s, at most %ld M)", span < 1e9 ? 9 : 3, span,
+                   (one ? room : work) / 1048576.0, one ? " on one " : "", one ? gpu_word(s) : "",
                    (one ? SIM_MAX_INSTANCES : SIM_MAX_WORK) >> 20);
     }
     if ((span + 2) * (double)ops > (double)SIM_MAX_CHECKS)
@@ -402,10 +408,11 @@ static double find_dependency(struct sim *s, char *why, size_t len, int *blame)
             op_name(o, s->L, a, sizeof a);
             op_name(p, s->L, b, sizeof b);
             if (delay > 0)
-                snprintf(why, len, "%s of micro-batch %ld starts at %.9g ms on GPU %d, "
-                         "before %s's output reaches it from GPU %d at %.9g ms "
+                snprintf(why, len, "%s of micro-batch %ld starts at %.9g ms on %s %d, "
+                         "before %s's output reaches it from %s %d at %.9g ms "
                          "(%s ends at %.9g, transfer %.9g ms)",
-                         a, j, t, op_gpu(s, o), b, op_gpu(s, p), end + delay, b, end, delay);
+                         a, j, t, gpu_word(s), op_gpu(s, o), b, gpu_word(s), op_gpu(s, p),
+                         end + delay, b, end, delay);
             else
                 snprintf(why, len, "%s of micro-batch %ld starts at %.9g ms, before %s "
                          "ends at %.9g ms", a, j, t, b, end);
@@ -432,8 +439,8 @@ static double find_overlap(struct sim *s, double first, char *why, size_t len, i
                         char a[16], b[16];
                         first = x->t;
                         *blame = x->o;
-                        snprintf(why, len, "GPU %d: %s of micro-batch %ld [%.9g, %.9g) "
-                                 "overlaps %s of micro-batch %ld [%.9g, %.9g)", g,
+                        snprintf(why, len, "%s %d: %s of micro-batch %ld [%.9g, %.9g) "
+                                 "overlaps %s of micro-batch %ld [%.9g, %.9g)", gpu_word(s), g,
                                  op_name(holder->o, s->L, a, sizeof a), holder->j,
                                  holder->t, hend, op_name(x->o, s->L, b, sizeof b),
                                  x->j, x->t, x->t + x->d);
@@ -517,11 +524,11 @@ static enum sim_verdict check_links(struct sim *s)
     }
     for (int p = 0; p < s->P; p++) {
         if (s->send[p] > s->T + s->tol)
-            return say(s->rep, SIM_LINK, "GPU %d sends %.9g ms of transfers per period, "
-                       "more than the period T = %.9g ms", p, s->send[p], s->T);
+            return say(s->rep, SIM_LINK, "%s %d sends %.9g ms of transfers per period, "
+                       "more than the period T = %.9g ms", gpu_word(s), p, s->send[p], s->T);
         if (s->recv[p] > s->T + s->tol)
-            return say(s->rep, SIM_LINK, "GPU %d receives %.9g ms of transfers per period, "
-                       "more than the period T = %.9g ms", p, s->recv[p], s->T);
+            return say(s->rep, SIM_LINK, "%s %d receives %.9g ms of transfers per period, "
+                       "more than the period T = %.9g ms", gpu_word(s), p, s->recv[p], s->T);
     }
     return SIM_OK;
 }
@@ -536,11 +543,11 @@ static enum sim_verdict check_period(struct sim *s)
     for (int p = 0; p < s->P && v == SIM_OK; p++) {
         double tol = s->tol * (2.0 * s->L + 2);
         if (fabs(s->busy[p] - second[p]) > tol)
-            v = say(s->rep, SIM_PERIOD, "GPU %d is busy %.9g ms in one steady-state period "
-                    "and %.9g ms in the next", p, s->busy[p], second[p]);
+            v = say(s->rep, SIM_PERIOD, "%s %d is busy %.9g ms in one steady-state period "
+                    "and %.9g ms in the next", gpu_word(s), p, s->busy[p], second[p]);
         else if (fabs(s->busy[p] - work[p]) > tol)
-            v = say(s->rep, SIM_PERIOD, "GPU %d is busy %.9g ms per steady-state period, "
-                    "its operations take %.9g ms", p, s->busy[p], work[p]);
+            v = say(s->rep, SIM_PERIOD, "%s %d is busy %.9g ms per steady-state period, "
+                    "its operations take %.9g ms", gpu_word(s), p, s->busy[p], work[p]);
     }
     if (v != SIM_OK)
         return v;
@@ -670,8 +677,8 @@ static enum sim_verdict check_memory(struct sim *s)
     for (int p = 0; p < s->P; p++) {
         double model = s->pl->gpus[p].total;
         if (s->peak[p] > model + mem_tol(model))
-            return say(s->rep, SIM_MEMORY_MODEL, "GPU %d: measured peak %.0f B exceeds "
-                       "the model's %.0f B by %.0f B", p, s->peak[p], model,
+            return say(s->rep, SIM_MEMORY_MODEL, "%s %d: measured peak %.0f B exceeds "
+                       "the model's %.0f B by %.0f B", gpu_word(s), p, s->peak[p], model,
                        s->peak[p] - model);
     }
     if (!s->pl->fits)
@@ -679,8 +686,8 @@ static enum sim_verdict check_memory(struct sim *s)
     for (int p = 0; p < s->P; p++) {
         double cap = s->pb->cap[p];
         if (s->peak[p] > cap + mem_tol(cap))
-            return say(s->rep, SIM_MEMORY_CAP, "plan claims to fit but GPU %d peaks at "
-                       "%.0f B, over its %.0f B cap by %.0f B", p, s->peak[p], cap,
+            return say(s->rep, SIM_MEMORY_CAP, "plan claims to fit but %s %d peaks at "
+                       "%.0f B, over its %.0f B cap by %.0f B", gpu_word(s), p, s->peak[p], cap,
                        s->peak[p] - cap);
     }
     return SIM_OK;
@@ -767,30 +774,31 @@ static enum sim_verdict check_gpus(struct sim *s)
         const struct plan_gpu *g = &pl->gpus[p];
         double tol = s->tol * 2;
         if (!near(g->load_ms, s->busy[p], tol))
-            v = say(s->rep, SIM_DERIVED, "GPU %d computes %.9g ms per period in the "
-                    "replay, the plan says %.9g ms", p, s->busy[p], g->load_ms);
+            v = say(s->rep, SIM_DERIVED, "%s %d computes %.9g ms per period in the "
+                    "replay, the plan says %.9g ms", gpu_word(s), p, s->busy[p], g->load_ms);
         else if (!near(g->send_ms, s->send[p], tol) || !near(g->recv_ms, s->recv[p], tol))
-            v = say(s->rep, SIM_DERIVED, "GPU %d sends/receives %.9g/%.9g ms per period, "
-                    "the plan says %.9g/%.9g ms", p, s->send[p], s->recv[p],
+            v = say(s->rep, SIM_DERIVED, "%s %d sends/receives %.9g/%.9g ms per period, "
+                    "the plan says %.9g/%.9g ms", gpu_word(s), p, s->send[p], s->recv[p],
                     g->send_ms, g->recv_ms);
         else if (fmax(g->load_ms, fmax(g->send_ms, g->recv_ms)) > s->T + s->tol)
-            v = say(s->rep, SIM_DERIVED, "GPU %d's load %.9g ms is above the period "
-                    "T = %.9g ms", p, fmax(g->load_ms, fmax(g->send_ms, g->recv_ms)), s->T);
+            v = say(s->rep, SIM_DERIVED, "%s %d's load %.9g ms is above the period "
+                    "T = %.9g ms", gpu_word(s), p, fmax(g->load_ms, fmax(g->send_ms, g->recv_ms)),
+                    s->T);
         else if (!near(g->weights, wts[p], mem_tol(wts[p])) ||
                  !near(g->activations, act[p], mem_tol(act[p])) ||
                  !near(g->buffers, buf[p], mem_tol(buf[p])) ||
                  !near(g->reserved, pb->reserved[p], mem_tol(pb->reserved[p])))
-            v = say(s->rep, SIM_DERIVED, "GPU %d: memory split %.0f/%.0f/%.0f/%.0f B "
+            v = say(s->rep, SIM_DERIVED, "%s %d: memory split %.0f/%.0f/%.0f/%.0f B "
                     "(weights/activations/buffers/reserved), expected %.0f/%.0f/%.0f/%.0f B",
-                    p, g->weights, g->activations, g->buffers, g->reserved,
+                    gpu_word(s), p, g->weights, g->activations, g->buffers, g->reserved,
                     wts[p], act[p], buf[p], pb->reserved[p]);
         else if (!near(g->total, g->weights + g->activations + g->buffers + g->reserved,
                        mem_tol(g->total)))
-            v = say(s->rep, SIM_DERIVED, "GPU %d: total %.0f B is not the sum of its parts",
-                    p, g->total);
+            v = say(s->rep, SIM_DERIVED, "%s %d: total %.0f B is not the sum of its parts",
+                    gpu_word(s), p, g->total);
         else if (!near(g->cap, pb->cap[p], mem_tol(pb->cap[p])))
-            v = say(s->rep, SIM_DERIVED, "GPU %d: cap %.0f B, the problem says %.0f B",
-                    p, g->cap, pb->cap[p]);
+            v = say(s->rep, SIM_DERIVED, "%s %d: cap %.0f B, the problem says %.0f B",
+                    gpu_word(s), p, g->cap, pb->cap[p]);
         if (g->total > pb->cap[p] + mem_tol(pb->cap[p]))
             fits = false;
         if (g->total > pb->cap[p] - mem_tol(pb->cap[p]))
@@ -803,12 +811,14 @@ static enum sim_verdict check_gpus(struct sim *s)
     if (v != SIM_OK)
         return v;
     if (pl->fits && !fits)
-        return say(s->rep, SIM_DERIVED, "plan claims to fit but a GPU's total is over its cap");
+        return say(s->rep, SIM_DERIVED, "plan claims to fit but a %s's total is over its cap",
+                   gpu_word(s));
     if (!pl->fits && clear)
-        return say(s->rep, SIM_DERIVED, "plan claims not to fit but every GPU is under its cap");
+        return say(s->rep, SIM_DERIVED, "plan claims not to fit but every %s is under its cap",
+                   gpu_word(s));
     if (!near(pl->peak_memory, peak, mem_tol(peak)))
-        return say(s->rep, SIM_DERIVED, "peak memory %.0f B, the largest GPU total is %.0f B",
-                   pl->peak_memory, peak);
+        return say(s->rep, SIM_DERIVED, "peak memory %.0f B, the largest %s total is %.0f B",
+                   pl->peak_memory, gpu_word(s), peak);
     return SIM_OK;
 }
 

@@ -151,8 +151,14 @@ done
 sed 's/^gpus = 4/gpus = 8/' dp.plan >bad.plan
 run solve gpt.ini four.ini --plan bad.plan
 expect_status 2 "bad plan file"
-expect_stderr "bad.plan:12: gpus = 8 (expected 4, the GPUs being planned; --gpus changes them)" \
+# gpt.ini is tensor-parallel: its plan's GPUs are pipeline ranks, as
+# --gpus counts them (the plan file said "the GPUs being planned")
+expect_stderr "bad.plan:12: gpus = 8 (expected 4, the pipeline ranks being planned; --gpus changes them)" \
     "bad plan file: FILE:LINE and what was expected"
+if grep -q '^; tiny-gpt on 4 ranks, plan: ' dp.plan && grep -q '^; rank 3: ' dp.plan &&
+   ! grep -q '^; GPU' dp.plan; then
+    ok "plan file of a tensor-parallel network: its comments count ranks"; else
+    not_ok "plan file of a tensor-parallel network: its comments count ranks"; head -8 dp.plan; fi
 expect_stdout_empty "bad plan file"
 # times: decimal, with a unit, within range
 line=$(grep -n '^period = ' dp.plan | cut -d: -f1)
@@ -194,6 +200,12 @@ run solve gpt.ini four.ini --plan bad.plan
 if grep -q "^bad.plan:$line: the schedule does not pass the simulator: F10 of micro-batch 0 starts at 1 ms" "$TMP/err"; then
     ok "plan file, a start the simulator refuses: that start's line"; else
     not_ok "plan file, simulator: wanted line $line"; cat "$TMP/err"; fi
+# a transfer not waited for: the simulator names the plan's ranks
+line=$(grep -n '^forward_start = 8.01ms$' dp.plan | cut -d: -f1)
+sed "${line}s/^forward_start = .*/forward_start = 7.5ms/" dp.plan >bad.plan
+run solve gpt.ini four.ini --plan bad.plan
+expect_stderr "bad.plan:$line: the schedule does not pass the simulator: F3 of micro-batch 0 starts at 7.5 ms on rank 1, before F2's output reaches it from rank 0 at 8.01 ms (F2 ends at 7, transfer 1.01 ms) (expected a valid periodic schedule, doc/model.md section 6)" \
+    "plan file of a tensor-parallel network: the simulator says rank"
 # a plan of two runs on one GPU read under --layout contiguous: the file named
 run solve gpt.ini four.ini --planner user --split 'megatron:Et|t|t|t|t|t|t|tL' --format plan -o two.plan
 # the same split to Megatron: 2 virtual stages a rank, whose interleaved

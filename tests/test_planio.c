@@ -768,8 +768,8 @@ static void test_planfile_round_trip(void **state)
     static const struct {
         const char *from, *to, *want;
     } edits[] = {
-        { "gpus = 4", "gpus = 8", "a.plan:12: gpus = 8 (expected 4, the GPUs being planned; "
-          "--gpus changes them)" },
+        { "gpus = 4", "gpus = 8", "a.plan:12: gpus = 8 (expected 4, the pipeline ranks being "
+          "planned; --gpus changes them)" },
         { "network = gpt-test", "network = other", "a.plan:10: network 'other' (expected "
           "gpt-test, the network being planned)" },
         { "[layer layers.0]", "[layer layers.9]", "a.plan:23: [layer layers.9] (expected [layer "
@@ -778,8 +778,8 @@ static void test_planfile_round_trip(void **state)
         { "gpu = 1", "gpu = 4294967296", "a.plan:29: bad gpu '4294967296': out of range "
           "(expected 0 to 3)" },
         { "gpu = 1", "gpu = 1.5", "a.plan:29: bad gpu '1.5': not a whole number (expected a "
-          "GPU from 0 to 3)" },
-        { "gpu = 1", "gpu = -1", "a.plan:29: bad gpu '-1': negative value (expected a GPU from "
+          "rank from 0 to 3)" },
+        { "gpu = 1", "gpu = -1", "a.plan:29: bad gpu '-1': negative value (expected a rank from "
           "0 to 3)" },
         { "layers = ", "layers = -", "a.plan:11: bad layers '-11': negative value (expected a "
           "whole number)" },
@@ -803,6 +803,20 @@ static void test_planfile_round_trip(void **state)
         assert_string_equal(err, edits[k].want);
         free(bad);
     }
+    /* the network is tensor-parallel: the plan's GPUs are its pipeline
+     * ranks (the messages above said GPU); without tensor parallelism,
+     * GPUs */
+    pb->tp = 1;
+    {
+        char *one = strdup(text);
+        assert_non_null(one);
+        memcpy(strstr(one, "gpus = 4"), "gpus = 8", 8);
+        assert_null(planfile_parse(one, "a.plan", pb, NULL, 0, err, sizeof err));
+        assert_string_equal(err, "a.plan:12: gpus = 8 (expected 4, the GPUs being planned; "
+                            "--gpus changes them)");
+        free(one);
+    }
+    pb->tp = 2;
     /* a schedule that breaks a dependency (the last layer's forward at 0,
      * before the layers it follows): the simulator says so, at the line
      * of that start */
