@@ -55,6 +55,10 @@ void sweep_grid_setting(const struct sweep_grid *g, long index, struct sweep_set
 /* One line (no newline) naming the grid, the same for the same grid:
  * "networks=2 gpus=4,8 memory=40000000000 micro_batches=files ..." */
 char *sweep_grid_describe(const struct sweep_grid *g, char *buf, size_t len);
+/* The bytes (the NUL included) a buffer must have for the whole line: a
+ * line cut short names two grids alike, and a resume took one for the
+ * other (4096 caps filled a buffer of 7000 before the schedules). */
+size_t sweep_grid_describe_size(const struct sweep_grid *g);
 
 /* "I/N" with 0 <= I < N. Returns 0, or -1 with why in err. */
 int sweep_shard_parse(const char *text, long *shard, long *nshards, char *err, size_t errlen);

@@ -412,9 +412,14 @@ static char **header_make(const struct sweep_args *a, const struct sweep_inputs 
                  : "platform", in->hash[i], text_escape(a->files[i], path, sizeof path));
         h[k++] = strdup(buf);
     }
-    char grid[7000];
-    snprintf(buf, sizeof buf, "# grid %s", sweep_grid_describe(a->grid, grid, sizeof grid));
-    h[k++] = strdup(buf);
+    /* the whole grid, however long: the line is what a resume compares */
+    size_t glen = sweep_grid_describe_size(a->grid);
+    char *grid = malloc(glen + 7);
+    if (grid) {
+        memcpy(grid, "# grid ", 7);
+        sweep_grid_describe(a->grid, grid + 7, glen);
+    }
+    h[k++] = grid;
     snprintf(buf, sizeof buf, "# size settings=%ld planners=%d", size, a->grid->nplanners);
     h[k++] = strdup(buf);
     /* under a work limit the seconds are not used, nor threads but one

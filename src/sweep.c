@@ -250,6 +250,19 @@ void sweep_grid_setting(const struct sweep_grid *g, long index, struct sweep_set
     s->knobs.layout = (int)g->values[SWEEP_LAYOUT][idx[SWEEP_LAYOUT]];
 }
 
+size_t sweep_grid_describe_size(const struct sweep_grid *g)
+{
+    /* "networks=" and its count, then per axis " NAME=" and every value
+     * (an int64_t in 20 digits at most, its comma) or "files" */
+    size_t n = 32;
+    for (int a = 0; a < SWEEP_AXES; a++)
+        n += strlen(axis_names[a]) + 8 + (size_t)g->n[a] * 21;
+    n += sizeof " planners=";
+    for (int p = 0; p < g->nplanners; p++)
+        n += strlen(g->planners[p]) + 1;
+    return n;
+}
+
 char *sweep_grid_describe(const struct sweep_grid *g, char *buf, size_t len)
 {
     size_t at = 0;

@@ -18,6 +18,15 @@ GRID="--gpus 2,4 --memory 2500MB,8GB --schedule 1f1b,pipedream --work-limit 5"
 # a CSV without its seconds column (the last one, which differs between runs)
 noseconds() { sed 's/,[^,]*$//' "$1"; }
 rows() { grep -vc '^#' "$1"; }
+# untouched WHAT PATTERN FILE COPY: the refusal says PATTERN, FILE is COPY
+untouched() {
+    if grep -q "$2" "$TMP/err" && cmp -s "$3" "$4"; then
+        ok "$1: says so, the file untouched"
+    else
+        not_ok "$1"; cat "$TMP/err"
+    fi
+}
+
 
 # ---- one uninterrupted run ----
 run sweep $NET $PLAT $GRID -o "$TMP/full.csv"
@@ -250,6 +259,23 @@ expect_status 2 "a file from another grid"
 # the grid is named, not a row beyond this grid's settings
 if grep -q "^pipeplan sweep: $TMP/other.csv was made from other inputs or settings: it has '# grid networks=1 gpus=2,4 " "$TMP/err"; then
     ok "another grid: says so"; else not_ok "another grid message"; cat "$TMP/err"; fi
+# a grid of 4096 caps: its header line is whole, so a resume with another
+# schedule is refused (the line was cut at 7000 bytes, before the
+# schedules, and the pipedream rows went on after the 1f1b ones)
+LONG="--gpus 2 --memory 1GB:4096GB:1GB --planner dp --work-limit 5"
+status=0
+PIPEPLAN_SWEEP_STOP_AFTER=1 pp sweep $NET $PLAT $LONG --schedule 1f1b -o "$TMP/long.csv" \
+    >"$TMP/out" 2>"$TMP/err" || status=$?
+expect_status 143 "a grid of 4096 caps, stopped after its first setting"
+if grep -q '^# grid networks=1 gpus=2 memory=1000000000,.*,4096000000000 micro_batches=files schedule=1f1b layout=files planners=dp$' "$TMP/long.csv"; then
+    ok "the header names every cap of a long grid, and what follows them"; else
+    not_ok "long grid line"; grep '^# grid' "$TMP/long.csv" | tail -c 200; fi
+cp "$TMP/long.csv" "$TMP/long.before"
+run sweep $NET $PLAT $LONG --schedule pipedream -o "$TMP/long.csv"
+expect_status 2 "a long grid resumed with another schedule"
+untouched "a long grid resumed with another schedule" \
+    "long.csv was made from other inputs or settings: it has '# grid .* schedule=1f1b layout=files planners=dp'" \
+    "$TMP/long.csv" "$TMP/long.before"
 : >"$TMP/empty0.csv"
 run sweep $NET $PLAT --gpus 2 --work-limit 5 -o "$TMP/empty0.csv"
 expect_status 2 "an empty file as -o"
@@ -347,15 +373,6 @@ if [ -n "$want" ] && [ "$want" != null ] &&
 else
     not_ok "message column"; grep -v '^#' "$TMP/msg.csv"; echo "want: $want"
 fi
-
-# untouched WHAT PATTERN FILE COPY: the refusal says PATTERN, FILE is COPY
-untouched() {
-    if grep -q "$2" "$TMP/err" && cmp -s "$3" "$4"; then
-        ok "$1: says so, the file untouched"
-    else
-        not_ok "$1"; cat "$TMP/err"
-    fi
-}
 
 # -o naming an input file: refused, even with --force (which replaced the
 # platform with the CSV), and the file is left as it was

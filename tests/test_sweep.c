@@ -184,6 +184,24 @@ static void test_grid_order_and_shards(void **state)
     assert_int_equal(sweep_row_key(g, 23, "dp"), 47);
     assert_int_equal(sweep_row_key(g, 5, "uniform"), -1);
     sweep_grid_free(g);
+    /* the longest list of caps is described whole, in the size it asks */
+    g = sweep_grid_new(1);
+    char big[32 * 4096];
+    size_t at = 0;
+    for (int i = 0; i < 4096; i++)
+        at += (size_t)snprintf(big + at, sizeof big - at, "%s%dPiB", i ? "," : "", 4000 + i);
+    assert_int_equal(sweep_grid_set(g, SWEEP_MEMORY, big, err, sizeof err), 0);
+    g->nplanners = 1;
+    g->planners[0] = "parameters";
+    size_t need = sweep_grid_describe_size(g);
+    char *whole = malloc(need);
+    assert_non_null(whole);
+    sweep_grid_describe(g, whole, need);
+    assert_true(strlen(whole) > 4096 * 19);
+    assert_non_null(strstr(whole, ",9114159745891041280 micro_batches=files schedule=files "
+                                  "layout=files planners=parameters"));
+    free(whole);
+    sweep_grid_free(g);
     /* a grid too large to number is refused, not wrapped */
     g = sweep_grid_new(1000);
     assert_int_equal(sweep_grid_set(g, SWEEP_GPUS, "1,2,3,4,5,6,7,8,9,10", err, sizeof err), 0);
