@@ -72,6 +72,14 @@ static double tick_step(double lo, double hi, int want)
     return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
 }
 
+/* Significant digits that tell ticks `step` apart over [lo, hi]: %g's 6
+ * unless the values are many steps from zero (9.0072e+09 on every tick). */
+static int tick_digits(double lo, double hi, double step)
+{
+    double ratio = fmax(fabs(lo), fabs(hi)) / step;
+    return ratio < 1e5 ? 6 : (int)fmin(17, ceil(log10(ratio)) + 1);
+}
+
 static const char *const colours[] = {
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
     "#bcbd22", "#17becf"
@@ -108,14 +116,18 @@ char *svg_chart_render(const struct svg_chart *c)
     }
     /* the y axis from zero: periods compare by ratio */
     y0 = fmin(0, y0);
-    if (x1 - x0 < 1e-9)
-        x1 = x0 + 1;
-    if (y1 - y0 < 1e-9)
-        y1 = y0 + 1;
+    /* a span of 1e-12 of its values at least: caps of 9 EB a few KB
+     * apart made a tick step below a double's resolution there, and the
+     * tick loop never got past its first tick */
+    if (x1 - x0 < fmax(1e-9, 1e-12 * fmax(fabs(x0), fabs(x1))))
+        x1 = x0 + fmax(1, 1e-12 * fabs(x0));
+    if (y1 - y0 < fmax(1e-9, 1e-12 * fmax(fabs(y0), fabs(y1))))
+        y1 = y0 + fmax(1, 1e-12 * fabs(y0));
     double xs = tick_step(x0, x1, 8), ys = tick_step(y0, y1, 6);
     x0 = floor(x0 / xs) * xs;
     x1 = ceil(x1 / xs) * xs;
     y1 = ceil(y1 / ys) * ys;
+    int xdigits = tick_digits(x0, x1, xs), ydigits = tick_digits(y0, y1, ys);
     int legend_rows = c->nseries;
     const double W = 860, left = 80, right = 20, top = 50, ph = 380;
     const double pw = W - left - right;
@@ -160,23 +172,24 @@ char *svg_chart_render(const struct svg_chart *c)
     add(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", left, top, left,
         top + ph);
     add(&b, "</g>\n<g class=\"ticks\" fill=\"#222\">\n");
-    for (double v = x0; v <= x1 + xs / 1e6; v += xs) {
-        double px = PX(v);
+    /* ticks counted, not summed: each is its own multiple of the step */
+    for (int t = 0; t <= 100 && x0 + t * xs <= x1 + xs / 1e6; t++) {
+        double v = x0 + t * xs, px = PX(v);
         add(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
             px, top + ph, px, top + ph + 5);
         add(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
             px, top, px, top + ph);
-        add(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", px,
-            top + ph + 18, fabs(v) < xs / 1e6 ? 0 : v);
+        add(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*g</text>\n", px,
+            top + ph + 18, xdigits, fabs(v) < xs / 1e6 ? 0 : v);
     }
-    for (double v = y0; v <= y1 + ys / 1e6; v += ys) {
-        double py = PY(v);
+    for (int t = 0; t <= 100 && y0 + t * ys <= y1 + ys / 1e6; t++) {
+        double v = y0 + t * ys, py = PY(v);
         add(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\"/>\n",
             left - 5, py, left, py);
         add(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
             left, py, left + pw, py);
-        add(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", left - 8,
-            py + 4, fabs(v) < ys / 1e6 ? 0 : v);
+        add(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.*g</text>\n", left - 8,
+            py + 4, ydigits, fabs(v) < ys / 1e6 ? 0 : v);
     }
     add(&b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", left + pw / 2,
         top + ph + 40);

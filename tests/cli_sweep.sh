@@ -340,6 +340,16 @@ if tr '>' '\n' <"$svg" | awk '
     /<[a-z]/ { t = $0; sub(/.*</, "", t); sub(/[ \t].*/, "", t); if ($0 !~ /\/$/) st[++n] = t }
     /<\// { t = $0; sub(/.*<\//, "", t); if (n == 0 || st[n] != t) bad = 1; n-- }
     END { exit bad || n != 0 }'; then ok "every SVG tag is closed in order"; else not_ok "unbalanced SVG"; fi
+# caps of 9 EB 5 KB apart: the ticks' step was below a double's
+# resolution there and the plot never ended (timeout: a hang guard only)
+status=0
+timeout 600 $PIPEPLAN_WRAP "$PIPEPLAN" sweep $NET $PLAT --gpus 2 --planner dp --work-limit 5 \
+    --memory 9007199254740992000B:9007199254740997000B:5000B -o "$TMP/eb.csv" \
+    --plot "$TMP/eb.svg" >"$TMP/out" 2>"$TMP/err" || status=$?
+expect_status 0 "a plot of caps of 9 EB a few KB apart"
+if [ "$(grep -c '<circle ' "$TMP/eb.svg")" -eq 2 ] &&
+   [ "$(sed -n 's/.*text-anchor="middle">\([0-9.e+]*\)<.*/\1/p' "$TMP/eb.svg" | sort | uniq -d)" = "" ]; then
+    ok "its two points are drawn, no two ticks read alike"; else not_ok "a plot of 9 EB caps"; fi
 run sweep $NET $PLAT --gpus 2 -o "$TMP/p.csv" --plot "$TMP/p.png"
 expect_status 2 "--plot wants .svg"
 # a plot it cannot write is refused before anything runs or is written: a
