@@ -216,10 +216,15 @@ static void point_visit(char **f, void *ctx)
     pt->fits = strcmp(f[SWEEP_COL_FITS], "true") == 0 &&
                strcmp(f[SWEEP_COL_STATUS], "error") != 0 && isfinite(pt->y);
     const bool *v = sc->varies;
-    snprintf(pt->label, sizeof pt->label, "%.20s, %s GPU%s%s%.60s%s%.10s%s%.12s%s%.12s",
+    /* the name as the title shows it: whole characters, \xNN for bytes
+     * that are not UTF-8 (cut at 60 bytes inside an é, the SVG did not
+     * parse) */
+    char net[64];
+    text_escape(f[SWEEP_COL_NETWORK], net, sizeof net);
+    snprintf(pt->label, sizeof pt->label, "%.20s, %s GPU%s%s%s%s%.10s%s%.12s%s%.12s",
              planner_title(f[SWEEP_COL_PLANNER]), f[SWEEP_COL_GPUS],
              strcmp(f[SWEEP_COL_GPUS], "1") == 0 ? "" : "s",
-             v[SWEEP_COL_NETWORK] ? ", " : "", v[SWEEP_COL_NETWORK] ? f[SWEEP_COL_NETWORK] : "",
+             v[SWEEP_COL_NETWORK] ? ", " : "", v[SWEEP_COL_NETWORK] ? net : "",
              v[SWEEP_COL_SCHEDULE] ? ", " : "", v[SWEEP_COL_SCHEDULE] ? f[SWEEP_COL_SCHEDULE] : "",
              v[SWEEP_COL_MICRO_BATCHES] ? ", m=" : "",
              v[SWEEP_COL_MICRO_BATCHES] ? f[SWEEP_COL_MICRO_BATCHES] : "",

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "svg.h"
+#include "text.h"
 
 struct buf {
     char *s;
@@ -47,17 +48,24 @@ static void add(struct buf *b, const char *fmt, ...)
 /* Text escaped for XML content and attributes. */
 static void add_text(struct buf *b, const char *s)
 {
-    for (; s && *s; s++) {
+    while (s && *s) {
+        size_t n = text_utf8_len(s);
         switch (*s) {
         case '<': add(b, "&lt;"); break;
         case '>': add(b, "&gt;"); break;
         case '&': add(b, "&amp;"); break;
         case '"': add(b, "&quot;"); break;
         default:
-            /* control characters are not XML 1.0 */
-            if ((unsigned char)*s >= 0x20 || *s == '\t')
-                add(b, "%c", *s);
+            /* control characters are not XML 1.0; invalid UTF-8, U+FFFE
+             * and U+FFFF make the whole document unreadable (a name's
+             * bytes, or a label cut inside a character): U+FFFD */
+            if (n == 0 || (n == 3 && memcmp(s, "\xEF\xBF\xBE", 3) == 0) ||
+                (n == 3 && memcmp(s, "\xEF\xBF\xBF", 3) == 0))
+                add(b, "\xEF\xBF\xBD");
+            else if ((unsigned char)*s >= 0x20 || *s == '\t')
+                add(b, "%.*s", (int)n, s);
         }
+        s += n ? n : 1;
     }
 }
 

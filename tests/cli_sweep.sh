@@ -340,6 +340,23 @@ if tr '>' '\n' <"$svg" | awk '
     /<[a-z]/ { t = $0; sub(/.*</, "", t); sub(/[ \t].*/, "", t); if ($0 !~ /\/$/) st[++n] = t }
     /<\// { t = $0; sub(/.*<\//, "", t); if (n == 0 || st[n] != t) bad = 1; n-- }
     END { exit bad || n != 0 }'; then ok "every SVG tag is closed in order"; else not_ok "unbalanced SVG"; fi
+# names not ASCII in the legend: one of 40 é (its 60th byte inside an é:
+# the label was cut there) and one with a byte that is no UTF-8; the SVG
+# is UTF-8 all the same, so XML parsers read it
+e40=$(printf 'é%.0s' $(seq 40))
+sed "s/^name = tiny\$/name = a$e40/" $NET >"$TMP/utf8.ini"
+sed "s/^name = tiny\$/name = b$(printf '\377')c/" $NET >"$TMP/byte.ini"
+run sweep "$TMP/utf8.ini" "$TMP/byte.ini" $PLAT --gpus 2 --memory 4GB,8GB --planner dp \
+    --work-limit 5 -o "$TMP/names.csv" --plot "$TMP/names.svg"
+expect_status 0 "a plot of names not ASCII"
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$TMP/names.svg"; then
+        ok "names not ASCII: the SVG is well-formed XML (python3)"; else not_ok "python3 rejects the SVG of names not ASCII"; fi
+fi
+# cut to 63 bytes between characters: a and 31 é
+if grep -qF ">mem-aware DP, 2 GPUs, a$(printf 'é%.0s' $(seq 31))</text>" "$TMP/names.svg" &&
+   grep -qF '>mem-aware DP, 2 GPUs, b\xFFc</text>' "$TMP/names.svg"; then
+    ok "the legend cuts a name between characters, shows a byte not UTF-8 as \\xNN"; else not_ok "legend of names not ASCII"; grep entry "$TMP/names.svg"; fi
 # caps of 9 EB 5 KB apart: the ticks' step was below a double's
 # resolution there and the plot never ended (timeout: a hang guard only)
 status=0

@@ -327,6 +327,14 @@ static void test_svg_structure(void **state)
     assert_non_null(strstr(doc, ">no plan fits &amp; more</text>"));
     assert_int_equal(count(doc, "<text class=\"entry\""), 1);
     free(doc);
+    /* bytes that are no UTF-8 (a name's, or one cut inside a character)
+     * and U+FFFF are no XML: U+FFFD; valid characters stay */
+    struct svg_series odd = { "a\xff b\xc3 c\xef\xbf\xbf \xc3\xa9", 0, NULL, NULL, -1, 0, 0 };
+    struct svg_chart odd_chart = { "t\xe2\x82", "x", "y", 1, &odd, 0, 0, NULL };
+    doc = svg_chart_render(&odd_chart);
+    assert_non_null(strstr(doc, ">a\xef\xbf\xbd b\xef\xbf\xbd c\xef\xbf\xbd \xc3\xa9</text>"));
+    assert_non_null(strstr(doc, ">t\xef\xbf\xbd\xef\xbf\xbd</text>"));
+    free(doc);
     /* a title of 139 characters fits the 860 of the picture: a smaller
      * font (10: 139 x 0.55 x 10 <= 840), none past the width; one longer
      * than 9-point glyphs hold is held to the width */
