@@ -668,6 +668,18 @@ static int sweep_run(const struct sweep_args *a)
         inputs_free(&in);
         return 2;
     }
+    /* the rows and the plot tell the networks apart by name: two of one
+     * name made rows only the setting number told apart and one line of
+     * the plot zigzag between them */
+    for (int i = 0; i < in.nnets; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(in.nets[i]->name, in.nets[j]->name) == 0) {
+                cli_usage_error("sweep", "%s and %s both name their network '%s' (expected "
+                                "one name per network: the rows name it)", a->files[j],
+                                a->files[i], in.nets[i]->name);
+                inputs_free(&in);
+                return 2;
+            }
     long size = sweep_grid_size(a->grid);
     char err[SPEC_ERR_LEN];
     /* every setting must make a problem before anything is written: the

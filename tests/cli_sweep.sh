@@ -234,6 +234,16 @@ run sweep "$TMP/broken.ini" $PLAT -o "$TMP/err.csv"
 expect_status 2 "a broken network file"
 if grep -q "^$TMP/broken.ini:7: " "$TMP/err"; then ok "FILE:LINE for a broken input"; else not_ok "FILE:LINE"; cat "$TMP/err"; fi
 if [ ! -e "$TMP/err.csv" ]; then ok "no output file after bad input"; else not_ok "output left"; fi
+# two networks of one name: the rows and the plot could not tell them
+# apart (one zigzag line through both); refused before anything is written
+sed 's/^forward = 2ms$/forward = 20ms/' $NET >"$TMP/tiny2.ini"
+run sweep $NET "$TMP/tiny2.ini" $PLAT --gpus 2 --planner dp --work-limit 5 -o "$TMP/same.csv" \
+    --plot "$TMP/same.svg"
+expect_status 2 "two networks of one name"
+expect_stderr "pipeplan sweep: $NET and $TMP/tiny2.ini both name their network 'tiny' (expected one name per network: the rows name it)" \
+    "names both files and the name"
+if [ ! -e "$TMP/same.csv" ] && [ ! -e "$TMP/same.svg" ]; then ok "two networks of one name: nothing written"; else
+    not_ok "two networks of one name: a file left"; fi
 run sweep $NET $PLAT $GRID -o "$TMP/no/such/dir/out.csv"
 expect_status 2 "an unwritable -o"
 if grep -q "^pipeplan sweep: $TMP/no/such/dir/out.csv: cannot write: no directory $TMP/no/such/dir " "$TMP/err"; then
