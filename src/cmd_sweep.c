@@ -1028,11 +1028,16 @@ int cmd_sweep(int argc, char **argv)
     int rc = 2;
     /* the grid's networks are counted once the files are: axes first */
     const char *axis_text[SWEEP_AXES] = { NULL };
+    /* the first option of a run that --merge does not take: the merge
+     * went on without it (--planner dp merged every planner's rows) */
+    const char *run_only = NULL;
     for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
         int r = cli_parse_ilp(argc, argv, &i, &a.ilp);
         if (r < 0)
             return 2;
         if (r > 0) {
+            run_only = run_only ? run_only : arg;
             if (a.ilp.log_path)
                 return cli_usage_error("sweep", "--log is not a sweep option (expected it "
                                        "with solve, on one setting)");
@@ -1047,6 +1052,8 @@ int cmd_sweep(int argc, char **argv)
         } else if ((r = cli_flag_match(value_flags, argc, argv, &i, &v)) != -1) {
             if (r < 0)
                 return 2;
+            if (r < 7 && !run_only)
+                run_only = arg;
             if (r < 5) {
                 axis_text[axes[r]] = v;
             } else if (r == 5) {
@@ -1087,10 +1094,10 @@ int cmd_sweep(int argc, char **argv)
         return 2;
     }
     if (a.merge) {
-        for (int x = 0; x < SWEEP_AXES; x++)
-            if (axis_text[x])
-                return cli_usage_error("sweep", "--merge takes CSV files, -o, --force and "
-                                       "--plot only (the grid is in the files)");
+        if (run_only)
+            return cli_usage_error("sweep", "--merge takes CSV files, -o, --force and --plot "
+                                   "only (the grid is in the files), not %.*s",
+                                   (int)strcspn(run_only, "="), run_only);
         if (a.nfiles == 0)
             return cli_usage_error("sweep", "--merge needs CSV files (expected "
                                    CLI_USAGE_MERGE ")");

@@ -175,6 +175,17 @@ if [ ! -e "$TMP/part.csv" ]; then ok "no partial merge written"; else not_ok "pa
 run sweep --merge "$TMP/shard0.csv" "$TMP/shard1.csv" "$TMP/shard1.csv" "$TMP/shard2.csv" "$TMP/shard3.csv" -o "$TMP/dup.csv"
 expect_status 2 "a shard given twice"
 expect_stderr "pipeplan sweep: shard 1/4 given twice: $TMP/shard1.csv and $TMP/shard1.csv" "says which shard"
+# the options of a run are refused with --merge, not ignored (--planner dp
+# merged every planner's rows)
+for opt in "--planner dp" "--shard 1/4" "--work-limit=7" "--gpus 2"; do
+    run sweep --merge "$TMP/shard0.csv" "$TMP/shard1.csv" "$TMP/shard2.csv" "$TMP/shard3.csv" \
+        $opt -o "$TMP/opt.csv"
+    expect_status 2 "--merge with $opt"
+    expect_stderr "pipeplan sweep: --merge takes CSV files, -o, --force and --plot only (the grid is in the files), not ${opt%%[ =]*}" \
+        "--merge with $opt: names it"
+done
+if [ ! -e "$TMP/opt.csv" ]; then ok "--merge with options of a run: nothing written"; else
+    not_ok "--merge with options of a run: a file written"; fi
 # a file whose row disagrees with another file's row for the same setting
 # more shards than settings: shard 1/2 of one setting has no rows (a
 # file of no rows once read an array that was never made)
