@@ -132,7 +132,10 @@ static int csv_writer(FILE *out, void *ctx)
 /* ---- the plot ---- */
 
 struct plot_point {
-    char key[256];               /* the series: network, knobs but memory, planner */
+    /* the series: network, knobs but memory, planner; a name whole (192
+     * bytes at most on a 199-byte line), as two networks alike in their
+     * first 60 bytes were drawn as one line */
+    char key[240];
     size_t group_len;            /* the key without its planner: one dash per group */
     int planner;                 /* registry index: one colour per planner */
     char label[200];
@@ -176,7 +179,7 @@ static long plot_rows(const struct sweep_csv_row *rows, long nrows, plot_visit f
 
 /* What varies among the rows: only that goes into the legend. */
 struct plot_scan {
-    char first[SWEEP_NCOLUMNS][80];
+    char first[SWEEP_NCOLUMNS][200];
     bool any, varies[SWEEP_NCOLUMNS];
     struct plot_point *pts;
     long n;
@@ -204,7 +207,7 @@ static void point_visit(char **f, void *ctx)
         if (strcmp(planner_name(p), f[SWEEP_COL_PLANNER]) == 0)
             pt->planner = p;
     /* numbers padded, so that the series sort as numbers: 4, 8, 16 */
-    int w = snprintf(pt->key, sizeof pt->key, "%.60s|%06ld|%08ld|%.10s|%.12s|",
+    int w = snprintf(pt->key, sizeof pt->key, "%.192s|%06ld|%08ld|%.10s|%.12s|",
                      f[SWEEP_COL_NETWORK], strtol(f[SWEEP_COL_GPUS], NULL, 10),
                      strtol(f[SWEEP_COL_MICRO_BATCHES], NULL, 10), f[SWEEP_COL_SCHEDULE],
                      f[SWEEP_COL_LAYOUT]);
@@ -219,7 +222,7 @@ static void point_visit(char **f, void *ctx)
     /* the name as the title shows it: whole characters, \xNN for bytes
      * that are not UTF-8 (cut at 60 bytes inside an é, the SVG did not
      * parse) */
-    char net[64];
+    char net[100];
     text_escape(f[SWEEP_COL_NETWORK], net, sizeof net);
     snprintf(pt->label, sizeof pt->label, "%.20s, %s GPU%s%s%s%s%.10s%s%.12s%s%.12s",
              planner_title(f[SWEEP_COL_PLANNER]), f[SWEEP_COL_GPUS],
@@ -300,7 +303,7 @@ static int plot_write(const char *path, const struct sweep_csv_row *rows, long n
     text_escape(sc.first[SWEEP_COL_NETWORK], net, sizeof net);
     text_escape(sc.first[SWEEP_COL_PLATFORM], plat, sizeof plat);
     if (sc.any)
-        snprintf(title, sizeof title, "%s%s on %s%s%s: best %s against the memory cap (x: the "
+        snprintf(title, sizeof title, "%s%s on %s%s%.10s: best %s against the memory cap (x: the "
                  "lowest cap that fits)", net, sc.varies[SWEEP_COL_NETWORK] ? " and others" : "",
                  plat, one_sched ? ", " : "", one_sched ? sc.first[SWEEP_COL_SCHEDULE] : "",
                  !one_sched ? "period (pipedream) or iteration time (1f1b)"
