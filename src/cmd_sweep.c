@@ -685,14 +685,18 @@ static int sweep_run(const struct sweep_args *a)
             }
     long size = sweep_grid_size(a->grid);
     char err[SPEC_ERR_LEN];
-    /* every setting must make a problem before anything is written: the
-     * memory cap aside, which only changes the caps */
+    /* every setting must make a problem before anything is written: built
+     * once per cap list, as the cap changes only the caps, but each cap
+     * resolved (one at or below the platform's reserve stopped the run
+     * at its first setting, the rows before it written) */
     for (long i = 0; i < size; i++) {
         struct sweep_setting s;
         sweep_grid_setting(a->grid, i, &s);
         long inner = (long)a->grid->n[SWEEP_MICRO_BATCHES] * a->grid->n[SWEEP_SCHEDULE] *
                      a->grid->n[SWEEP_LAYOUT];
-        if (i / inner % a->grid->n[SWEEP_MEMORY] != 0)
+        struct knobs resolved;
+        if (i / inner % a->grid->n[SWEEP_MEMORY] != 0 &&
+            problem_knobs_resolve(&s.knobs, in.plat, &resolved, err, sizeof err) == 0)
             continue;
         struct problem *pb = problem_create(in.nets[s.network], in.plat, &s.knobs, err,
                                             sizeof err);

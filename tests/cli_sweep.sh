@@ -234,6 +234,15 @@ done
 run sweep $NET $PLAT --gpus "" -o "$TMP/err.csv"
 expect_stderr "pipeplan sweep: bad --gpus '': an empty list" "an empty list"
 if [ ! -e "$TMP/err.csv" ]; then ok "no output file after a usage error"; else not_ok "output left"; fi
+# a cap at or below the platform's reserve (100 MB) anywhere in the list:
+# refused before any setting runs (the second cap stopped the run after
+# the first setting's rows were written)
+run sweep $NET $PLAT --gpus 2 --memory 8GB,50MB --work-limit 5 -o "$TMP/err.csv"
+expect_status 2 "a second cap below the reserve"
+expect_stderr "pipeplan sweep: --memory 47.7 MiB is not above the 95.4 MiB the platform reserves per GPU (expected more)" \
+    "a second cap below the reserve: says so"
+if [ ! -e "$TMP/err.csv" ]; then ok "a second cap below the reserve: no output file"; else
+    not_ok "a second cap below the reserve: output left"; fi
 run sweep $NET $PLAT --gpus 9999 -o "$TMP/err.csv"
 expect_status 2 "more GPUs than a spec allows"
 run sweep $NET -o "$TMP/err.csv"
