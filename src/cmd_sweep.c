@@ -1017,6 +1017,32 @@ out:
     return rc;
 }
 
+/* Whether two paths name one file: that file, or, where neither is there
+ * yet, the same name in the same directory (-o out.svg --plot ./out.svg
+ * wrote the plot over the rows). */
+static bool paths_same(const char *x, const char *y)
+{
+    struct stat sx, sy;
+    if (strcmp(x, y) == 0)
+        return true;
+    bool hx = stat(x, &sx) == 0, hy = stat(y, &sy) == 0;
+    if (hx || hy)
+        return hx && hy && sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
+    const char *bx = strrchr(x, '/'), *by = strrchr(y, '/');
+    bx = bx ? bx + 1 : x;
+    by = by ? by + 1 : y;
+    if (strcmp(bx, by) != 0)
+        return false;
+    /* the directories with their last slash ("/" for "/out.svg"), or "." */
+    char *dx = bx > x ? strndup(x, (size_t)(bx - x)) : strdup(".");
+    char *dy = by > y ? strndup(y, (size_t)(by - y)) : strdup(".");
+    bool same = dx && dy && stat(dx, &sx) == 0 && stat(dy, &sy) == 0 &&
+                sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
+    free(dx);
+    free(dy);
+    return same;
+}
+
 int cmd_sweep(int argc, char **argv)
 {
     struct sweep_args a;
@@ -1091,7 +1117,7 @@ int cmd_sweep(int argc, char **argv)
     }
     if (!a.output)
         return cli_usage_error("sweep", "missing -o FILE.csv (expected " CLI_USAGE_SWEEP ")");
-    if (a.plot && strcmp(a.plot, a.output) == 0)
+    if (a.plot && paths_same(a.plot, a.output))
         return cli_usage_error("sweep", "--plot and -o name the same file");
     /* the plot comes last: a path it cannot write is refused before the
      * grid runs or the merged file is written */

@@ -408,6 +408,13 @@ expect_status 0 "a plot of caps of 9 EB a few KB apart"
 if [ "$(grep -c '<circle ' "$TMP/eb.svg")" -eq 2 ] &&
    [ "$(sed -n 's/.*text-anchor="middle">\([0-9.e+]*\)<.*/\1/p' "$TMP/eb.svg" | sort | uniq -d)" = "" ]; then
     ok "its two points are drawn, no two ticks read alike"; else not_ok "a plot of 9 EB caps"; fi
+# -o and --plot one file by two spellings: the plot was written over the
+# rows (exit 0), and the next run refused the file
+run sweep $NET $PLAT --gpus 2 --planner dp --work-limit 5 -o "$TMP/both.svg" --plot "$TMP/./both.svg"
+expect_status 2 "-o and --plot one new file by two spellings"
+expect_stderr "pipeplan sweep: --plot and -o name the same file" "-o and --plot by two spellings: says so"
+if [ ! -e "$TMP/both.svg" ]; then ok "-o and --plot by two spellings: nothing written"; else
+    not_ok "-o and --plot by two spellings: a file written"; fi
 run sweep $NET $PLAT --gpus 2 -o "$TMP/p.csv" --plot "$TMP/p.png"
 expect_status 2 "--plot wants .svg"
 # a plot it cannot write is refused before anything runs or is written: a
