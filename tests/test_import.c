@@ -377,17 +377,41 @@ static void test_edge_to_unknown_node_is_an_error(void **state)
     assert_fails("\n" EDGE(1, 2), 2, "names node1");
 }
 
-static void test_self_loop_and_duplicate_edge_are_errors(void **state)
+static void test_self_loop_is_an_error(void **state)
 {
     (void)state;
     assert_fails(NODE(1, "Input", "0.0", "0.0", "1.0", "0.0")
                  NODE(2, "Linear", "0.0", "0.0", "1.0", "0.0")
                  EDGE(1, 2) EDGE(2, 2),
                  4, "edge node2 -- node2 joins a node to itself");
+    /* repeated, an edge still closes a cycle */
     assert_fails(NODE(1, "Input", "0.0", "0.0", "1.0", "0.0")
                  NODE(2, "Linear", "0.0", "0.0", "1.0", "0.0")
                  EDGE(1, 2) EDGE(2, 1) EDGE(1, 2) EDGE(1, 2),
-                 5, "edge node1 -- node2 given twice (first on line 3");
+                 4, "edge node2 -- node1 closes a cycle");
+}
+
+/* PipeDream's profiler writes an edge per argument: node5 = node2 + node2
+ * (or attention(x, x, x)) repeats "node2 -- node5", and PipeDream reads it
+ * back. The repeats change nothing. */
+static void test_repeated_edge_is_one_dependency(void **state)
+{
+    (void)state;
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s%s%s", skip_dag, EDGE(2, 5), EDGE(2, 5), EDGE(1, 6));
+    struct spec_network *once = import_text(skip_dag);
+    assert_non_null(once);
+    struct spec_network *net = import_text(text);
+    if (!net)
+        fail_msg("repeated edges refused: %s", err);
+    assert_int_equal(net->nlayers, once->nlayers);
+    for (int k = 0; k < net->nlayers; k++) {
+        assert_string_equal(layer(net, k)->name, layer(once, k)->name);
+        assert_int_equal(layer(net, k)->activation, layer(once, k)->activation);
+        assert_int_equal(layer(net, k)->stored, layer(once, k)->stored);
+    }
+    spec_network_free(net);
+    spec_network_free(once);
 }
 
 static void test_cycle_names_an_edge_on_it(void **state)
@@ -916,7 +940,8 @@ int main(void)
         cmocka_unit_test(test_missing_unknown_and_repeated_fields_are_errors),
         cmocka_unit_test(test_duplicate_node_is_an_error),
         cmocka_unit_test(test_edge_to_unknown_node_is_an_error),
-        cmocka_unit_test(test_self_loop_and_duplicate_edge_are_errors),
+        cmocka_unit_test(test_self_loop_is_an_error),
+        cmocka_unit_test(test_repeated_edge_is_one_dependency),
         cmocka_unit_test(test_cycle_names_an_edge_on_it),
         cmocka_unit_test(test_long_cycle_message_is_shortened),
         cmocka_unit_test(test_graph_cut_short_is_an_error),
