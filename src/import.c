@@ -479,6 +479,13 @@ static bool parse_text(struct graph *g, const char *text)
 {
     const char *p = text_skip_bom(text);
     int line = 0;
+    /* old Mac line ends (a CR alone, no LF anywhere) make the file one
+     * line, read as a node with text after its measurements: say what
+     * it is, as the spec files' reader does */
+    const char *cr = strchr(p, '\r');
+    if (cr && cr[1] != '\0' && !strchr(p, '\n'))
+        return fail(g, 1, "lines that end in a carriage return alone (expected LF or CRLF "
+                    "line ends)");
     while (*p) {
         const char *nl = strchr(p, '\n');
         const char *end = nl ? nl : p + strlen(p);

@@ -353,6 +353,26 @@ static void test_missing_unknown_and_repeated_fields_are_errors(void **state)
                  "activation_size=1.0, parameter_size=1.0,\n", 1, "trailing comma");
 }
 
+/* A file saved with old Mac line ends is one line to the reader; it was
+ * called "unexpected text after the measurements of node1". */
+static void test_carriage_return_line_ends_are_named(void **state)
+{
+    (void)state;
+    assert_fails("node1 -- Input -- forward_compute_time=0.0, backward_compute_time=0.0, "
+                 "activation_size=1.0, parameter_size=0.0\r"
+                 "node2 -- Linear -- forward_compute_time=1.0, backward_compute_time=1.0, "
+                 "activation_size=1.0, parameter_size=1.0\r\tnode1 -- node2\r",
+                 1, "lines that end in a carriage return alone (expected LF or CRLF");
+    /* one line ending in a CR alone is a line end like CRLF's */
+    struct spec_network *net = import_text(NODE(1, "Input", "0.0", "0.0", "1.0", "0.0"));
+    assert_non_null(net);
+    spec_network_free(net);
+    net = import_text("node1 -- Input -- forward_compute_time=0.0, backward_compute_time=0.0, "
+                      "activation_size=1.0, parameter_size=0.0\r");
+    assert_non_null(net);
+    spec_network_free(net);
+}
+
 static void test_duplicate_node_is_an_error(void **state)
 {
     (void)state;
@@ -938,6 +958,7 @@ int main(void)
         cmocka_unit_test(test_network_name_and_source_come_from_the_label),
         cmocka_unit_test(test_malformed_lines_are_errors),
         cmocka_unit_test(test_missing_unknown_and_repeated_fields_are_errors),
+        cmocka_unit_test(test_carriage_return_line_ends_are_named),
         cmocka_unit_test(test_duplicate_node_is_an_error),
         cmocka_unit_test(test_edge_to_unknown_node_is_an_error),
         cmocka_unit_test(test_self_loop_is_an_error),
