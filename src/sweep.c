@@ -250,52 +250,56 @@ void sweep_grid_setting(const struct sweep_grid *g, long index, struct sweep_set
     s->knobs.layout = (int)g->values[SWEEP_LAYOUT][idx[SWEEP_LAYOUT]];
 }
 
-size_t sweep_grid_describe_size(const struct sweep_grid *g)
+/* snprintf at `at` into buf of len, where at may be past the end
+ * (nothing written then): the line's length is counted whole. */
+static size_t describe_put(char *buf, size_t len, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static size_t describe_put(char *buf, size_t len, size_t at, const char *fmt, ...)
 {
-    /* "networks=" and its count, then per axis " NAME=" and every value
-     * (an int64_t in 20 digits at most, its comma) or "files" */
-    size_t n = 32;
-    for (int a = 0; a < SWEEP_AXES; a++)
-        n += strlen(axis_names[a]) + 8 + (size_t)g->n[a] * 21;
-    n += sizeof " planners=";
-    for (int p = 0; p < g->nplanners; p++)
-        n += strlen(g->planners[p]) + 1;
-    return n;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(at < len ? buf + at : NULL, at < len ? len - at : 0, fmt, ap);
+    va_end(ap);
+    return at + (w > 0 ? (size_t)w : 0);
 }
 
-char *sweep_grid_describe(const struct sweep_grid *g, char *buf, size_t len)
+/* The line into buf (cut at len), and its whole length: one writer for
+ * the line and its size, so the two cannot drift apart. */
+static size_t describe(const struct sweep_grid *g, char *buf, size_t len)
 {
-    size_t at = 0;
-    int w = snprintf(buf, len, "networks=%d", g->nnetworks);
-    at = w > 0 ? (size_t)w : 0;
-    for (int a = 0; a < SWEEP_AXES && at < len; a++) {
-        w = snprintf(buf + at, len - at, " %s=", axis_names[a]);
-        at += w > 0 ? (size_t)w : 0;
-        for (int i = 0; i < g->n[a] && at < len; i++) {
+    size_t at = describe_put(buf, len, 0, "networks=%d", g->nnetworks);
+    for (int a = 0; a < SWEEP_AXES; a++) {
+        at = describe_put(buf, len, at, " %s=", axis_names[a]);
+        for (int i = 0; i < g->n[a]; i++) {
             int64_t v = g->values[a][i];
             const char *sep = i ? "," : "";
             bool enum_axis = a == SWEEP_SCHEDULE || a == SWEEP_LAYOUT;
             if (v == (enum_axis ? -1 : 0))
-                w = snprintf(buf + at, len - at, "files");
+                at = describe_put(buf, len, at, "files");
             else if (a == SWEEP_SCHEDULE)
-                w = snprintf(buf + at, len - at, "%s%s", sep,
-                             spec_schedule_name((enum spec_schedule)v));
+                at = describe_put(buf, len, at, "%s%s", sep,
+                                  spec_schedule_name((enum spec_schedule)v));
             else if (a == SWEEP_LAYOUT)
-                w = snprintf(buf + at, len - at, "%s%s", sep,
-                             v == LAYOUT_CONTIGUOUS ? "contiguous" : "any");
+                at = describe_put(buf, len, at, "%s%s", sep,
+                                  v == LAYOUT_CONTIGUOUS ? "contiguous" : "any");
             else
-                w = snprintf(buf + at, len - at, "%s%" PRId64, sep, v);
-            at += w > 0 ? (size_t)w : 0;
+                at = describe_put(buf, len, at, "%s%" PRId64, sep, v);
         }
     }
-    if (at < len) {
-        w = snprintf(buf + at, len - at, " planners=");
-        at += w > 0 ? (size_t)w : 0;
-    }
-    for (int p = 0; p < g->nplanners && at < len; p++) {
-        w = snprintf(buf + at, len - at, "%s%s", p ? "," : "", g->planners[p]);
-        at += w > 0 ? (size_t)w : 0;
-    }
+    at = describe_put(buf, len, at, " planners=");
+    for (int p = 0; p < g->nplanners; p++)
+        at = describe_put(buf, len, at, "%s%s", p ? "," : "", g->planners[p]);
+    return at;
+}
+
+size_t sweep_grid_describe_size(const struct sweep_grid *g)
+{
+    return describe(g, NULL, 0) + 1;
+}
+
+char *sweep_grid_describe(const struct sweep_grid *g, char *buf, size_t len)
+{
+    describe(g, buf, len);
     return buf;
 }
 
